@@ -1,0 +1,4 @@
+from tflint_graph.cli import main
+
+if __name__ == "__main__":
+    main()

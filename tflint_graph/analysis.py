@@ -1,0 +1,242 @@
+"""Small questions several rules ask about values and bindings in traced code."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from enum import Enum
+
+import libcst as cst
+from libcst.metadata import Assignment, FunctionScope, GlobalScope
+
+from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
+from tflint_graph.names import dotted, root_name
+
+_CONTAINER_CALLS = (
+    "builtins.list",
+    "builtins.dict",
+    "builtins.set",
+    "collections.defaultdict",
+    "collections.OrderedDict",
+    "collections.deque",
+    "collections.Counter",
+)
+
+
+class Owner(str, Enum):
+    """Where a name bound outside the traced call lives."""
+
+    MODULE = "module-level"
+    CLOSURE = "closure"
+    PARAMETER = "parameter"
+
+
+def assigned_value(ctx: ModuleContext, target: cst.CSTNode) -> cst.BaseExpression | None:
+    """``value`` for ``target = value`` / ``target: T = value``; None otherwise."""
+    parent = ctx.parent(target)
+    if isinstance(parent, cst.AssignTarget):
+        stmt = ctx.parent(parent)
+        if isinstance(stmt, cst.Assign):
+            return stmt.value
+    if isinstance(parent, cst.AnnAssign) and parent.target is target:
+        return parent.value
+    if isinstance(parent, cst.AsName):
+        item = ctx.parent(parent)
+        if isinstance(item, cst.WithItem):
+            return item.item  # `with open(p) as f`: f is what the context manager gives
+    return None
+
+
+def name_values(ctx: ModuleContext, name: cst.Name) -> Iterator[cst.BaseExpression]:
+    """Every value bound to ``name`` where it is used (assignments and parameter defaults)."""
+    for a in ctx.bindings(name):
+        if isinstance(a.node, cst.Param):
+            if a.node.default is not None:
+                yield a.node.default
+        else:
+            value = assigned_value(ctx, a.node)
+            if value is not None:
+                yield value
+
+
+def attribute_values(
+    ctx: ModuleContext, attr: cst.Attribute, fn: TracedFunction
+) -> Iterator[cst.BaseExpression]:
+    """Values assigned to ``self.x`` anywhere in the class that owns method ``fn``."""
+    if not (isinstance(attr.value, cst.Name) and attr.value.value in ("self", "cls")):
+        return
+    node = fn.node
+    if not isinstance(node, cst.FunctionDef):
+        return
+    cls = ctx.enclosing_class(node)
+    if cls is None:
+        return
+    wanted = attr.attr.value
+    for target in _attribute_targets(cls):
+        if target.attr.value == wanted:
+            value = assigned_value(ctx, target)
+            if value is not None:
+                yield value
+    for stmt in cls.body.body:  # class-level `x = []`
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    for t in small.targets:
+                        if isinstance(t.target, cst.Name) and t.target.value == wanted:
+                            yield small.value
+
+
+def _attribute_targets(cls: cst.ClassDef) -> list[cst.Attribute]:
+    found: list[cst.Attribute] = []
+
+    class _Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            if isinstance(node.target, cst.Attribute):
+                found.append(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if isinstance(node.target, cst.Attribute):
+                found.append(node.target)
+
+        def visit_WithItem(self, node: cst.WithItem) -> None:
+            if node.asname is not None and isinstance(node.asname.name, cst.Attribute):
+                found.append(node.asname.name)
+
+    cls.visit(_Targets())
+    return found
+
+
+def values_of(
+    ctx: ModuleContext, expr: cst.BaseExpression, fn: TracedFunction
+) -> Iterator[cst.BaseExpression]:
+    """What a name or ``self.attr`` may hold, as far as this module shows."""
+    if isinstance(expr, cst.Name):
+        yield from name_values(ctx, expr)
+    elif isinstance(expr, cst.Attribute):
+        yield from attribute_values(ctx, expr, fn)
+
+
+def is_container_literal(ctx: ModuleContext, value: cst.BaseExpression) -> bool:
+    """A list/dict/set display, comprehension, or list()/dict()/set()/collections call."""
+    if isinstance(value, cst.List | cst.Dict | cst.Set | cst.ListComp | cst.DictComp | cst.SetComp):
+        return True
+    if isinstance(value, cst.Call):
+        return ctx.resolve(value.func).is_(*_CONTAINER_CALLS)
+    return False
+
+
+def owner_of(ctx: ModuleContext, name: cst.Name, fn: TracedFunction) -> Owner | None:
+    """Where ``name`` lives if it outlives one call of ``fn``; None for locals and imports.
+
+    A variable of an enclosing function that is itself traced is created anew on every
+    trace, so it does not count as outliving the call.
+    """
+    found = ctx.bindings(name)
+    if not found or any(type(a) is not Assignment for a in found):
+        return None  # unbound, builtin or an import
+    own = ctx.function_scope(fn.node)
+    owner: Owner | None = None
+    for a in found:
+        if a.scope is own:
+            if isinstance(a.node, cst.Param):
+                owner = Owner.PARAMETER
+            else:
+                return None
+        elif isinstance(a.scope, GlobalScope):
+            owner = owner or Owner.MODULE
+        elif isinstance(a.scope, FunctionScope):
+            enclosing = (
+                ctx.enclosing_function(a.node)
+                if not isinstance(a.node, cst.Param)
+                else (_function_of_param(ctx, a.node))
+            )
+            if enclosing is not None and enclosing in ctx.traced:
+                return None
+            owner = owner or Owner.CLOSURE
+        else:
+            return None
+    return owner
+
+
+def _function_of_param(ctx: ModuleContext, param: cst.Param) -> FunctionNode | None:
+    for anc in ctx.ancestors(param):
+        if isinstance(anc, cst.FunctionDef | cst.Lambda):
+            return anc
+    return None
+
+
+def receiver_is_outer(
+    ctx: ModuleContext, receiver: cst.BaseExpression, fn: TracedFunction
+) -> str | None:
+    """Describe ``receiver`` if it outlives the traced call (for messages), else None."""
+    if isinstance(receiver, cst.Name):
+        owner = owner_of(ctx, receiver, fn)
+        return f"{owner.value} {receiver.value}" if owner is not None else None
+    if isinstance(receiver, cst.Attribute):
+        root = root_name(receiver)
+        if root is None:
+            return None
+        if ctx.bindings(root) and ctx.is_local_to(root, fn.node):
+            return None  # an attribute of an object created in this call
+        return f"attribute {dotted(receiver) or ctx.code(receiver)}"
+    return None
+
+
+def declared_outer_names(fn: FunctionNode) -> set[str]:
+    """Names a function declares ``global`` or ``nonlocal`` in its own body."""
+    names: set[str] = set()
+    if not isinstance(fn, cst.FunctionDef):
+        return names
+
+    class _Decl(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is fn
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+        def visit_Global(self, node: cst.Global) -> None:
+            names.update(item.name.value for item in node.names)
+
+        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+            names.update(item.name.value for item in node.names)
+
+    fn.visit(_Decl())
+    return names
+
+
+def target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
+    """Names bound by an assignment target (through tuples, lists and starred items)."""
+    if isinstance(target, cst.Name):
+        yield target
+    elif isinstance(target, cst.Tuple | cst.List):
+        for el in target.elements:
+            yield from target_names(el.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from target_names(target.value)
+
+
+def inside_guard(
+    ctx: ModuleContext, node: cst.CSTNode, fn: FunctionNode, needles: tuple[str, ...]
+) -> bool:
+    """``node`` runs under an ``if`` whose test mentions one of ``needles`` (``self.v``,
+    ``"v"`` for ``hasattr``), or under ``with tf.init_scope():``: created once, not per call."""
+    child: cst.CSTNode = node
+    for anc in ctx.ancestors(node):
+        if anc is fn:
+            return False
+        if isinstance(anc, cst.If) and child is not anc.test:
+            test = ctx.code(anc.test)
+            if any(n in test for n in needles):
+                return True
+        if isinstance(anc, cst.With):
+            for item in anc.items:
+                call = item.item
+                if isinstance(call, cst.Call) and ctx.resolve(call.func).is_(
+                    "tensorflow.init_scope"
+                ):
+                    return True
+        child = anc
+    return False

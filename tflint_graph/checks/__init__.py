@@ -1,0 +1,44 @@
+"""The rule registry.  To add a rule: copy a module here, give it a new code, list it below,
+and write its page in ``rules/``."""
+
+from __future__ import annotations
+
+from tflint_graph.checks.base import Rule
+from tflint_graph.checks.frozen_clock_or_env import FrozenClockOrEnv
+from tflint_graph.checks.global_write import GlobalWrite
+from tflint_graph.checks.logging_in_traced import LoggingInTraced
+from tflint_graph.checks.outer_container_mutation import OuterContainerMutation
+from tflint_graph.checks.print_in_traced import PrintInTraced
+from tflint_graph.checks.python_io_in_traced import PythonIoInTraced
+from tflint_graph.checks.python_random import PythonRandom
+from tflint_graph.checks.python_state_mutation import PythonStateMutation
+from tflint_graph.checks.stale_python_global import StalePythonGlobal
+from tflint_graph.finding import Severity
+
+ALL_RULES: tuple[type[Rule], ...] = (
+    PrintInTraced,
+    OuterContainerMutation,
+    PythonRandom,
+    FrozenClockOrEnv,
+    GlobalWrite,
+    PythonStateMutation,
+    LoggingInTraced,
+    PythonIoInTraced,
+    StalePythonGlobal,
+)
+
+# Codes the engine itself emits; they have pages but no visitor.
+TOOL_CODES: dict[str, tuple[str, Severity, str]] = {
+    "TFG001": ("syntax-error", Severity.ERROR, "The file could not be parsed."),
+    "TFG002": ("unreadable-file", Severity.ERROR, "The file could not be read or decoded."),
+}
+
+
+def rule_table() -> list[tuple[str, str, Severity, str]]:
+    """(code, name, severity, summary) for every shipped code, in code order."""
+    rows = [(code, *info) for code, info in TOOL_CODES.items()]
+    rows += [(r.code, r.name, r.severity, r.summary()) for r in ALL_RULES]
+    return sorted(rows)
+
+
+__all__ = ["ALL_RULES", "TOOL_CODES", "Rule", "rule_table"]

@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from tflint_graph.checks.base import Rule
+from tflint_graph.context import TracedFunction
+from tflint_graph.names import dotted
+
+_CLOCKS = frozenset(
+    f"time.{n}"
+    for n in (
+        "time",
+        "time_ns",
+        "perf_counter",
+        "perf_counter_ns",
+        "monotonic",
+        "monotonic_ns",
+        "process_time",
+        "process_time_ns",
+        "thread_time",
+        "localtime",
+        "gmtime",
+        "ctime",
+        "asctime",
+        "strftime",
+    )
+) | {
+    "datetime.datetime.now",
+    "datetime.datetime.utcnow",
+    "datetime.datetime.today",
+    "datetime.date.today",
+}
+_ENV_CALLS = frozenset({"os.getenv", "os.getenvb"})
+
+
+class FrozenClockOrEnv(Rule):
+    """Clock and environment reads in traced code are taken once, at trace time."""
+
+    code = "TFG104"
+    name = "frozen-clock-or-env"
+
+    VALID = [
+        """
+import time
+import tensorflow as tf
+
+@tf.function
+def step(x):
+    return x, tf.timestamp()
+
+def train(x):
+    start = time.perf_counter()
+    step(x)
+    return time.perf_counter() - start
+""",
+        """
+import os
+import tensorflow as tf
+
+BATCH = int(os.environ.get("BATCH", "32"))  # module level: read once on purpose
+
+@tf.function
+def step(x, time=None):
+    return x * BATCH
+""",
+    ]
+    INVALID = [
+        """
+import time
+from datetime import datetime
+import tensorflow as tf
+
+@tf.function
+def step(x):
+    started = time.time()  # TFG104
+    stamp = datetime.now()  # TFG104
+    return x, started
+""",
+        """
+import os
+import tensorflow as tf
+
+@tf.function
+def step(x):
+    if os.environ["DEBUG"] == "1":  # TFG104
+        x = x + 1
+    return x * float(os.getenv("SCALE", "1"))  # TFG104
+""",
+    ]
+
+    def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:
+        res = self.ctx.resolve(node.func)
+        shown = dotted(node.func) or "call"
+        if any(n in _CLOCKS for n in res.imported):
+            self.report(
+                node,
+                f"{shown}() is read once while tracing {fn.where} and frozen into the graph "
+                "as a constant; use tf.timestamp() to get the time of each call",
+                fn,
+            )
+        elif res.is_(*_ENV_CALLS):
+            self._env(node, shown + "()", fn)
+
+    def visit_Attribute(self, node: cst.Attribute, fn: TracedFunction) -> None:
+        if self.ctx.resolve(node).is_("os.environ"):
+            self._env(node, dotted(node) or "os.environ", fn)
+
+    def visit_Name(self, node: cst.Name, fn: TracedFunction) -> None:
+        # `from os import environ`; the name inside `os.environ` is an attribute, not this.
+        parent = self.ctx.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            return
+        if self.ctx.resolve(node).is_("os.environ"):
+            self._env(node, node.value, fn)
+
+    def _env(self, node: cst.CSTNode, shown: str, fn: TracedFunction) -> None:
+        self.report(
+            node,
+            f"{shown} is read once while tracing {fn.where} and frozen into the graph; "
+            "read it outside the traced function and pass the value in",
+            fn,
+        )

@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import libcst as cst
+
+from tflint_graph.analysis import declared_outer_names, target_names
+from tflint_graph.checks.base import Rule
+from tflint_graph.context import FunctionNode, TracedFunction
+
+
+class GlobalWrite(Rule):
+    """A `global`/`nonlocal` variable written in traced code changes only while tracing."""
+
+    code = "TFG105"
+    name = "global-write"
+
+    VALID = [
+        """
+import tensorflow as tf
+
+counter = tf.Variable(0)
+
+@tf.function
+def step(x):
+    counter.assign_add(1)
+    return x
+""",
+        """
+import tensorflow as tf
+
+steps = 0
+
+def train(ds, step):
+    global steps
+    for x in ds:
+        step(x)
+        steps += 1  # eager: fine
+""",
+        """
+import tensorflow as tf
+
+total = 0
+
+@tf.function
+def step(x):
+    global total
+    return x + total  # read only (see TFG109 for reassigned globals)
+""",
+    ]
+    INVALID = [
+        """
+import tensorflow as tf
+
+steps = 0
+
+@tf.function
+def step(x):
+    global steps
+    steps += 1  # TFG105
+    return x * 2
+""",
+        """
+import tensorflow as tf
+
+def make_counter():
+    calls = 0
+
+    @tf.function
+    def count(x):
+        nonlocal calls
+        calls = calls + 1  # TFG105
+        return x
+
+    return count
+""",
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self._declared: dict[FunctionNode, set[str]] = {}
+
+    def _outer(self, fn: TracedFunction) -> set[str]:
+        if fn.node not in self._declared:
+            self._declared[fn.node] = declared_outer_names(fn.node)
+        return self._declared[fn.node]
+
+    def _check(self, names: Iterable[cst.Name], fn: TracedFunction) -> None:
+        declared = self._outer(fn)
+        if not declared:
+            return
+        for name in names:
+            if name.value in declared:
+                self.report(
+                    name,
+                    f"write to global {name.value} runs only while tracing {fn.where}; later "
+                    f"calls never update it; keep it in a tf.Variable and .assign() to it",
+                    fn,
+                )
+
+    def visit_Assign(self, node: cst.Assign, fn: TracedFunction) -> None:
+        for t in node.targets:
+            self._check(target_names(t.target), fn)
+
+    def visit_AugAssign(self, node: cst.AugAssign, fn: TracedFunction) -> None:
+        self._check(target_names(node.target), fn)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign, fn: TracedFunction) -> None:
+        if node.value is not None:
+            self._check(target_names(node.target), fn)
+
+    def visit_For(self, node: cst.For, fn: TracedFunction) -> None:
+        self._check(target_names(node.target), fn)
+
+    def visit_WithItem(self, node: cst.WithItem, fn: TracedFunction) -> None:
+        if node.asname is not None:
+            self._check(target_names(node.asname.name), fn)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr, fn: TracedFunction) -> None:
+        self._check(target_names(node.target), fn)
+
+    def visit_Del(self, node: cst.Del, fn: TracedFunction) -> None:
+        self._check(target_names(node.target), fn)

@@ -1,0 +1,133 @@
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from tflint_graph.analysis import values_of
+from tflint_graph.checks.base import Rule
+from tflint_graph.context import TracedFunction
+from tflint_graph.finding import Severity
+from tflint_graph.names import dotted
+
+_LEVELS = frozenset(
+    {
+        "debug",
+        "info",
+        "warning",
+        "warn",
+        "error",
+        "exception",
+        "critical",
+        "fatal",
+        "log",
+        "vlog",
+        "log_every_n",
+        "log_every_n_seconds",
+        "log_first_n",
+        "log_if",
+    }
+)
+_LOGGING_MODULES = ("logging.", "absl.logging.", "tensorflow.logging.", "loguru.logger.")
+_LOGGER_FACTORIES = (
+    "logging.getLogger",
+    "absl.logging.get_absl_logger",
+    "tensorflow.get_logger",
+    "structlog.get_logger",
+)
+_LOGGER_NAME = re.compile(r"^_*(log|logger|LOG|LOGGER|Logger)$")
+
+
+class LoggingInTraced(Rule):
+    """Logging calls in traced code run only while tracing."""
+
+    code = "TFG107"
+    name = "logging-in-traced"
+    severity = Severity.WARNING
+
+    VALID = [
+        """
+import logging
+import tensorflow as tf
+
+logger = logging.getLogger(__name__)
+
+@tf.function
+def step(x):
+    tf.print("loss:", x)
+    return x
+
+def fit(x):
+    logger.info("starting")  # eager: fine
+    return step(x)
+""",
+        """
+import tensorflow as tf
+
+@tf.function
+def step(x, log=None):
+    tf.debugging.assert_all_finite(x, "bad x")
+    return tf.math.log(x)
+""",
+    ]
+    INVALID = [
+        """
+import logging
+import tensorflow as tf
+
+logger = logging.getLogger(__name__)
+
+@tf.function
+def step(x):
+    logging.info("step")  # TFG107
+    logger.debug("x=%s", x)  # TFG107
+    return x
+""",
+        """
+import warnings
+from absl import logging
+import tensorflow as tf
+
+class Net(tf.keras.layers.Layer):
+    def call(self, x):
+        logging.info("call")  # TFG107
+        warnings.warn("slow path")  # TFG107
+        return x
+""",
+    ]
+
+    def _is_logger(self, receiver: cst.BaseExpression, fn: TracedFunction) -> bool:
+        if isinstance(receiver, cst.Call):
+            return self.ctx.resolve(receiver.func).is_(*_LOGGER_FACTORIES)
+        for value in values_of(self.ctx, receiver, fn):
+            if isinstance(value, cst.Call) and self.ctx.resolve(value.func).is_(*_LOGGER_FACTORIES):
+                return True
+        last = (
+            receiver.attr.value
+            if isinstance(receiver, cst.Attribute)
+            else (receiver.value if isinstance(receiver, cst.Name) else "")
+        )
+        return bool(_LOGGER_NAME.match(last)) and not self.ctx.resolve(receiver).imported
+
+    def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:
+        func = node.func
+        res = self.ctx.resolve(func)
+        hit = res.is_("warnings.warn") or (
+            isinstance(func, cst.Attribute | cst.Name)
+            and res.startswith(*_LOGGING_MODULES)
+            and _last(func) in _LEVELS
+        )
+        if not hit and isinstance(func, cst.Attribute) and func.attr.value in _LEVELS:
+            hit = self._is_logger(func.value, fn)
+        if hit:
+            shown = dotted(func) or f"{self.ctx.code(func)}"
+            self.report(
+                node,
+                f"{shown}() runs only while tracing {fn.where}, not on every call; "
+                "use tf.print() for per-call output, or log outside the traced function",
+                fn,
+            )
+
+
+def _last(func: cst.Attribute | cst.Name) -> str:
+    return func.attr.value if isinstance(func, cst.Attribute) else func.value

@@ -1,0 +1,207 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import Assignment, FunctionScope, GlobalScope, Scope
+
+from tflint_graph.analysis import declared_outer_names
+from tflint_graph.checks.base import Rule
+from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
+from tflint_graph.finding import Severity
+
+
+@dataclass(frozen=True)
+class _Rebinding:
+    line: int
+    how: str
+
+
+def _statement_of(ctx: ModuleContext, node: cst.CSTNode) -> cst.CSTNode:
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+            return anc
+    return node
+
+
+def _branches(ctx: ModuleContext, node: cst.CSTNode, stop: cst.CSTNode | None) -> dict:
+    """Map of enclosing if/try statements to the branch of each that holds ``node``."""
+    out: dict[cst.CSTNode, int] = {}
+    child = node
+    for anc in ctx.ancestors(node):
+        if anc is stop:
+            break
+        if isinstance(anc, cst.If):
+            out[anc] = 0 if child is anc.body else 1
+        elif isinstance(anc, cst.Try | cst.TryStar):
+            if child in anc.handlers:
+                out[anc] = 1 + anc.handlers.index(child)
+            elif child is anc.body or child is anc.orelse:
+                out[anc] = 0
+        child = anc
+    return out
+
+
+def _in_loop(ctx: ModuleContext, node: cst.CSTNode, stop: cst.CSTNode | None) -> bool:
+    for anc in ctx.ancestors(node):
+        if anc is stop or isinstance(anc, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+            return False
+        if isinstance(anc, cst.For | cst.While):
+            return True
+    return False
+
+
+class StalePythonGlobal(Rule):
+    """Traced code reads a variable that the program reassigns: the graph keeps a stale value."""
+
+    code = "TFG109"
+    name = "stale-python-global"
+    severity = Severity.WARNING
+
+    VALID = [
+        """
+import tensorflow as tf
+
+SCALE = 2.0  # assigned once: a constant
+
+@tf.function
+def step(x):
+    return x * SCALE
+""",
+        """
+import tensorflow as tf
+
+try:
+    import horovod
+    HAVE_HVD = True
+except ImportError:
+    HAVE_HVD = False
+
+@tf.function
+def step(x):
+    return x * 2 if HAVE_HVD else x
+""",
+        """
+import tensorflow as tf
+
+lr = tf.Variable(0.1)
+
+@tf.function
+def step(x):
+    return x * lr
+
+for epoch in range(3):
+    lr.assign(lr * 0.5)
+""",
+    ]
+    INVALID = [
+        """
+import tensorflow as tf
+
+learning_rate = 0.1
+
+@tf.function
+def train_step(w, g):
+    return w - learning_rate * g  # TFG109
+
+for epoch in range(10):
+    learning_rate = 0.1 * 0.9 ** epoch
+""",
+        """
+import tensorflow as tf
+
+threshold = 0.5
+
+def set_threshold(value):
+    global threshold
+    threshold = value
+
+@tf.function
+def keep(x):
+    return tf.boolean_mask(x, x > threshold)  # TFG109
+""",
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self._reported: set[tuple[FunctionNode, str]] = set()
+        self._cache: dict[tuple[int, str], _Rebinding | None] = {}
+
+    def visit_Name(self, node: cst.Name, fn: TracedFunction) -> None:
+        if (fn.node, node.value) in self._reported:
+            return
+        scope = self.ctx.scope(node)
+        if scope is None or node not in _load_nodes(scope, node.value):
+            return
+        found = self.ctx.bindings(node)
+        if not found or any(type(a) is not Assignment for a in found):
+            return
+        owners = {id(a.scope): a.scope for a in found}
+        if len(owners) != 1:
+            return
+        owner = next(iter(owners.values()))
+        own = self.ctx.function_scope(fn.node)
+        if owner is own or not isinstance(owner, GlobalScope | FunctionScope):
+            return
+        if node.value in declared_outer_names(fn.node):
+            return  # a global written here is TFG105's
+        if isinstance(owner, FunctionScope) and _scope_function(self.ctx, owner) in self.ctx.traced:
+            return  # created anew by each trace of the enclosing function
+        rebinding = self._rebinding(owner, node.value, found)
+        if rebinding is None:
+            return
+        self._reported.add((fn.node, node.value))
+        self.report(
+            node,
+            f"{node.value} is read while tracing {fn.where} but {rebinding.how} "
+            f"(line {rebinding.line}); the graph keeps the value seen at trace time; "
+            "pass it in as a tensor argument or keep it in a tf.Variable",
+            fn,
+        )
+
+    def _rebinding(self, scope: Scope, name: str, found: list[Assignment]) -> _Rebinding | None:
+        key = (id(scope), name)
+        if key not in self._cache:
+            self._cache[key] = self._find_rebinding(scope, found)
+        return self._cache[key]
+
+    def _find_rebinding(self, scope: Scope, found: list[Assignment]) -> _Rebinding | None:
+        ctx = self.ctx
+        if any(isinstance(a.node, cst.FunctionDef | cst.ClassDef) for a in found):
+            return None
+        stop = None if isinstance(scope, GlobalScope) else _scope_function(ctx, scope)
+        plain: list[tuple[cst.CSTNode, int]] = []
+        for a in sorted(found, key=lambda a: ctx.position(a.node).start.line):
+            line = ctx.position(a.node).start.line
+            holder = ctx.enclosing_function(a.node) if not isinstance(a.node, cst.Param) else stop
+            if holder is not stop:
+                name = holder.name.value if isinstance(holder, cst.FunctionDef) else "a lambda"
+                return _Rebinding(line, f"is reassigned in {name}()")
+            stmt = _statement_of(ctx, a.node)
+            if isinstance(stmt, cst.AugAssign):
+                return _Rebinding(line, "is updated in place")
+            if isinstance(stmt, cst.For) or _in_loop(ctx, stmt, stop):
+                return _Rebinding(line, "is rebound in a loop")
+            plain.append((stmt, line))
+        for i, (stmt, _) in enumerate(plain):
+            for other, other_line in plain[i + 1 :]:
+                if not _exclusive(ctx, stmt, other, stop):
+                    return _Rebinding(other_line, "is reassigned later")
+        return None
+
+
+def _exclusive(
+    ctx: ModuleContext, a: cst.CSTNode, b: cst.CSTNode, stop: cst.CSTNode | None
+) -> bool:
+    """Two statements on different branches of one if/try: alternatives, not a sequence."""
+    ba, bb = _branches(ctx, a, stop), _branches(ctx, b, stop)
+    return any(node in bb and bb[node] != branch for node, branch in ba.items())
+
+
+def _load_nodes(scope: Scope, name: str) -> set[cst.CSTNode]:
+    return {access.node for access in scope.accesses[name]}
+
+
+def _scope_function(ctx: ModuleContext, scope: Scope) -> FunctionNode | None:
+    node = getattr(scope, "node", None)
+    return node if isinstance(node, cst.FunctionDef | cst.Lambda) else None

@@ -1,0 +1,204 @@
+"""Command line: ``tflint-graph [PATHS]...``, ``tflint-graph rule CODE``, ``tflint-graph rules``.
+
+Exit codes follow ruff and flake8: 0 clean, 1 findings, 2 usage, configuration or internal
+error.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from tflint_graph import __version__
+from tflint_graph.checks import rule_table
+from tflint_graph.config import (
+    Config,
+    ConfigError,
+    find_config,
+    load_file,
+    validate_codes,
+    with_overrides,
+)
+from tflint_graph.docs import read_page
+from tflint_graph.engine import lint_paths
+from tflint_graph.report import format_json, format_statistics, format_text
+
+SUBCOMMANDS = ("check", "rule", "rules")
+
+
+class _DefaultToCheck(click.Group):
+    """``tflint-graph PATHS`` means ``tflint-graph check PATHS`` (a path named like a
+    subcommand can be spelled ``./rule``)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not any(a in ("--help", "-h", "--version") for a in args[:1]) and (
+            not args or args[0] not in self.commands
+        ):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+
+def _split_codes(values: Sequence[str]) -> tuple[str, ...] | None:
+    if not values:
+        return None
+    codes = [c.strip().upper() for v in values for c in v.split(",") if c.strip()]
+    return tuple(codes)
+
+
+class _ErrorCounter(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+        click.echo(f"tflint-graph: {record.getMessage()}", err=True)
+
+
+@click.group(cls=_DefaultToCheck, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tflint-graph")
+def main() -> None:
+    """Find Python that silently stops working when TensorFlow traces it."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--select", multiple=True, help="Codes or prefixes to enable (comma-separated).")
+@click.option("--ignore", multiple=True, help="Codes or prefixes to disable.")
+@click.option("--extend-select", multiple=True, help="Codes to enable on top of the selection.")
+@click.option("--exclude", multiple=True, help="Glob patterns of paths to skip (replaces config).")
+@click.option("--extend-exclude", multiple=True, help="Glob patterns to skip, on top of exclude.")
+@click.option(
+    "--output-format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+)
+@click.option("--statistics", is_flag=True, help="Print a count per code instead of findings.")
+@click.option("--show-source", is_flag=True, help="Show the offending source line.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="pyproject.toml to read instead of searching upwards from the paths.",
+)
+def check(
+    paths: tuple[Path, ...],
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
+    output_format: str,
+    statistics: bool,
+    show_source: bool,
+    exit_zero: bool,
+    quiet: bool,
+    config_file: Path | None,
+) -> None:
+    """Lint PATHS (files or directories; default: the current directory)."""
+    targets = list(paths) or [Path(".")]
+    config = _load_config(config_file, targets)
+    overrides: dict[str, Any] = {
+        "select": _split_codes(select),
+        "ignore": _split_codes(ignore),
+        "extend_select": _split_codes(extend_select),
+        "exclude": tuple(exclude) or None,
+        "extend_exclude": (*config.extend_exclude, *extend_exclude) if extend_exclude else None,
+    }
+    try:
+        config = with_overrides(config, **overrides)
+        for key in ("select", "ignore", "extend_select"):
+            if overrides[key]:
+                validate_codes("--" + key.replace("_", "-"), overrides[key])
+    except ConfigError as exc:
+        _fail(str(exc))
+
+    counter = _ErrorCounter()
+    log = logging.getLogger("tflint_graph")
+    log.addHandler(counter)
+    log.propagate = False
+    try:
+        findings = list(lint_paths(targets, config))
+    except FileNotFoundError as exc:
+        _fail(f"path does not exist: {exc}")
+    finally:
+        log.removeHandler(counter)
+
+    if output_format == "json":
+        click.echo(format_json(findings, __version__))
+    elif statistics:
+        if findings:
+            click.echo(format_statistics(findings))
+    else:
+        if findings:
+            click.echo(format_text(findings, show_source=show_source))
+        if not quiet:
+            click.echo(_summary(len(findings)))
+    if counter.count:
+        sys.exit(2)
+    sys.exit(0 if exit_zero or not findings else 1)
+
+
+def _summary(count: int) -> str:
+    if count == 0:
+        return "All checks passed!"
+    return f"Found {count} finding{'s' if count != 1 else ''}."
+
+
+def _fail(message: str) -> None:
+    click.echo(f"tflint-graph: error: {message}", err=True)
+    sys.exit(2)
+
+
+def _load_config(config_file: Path | None, targets: list[Path]) -> Config:
+    try:
+        if config_file is not None:
+            if not config_file.is_file():
+                _fail(f"config file does not exist: {config_file}")
+            return load_file(config_file)
+        found = find_config(targets)
+        return load_file(found) if found is not None else Config()
+    except ConfigError as exc:
+        _fail(str(exc))
+    raise AssertionError("unreachable")
+
+
+@main.command()
+@click.argument("code")
+def rule(code: str) -> None:
+    """Print the reference page of rule CODE (e.g. TFG101)."""
+    page = read_page(code)
+    if page is None:
+        known = ", ".join(c for c, *_ in rule_table())
+        _fail(f"unknown rule code {code!r}; known codes: {known}")
+    click.echo(page.rstrip("\n"))
+
+
+@main.command(name="rules")
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text")
+def list_rules(output_format: str) -> None:
+    """List every rule: code, name, severity and summary."""
+    rows = rule_table()
+    if output_format == "json":
+        import json
+
+        click.echo(
+            json.dumps(
+                [
+                    {"code": c, "name": n, "severity": s.value, "summary": summary}
+                    for c, n, s, summary in rows
+                ],
+                indent=2,
+            )
+        )
+        return
+    for code, name, severity, summary in rows:
+        click.echo(f"{code}  {name:<34} {severity.value:<8} {summary}")

@@ -1,0 +1,221 @@
+"""``[tool.tflint-graph]`` configuration: discovery, validation and rule selection."""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import re
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePath
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    ".git",
+    ".hg",
+    ".svn",
+    ".bzr",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".eggs",
+    "*.egg-info",
+    "__pycache__",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".tflint-graph-cache",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+)
+
+_CODE_PREFIX = re.compile(r"^(ALL|TFG\d{0,3})$")
+
+
+class ConfigError(Exception):
+    """A configuration problem; the message names the offending key."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Effective settings of a run (defaults, then pyproject.toml, then the command line)."""
+
+    select: tuple[str, ...] = ("ALL",)
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    exclude: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+    tiny_helper_max_ops: int = 2
+    unroll_max: int = 100
+    serving_name_patterns: tuple[str, ...] = ("serve", "serving*", "serving_default")
+    extra_function_decorators: tuple[str, ...] = ()
+    dynamic: Mapping[str, Any] = field(default_factory=dict)
+    # Directory that relative patterns (exclude, per-file-ignores) are anchored to.
+    root: Path | None = None
+
+    def is_enabled(self, code: str, path: str | None = None) -> bool:
+        """Whether ``code`` is reported, ruff-style: the longest matching prefix wins."""
+        selected = _best_match(code, (*self.select, *self.extend_select))
+        ignored = _best_match(code, self.ignore)
+        if selected < 0 or ignored > selected:
+            return False
+        if path is not None:
+            for pattern, codes in self.per_file_ignores.items():
+                if _path_matches(path, pattern, self.root) and _best_match(code, codes) >= 0:
+                    return False
+        return True
+
+    def is_excluded(self, path: Path) -> bool:
+        """Whether a user pattern (``exclude``/``extend-exclude``) matches ``path``."""
+        return any(
+            _path_matches(str(path), p, self.root) for p in (*self.exclude, *self.extend_exclude)
+        )
+
+
+def _best_match(code: str, prefixes: Iterable[str]) -> int:
+    """Length of the longest prefix in ``prefixes`` that selects ``code``; -1 if none."""
+    best = -1
+    for prefix in prefixes:
+        if prefix == "ALL":
+            best = max(best, 0)
+        elif code.startswith(prefix):
+            best = max(best, len(prefix))
+    return best
+
+
+def _path_matches(path: str, pattern: str, root: Path | None) -> bool:
+    """Glob match against the path, its path relative to ``root``, or any of its parts."""
+    pure = PurePath(path)
+    candidates = {path, pure.as_posix(), pure.name}
+    if root is not None:
+        with contextlib.suppress(ValueError, OSError):
+            candidates.add(Path(path).resolve().relative_to(root.resolve()).as_posix())
+    if any(fnmatch.fnmatch(c, pattern) for c in candidates):
+        return True
+    # A bare directory or file name ("generated", "*_pb2.py") matches at any depth.
+    if "/" not in pattern:
+        return any(fnmatch.fnmatch(part, pattern) for part in pure.parts)
+    return any(fnmatch.fnmatch(c, pattern.rstrip("/") + "/*") for c in candidates)
+
+
+def _codes(key: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f'`{key}` must be a list of rule codes such as ["TFG101"]')
+    for code in value:
+        if not _CODE_PREFIX.match(code.strip()):
+            raise ConfigError(
+                f"`{key}`: {code!r} is not a rule code or prefix (expected e.g. TFG101 or TFG1)"
+            )
+    return tuple(v.strip() for v in value)
+
+
+def validate_codes(key: str, values: Sequence[str]) -> tuple[str, ...]:
+    """Check codes given on the command line the way config values are checked."""
+    return _codes(key, list(values))
+
+
+def _strings(key: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"`{key}` must be a list of strings")
+    return tuple(value)
+
+
+def _positive_int(key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(f"`{key}` must be a non-negative integer, got {value!r}")
+    return value
+
+
+def _per_file_ignores(key: str, value: Any) -> dict[str, tuple[str, ...]]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"`{key}` must be a table of glob = [codes]")
+    return {str(k): _codes(f"{key}.{k}", v) for k, v in value.items()}
+
+
+def _table(key: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"`{key}` must be a table")
+    return dict(value)
+
+
+_KEYS = {
+    "select": ("select", _codes),
+    "ignore": ("ignore", _codes),
+    "extend-select": ("extend_select", _codes),
+    "per-file-ignores": ("per_file_ignores", _per_file_ignores),
+    "exclude": ("exclude", _strings),
+    "extend-exclude": ("extend_exclude", _strings),
+    "tiny-helper-max-ops": ("tiny_helper_max_ops", _positive_int),
+    "unroll-max": ("unroll_max", _positive_int),
+    "serving-name-patterns": ("serving_name_patterns", _strings),
+    "extra-function-decorators": ("extra_function_decorators", _strings),
+    "dynamic": ("dynamic", _table),
+}
+
+
+def parse_table(table: Mapping[str, Any], root: Path | None = None, source: str = "") -> Config:
+    """Validate a ``[tool.tflint-graph]`` table and turn it into a Config."""
+    where = f" in {source}" if source else ""
+    values: dict[str, Any] = {}
+    for key, raw in table.items():
+        if key not in _KEYS:
+            known = ", ".join(sorted(_KEYS))
+            raise ConfigError(f"unknown key `{key}` in [tool.tflint-graph]{where}; known: {known}")
+        attr, convert = _KEYS[key]
+        try:
+            values[attr] = convert(key, raw)
+        except ConfigError as exc:
+            raise ConfigError(f"{exc}{where}") from None
+    return Config(root=root, **values)
+
+
+def load_file(path: Path) -> Config:
+    """Load ``[tool.tflint-graph]`` from a pyproject.toml (an empty table if absent)."""
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    tool = data.get("tool", {})
+    table = tool.get("tflint-graph", {}) if isinstance(tool, dict) else {}
+    if not isinstance(table, dict):
+        raise ConfigError(f"[tool.tflint-graph] in {path} must be a table")
+    return parse_table(table, root=path.parent, source=str(path))
+
+
+def find_config(paths: Sequence[Path]) -> Path | None:
+    """The nearest pyproject.toml with a ``[tool.tflint-graph]`` table, walking up."""
+    start = Path(paths[0]) if paths else Path.cwd()
+    start = start.resolve() if start.exists() else Path.cwd().resolve()
+    if start.is_file():
+        start = start.parent
+    for directory in (start, *start.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                text = candidate.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if re.search(r"^\s*\[tool\.tflint-graph(\.|\])", text, re.MULTILINE):
+                return candidate
+    return None
+
+
+def with_overrides(config: Config, **overrides: Any) -> Config:
+    """Apply command-line values; ``None`` means "not given"."""
+    given = {k: v for k, v in overrides.items() if v is not None}
+    return replace(config, **given)

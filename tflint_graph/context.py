@@ -1,0 +1,146 @@
+"""Per-module analysis state shared by traced-code discovery and the rules.
+
+One parse, one metadata pass: positions, parents, scopes and qualified names are resolved
+once per module and every rule reads them from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cached_property
+from typing import TypeAlias
+
+import libcst as cst
+from libcst.metadata import (
+    Assignment,
+    CodeRange,
+    MetadataWrapper,
+    ParentNodeProvider,
+    PositionProvider,
+    QualifiedNameProvider,
+    Scope,
+    ScopeProvider,
+)
+
+from tflint_graph.config import Config
+from tflint_graph.names import Resolution, Resolver
+
+FunctionNode: TypeAlias = cst.FunctionDef | cst.Lambda
+
+
+class TraceKind(str, Enum):
+    DECORATED = "decorated"
+    WRAPPED = "wrapped"
+    KERAS = "keras"
+    DATASET = "dataset"
+    CONTROL_FLOW = "control-flow"
+    CALLEE = "callee"
+
+
+@dataclass(eq=False)
+class TracedFunction:
+    """A function whose Python body TensorFlow runs symbolically, and why."""
+
+    node: FunctionNode
+    display: str  # "step()" or "lambda (line 12)"
+    kind: TraceKind
+    reason: str  # "decorated with @tf.function", "called from step()", ...
+    chain: tuple[str, ...]
+    autograph: bool = True
+    input_signature: cst.BaseExpression | None = None
+    parent: TracedFunction | None = field(default=None, repr=False)
+
+    @property
+    def where(self) -> str:
+        """How messages name this function: ``augment() (traced via step() -> augment())``."""
+        if len(self.chain) > 1:
+            return f"{self.display} (traced via {' -> '.join(self.chain)})"
+        return self.display
+
+
+class ModuleContext:
+    """Everything rules may ask about one parsed module."""
+
+    def __init__(self, path: str, source: str, module: cst.Module, config: Config) -> None:
+        self.path = path
+        self.source = source
+        self.module = module
+        self.config = config
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        self._positions = wrapper.resolve(PositionProvider)
+        self._parents = wrapper.resolve(ParentNodeProvider)
+        self._scopes = wrapper.resolve(ScopeProvider)
+        self.resolver = Resolver(wrapper.resolve(QualifiedNameProvider))
+        # Filled by traced-code discovery before any rule runs.
+        self.traced: dict[FunctionNode, TracedFunction] = {}
+
+    # -- metadata ---------------------------------------------------------------------
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        return self._positions[node]
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self._parents.get(node)
+
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        parent = self._parents.get(node)
+        while parent is not None:
+            yield parent
+            parent = self._parents.get(parent)
+
+    def scope(self, node: cst.CSTNode) -> Scope | None:
+        return self._scopes.get(node)
+
+    def resolve(self, node: cst.BaseExpression) -> Resolution:
+        return self.resolver.resolve(node)
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    # -- structure --------------------------------------------------------------------
+    def enclosing_function(self, node: cst.CSTNode) -> FunctionNode | None:
+        """The innermost def or lambda whose *body* contains ``node``."""
+        child = node
+        for parent in self.ancestors(node):
+            if isinstance(parent, cst.FunctionDef) and child is parent.body:
+                return parent
+            if isinstance(parent, cst.Lambda) and child is parent.body:
+                return parent
+            child = parent
+        return None
+
+    def enclosing_class(self, fn: cst.FunctionDef) -> cst.ClassDef | None:
+        """The class whose body defines ``fn`` directly (so ``fn`` is a method)."""
+        block = self.parent(fn)
+        owner = self.parent(block) if block is not None else None
+        return owner if isinstance(owner, cst.ClassDef) else None
+
+    def bindings(self, name: cst.Name) -> list[Assignment]:
+        """Non-import, non-builtin bindings visible where ``name`` is used."""
+        scope = self.scope(name)
+        if scope is None:
+            return []
+        return [a for a in scope[name.value] if isinstance(a, Assignment)]
+
+    def function_scope(self, fn: FunctionNode) -> Scope | None:
+        """The scope of a function's own body (its locals and parameters)."""
+        if isinstance(fn, cst.FunctionDef):
+            body = fn.body.body
+            if body:
+                return self.scope(body[0])
+            return None
+        return self.scope(fn.body)
+
+    def is_local_to(self, name: cst.Name, fn: FunctionNode) -> bool:
+        """``name`` is bound only in ``fn``'s own scope and not as one of its parameters."""
+        own = self.function_scope(fn)
+        found = self.bindings(name)
+        return bool(found) and all(
+            a.scope is own and not isinstance(a.node, cst.Param) for a in found
+        )
+
+    @cached_property
+    def mentions_keras_eager(self) -> bool:
+        """``run_eagerly=True`` anywhere: Keras steps may run eagerly, so do not guess."""
+        return "run_eagerly" in self.source

@@ -1,0 +1,47 @@
+"""The one result type every part of tflint-graph produces and consumes."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One reported problem.
+
+    ``line`` is 1-based; ``column`` is 1-based as in flake8's and ruff's text output.
+    ``context`` says why the code is traced ("decorated with @tf.function", "called from
+    step()"); ``chain`` is the call path from the traced entry point to the function that
+    holds the finding; ``fix`` is a human-readable suggested fix where one exists.
+    """
+
+    path: str
+    line: int
+    column: int
+    code: str
+    name: str
+    message: str
+    severity: Severity
+    context: str | None = None
+    chain: tuple[str, ...] = field(default=())
+    fix: str | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.line, self.column, self.code)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["severity"] = self.severity.value
+        data["chain"] = list(self.chain)
+        return data

@@ -1,0 +1,152 @@
+"""Name resolution: what a name or dotted expression in the source really refers to.
+
+Built on libcst's scope analysis, so shadowing follows Python's rules: a parameter or local
+called ``print`` is not the builtin, ``from mylib import random`` is not the stdlib, and a
+name bound by both an import and an assignment (``try: import tensorflow as tf / except
+ImportError: tf = None``) keeps every binding.  Every TensorFlow/Keras spelling is mapped to
+one canonical dotted name, so rules compare against ``tensorflow.function`` or
+``keras.Model`` and never care how the module imported them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import QualifiedName, QualifiedNameSource
+
+# Prefix rewrites applied in order; the first match wins.  Keras is reachable as `keras`,
+# `tf_keras`, `tensorflow.keras` and several private paths, and the compat namespaces of
+# TensorFlow expose the same symbols as the top level for everything rules care about.
+_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("tensorflow.compat.v2.keras.", "keras."),
+    ("tensorflow.compat.v1.keras.", "keras."),
+    ("tensorflow.compat.v2.", "tensorflow."),
+    ("tensorflow.compat.v1.", "tensorflow."),
+    ("tensorflow._api.v2.", "tensorflow."),
+    ("tensorflow.python.keras.", "keras."),
+    ("tensorflow.keras.", "keras."),
+    ("tf_keras.", "keras."),
+    ("keras.api._v2.keras.", "keras."),
+    ("keras.api.", "keras."),
+    ("keras.src.", "keras."),
+    ("tensorflow.python.eager.def_function.", "tensorflow."),
+    ("tensorflow.python.eager.polymorphic_function.polymorphic_function.", "tensorflow."),
+)
+_EXACT: Mapping[str, str] = {
+    "tensorflow.compat.v2": "tensorflow",
+    "tensorflow.compat.v1": "tensorflow",
+    "tensorflow.keras": "keras",
+    "tf_keras": "keras",
+    "keras.models.Model": "keras.Model",
+    "keras.models.Sequential": "keras.Sequential",
+    "keras.engine.training.Model": "keras.Model",
+    "keras.Layer": "keras.layers.Layer",
+    "keras.engine.base_layer.Layer": "keras.layers.Layer",
+    "keras.Loss": "keras.losses.Loss",
+    "keras.Metric": "keras.metrics.Metric",
+}
+
+
+def canonical(name: str) -> str:
+    """Map one fully qualified name onto the spelling rules match against."""
+    for old, new in _PREFIXES:
+        if name.startswith(old):
+            name = new + name[len(old) :]
+            break
+    return _EXACT.get(name, name)
+
+
+def dotted(node: cst.BaseExpression) -> str | None:
+    """``a.b.c`` for a chain of plain attribute accesses on a name, else None."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def root_name(node: cst.BaseExpression) -> cst.Name | None:
+    """The leftmost name of ``a.b.c`` (or of ``a.b[0].c()``), if there is one."""
+    while True:
+        if isinstance(node, cst.Name):
+            return node
+        if isinstance(node, cst.Attribute | cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call):
+            node = node.func
+        else:
+            return None
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """What an expression may refer to.
+
+    ``imported`` holds canonical names of imports and builtins (``tensorflow.function``,
+    ``builtins.print``); ``local`` is true when some binding of the root name is an ordinary
+    assignment, parameter, def or class of the analysed code.
+    """
+
+    imported: frozenset[str]
+    local: bool
+
+    def is_(self, *targets: str) -> bool:
+        """Any import binding is one of ``targets`` (``try/except ImportError`` keeps both)."""
+        return any(name in targets for name in self.imported)
+
+    def startswith(self, *prefixes: str) -> bool:
+        return any(name.startswith(prefixes) for name in self.imported)
+
+    def is_builtin(self, name: str) -> bool:
+        """The builtin ``name`` and nothing else: a local or imported rebinding disqualifies."""
+        return not self.local and self.imported == {f"builtins.{name}"}
+
+
+_NOTHING = Resolution(frozenset(), False)
+
+
+class Resolver:
+    """Resolves names and attribute chains using libcst's qualified-name metadata."""
+
+    def __init__(self, qualified: Mapping[cst.CSTNode, object]) -> None:
+        self._qualified = qualified
+        self._cache: dict[cst.CSTNode, Resolution] = {}
+
+    def _name_bindings(self, node: cst.Name) -> Iterable[QualifiedName]:
+        value = self._qualified.get(node)
+        if value is None:
+            return ()
+        if callable(value):  # libcst computes qualified names lazily
+            value = value()
+        return value  # type: ignore[return-value]
+
+    def resolve(self, node: cst.BaseExpression) -> Resolution:
+        """Resolve ``name`` or ``name.attr.attr``; anything else resolves to nothing."""
+        cached = self._cache.get(node)
+        if cached is not None:
+            return cached
+        result = _NOTHING
+        path = dotted(node)
+        if path is not None:
+            _head, _, tail = path.partition(".")
+            base = root_name(node)
+            assert base is not None
+            imported: set[str] = set()
+            local = False
+            for qn in self._name_bindings(base):
+                if qn.source in (QualifiedNameSource.IMPORT, QualifiedNameSource.BUILTIN):
+                    full = f"{qn.name}.{tail}" if tail else qn.name
+                    imported.add(canonical(full))
+                else:
+                    local = True
+            result = Resolution(frozenset(imported), local)
+        self._cache[node] = result
+        return result
+
+    def call_target(self, call: cst.Call) -> Resolution:
+        return self.resolve(call.func)
