@@ -21,7 +21,9 @@ def expected(source: str) -> set[tuple[int, str]]:
     return out
 
 
-def found(source: str, path: str = "example.py", config: Config | None = None) -> set[tuple[int, str]]:
+def found(
+    source: str, path: str = "example.py", config: Config | None = None
+) -> set[tuple[int, str]]:
     return {(f.line, f.code) for f in lint_source(source, path, config)}
 
 

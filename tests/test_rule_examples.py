@@ -11,7 +11,9 @@ VALID = [(r.code, i, src) for r in ALL_RULES for i, src in enumerate(r.VALID)]
 INVALID = [(r.code, i, src) for r in ALL_RULES for i, src in enumerate(r.INVALID)]
 
 
-@pytest.mark.parametrize(("code", "index", "source"), VALID, ids=[f"{c}-valid-{i}" for c, i, _ in VALID])
+@pytest.mark.parametrize(
+    ("code", "index", "source"), VALID, ids=[f"{c}-valid-{i}" for c, i, _ in VALID]
+)
 def test_valid_example_has_no_finding_of_its_rule(code: str, index: int, source: str) -> None:
     assert {f for f in found(source) if f[1] == code} == set()
 
@@ -19,7 +21,9 @@ def test_valid_example_has_no_finding_of_its_rule(code: str, index: int, source:
 @pytest.mark.parametrize(
     ("code", "index", "source"), INVALID, ids=[f"{c}-invalid-{i}" for c, i, _ in INVALID]
 )
-def test_invalid_example_has_exactly_the_marked_findings(code: str, index: int, source: str) -> None:
+def test_invalid_example_has_exactly_the_marked_findings(
+    code: str, index: int, source: str
+) -> None:
     marked = {e for e in expected(source) if e[1] == code}
     assert marked, "an INVALID example must mark at least one line"
     assert {f for f in found(source) if f[1] == code} == marked

@@ -175,8 +175,11 @@ def receiver_is_outer(
         root = root_name(receiver)
         if root is None:
             return None
-        if ctx.bindings(root) and ctx.is_local_to(root, fn.node):
+        found = ctx.bindings(root)
+        if found and ctx.is_local_to(root, fn.node):
             return None  # an attribute of an object created in this call
+        if found and all(type(a) is not Assignment for a in found):
+            return None  # module state such as sys.path or os.environ: other rules' concern
         return f"attribute {dotted(receiver) or ctx.code(receiver)}"
     return None
 

@@ -42,6 +42,8 @@ _EXACT: Mapping[str, str] = {
     "keras.models.Model": "keras.Model",
     "keras.models.Sequential": "keras.Sequential",
     "keras.engine.training.Model": "keras.Model",
+    "keras.engine.sequential.Sequential": "keras.Sequential",
+    "keras.engine.functional.Functional": "keras.Model",
     "keras.Layer": "keras.layers.Layer",
     "keras.engine.base_layer.Layer": "keras.layers.Layer",
     "keras.Loss": "keras.losses.Loss",
@@ -51,11 +53,18 @@ _EXACT: Mapping[str, str] = {
 
 def canonical(name: str) -> str:
     """Map one fully qualified name onto the spelling rules match against."""
-    for old, new in _PREFIXES:
-        if name.startswith(old):
-            name = new + name[len(old) :]
+    # Private paths nest (``tf_keras.src.engine.training.Model`` needs two rewrites), so
+    # rewrite until nothing changes; a few rounds always suffice.
+    for _ in range(4):
+        before = name
+        for old, new in _PREFIXES:
+            if name.startswith(old):
+                name = new + name[len(old) :]
+                break
+        name = _EXACT.get(name, name)
+        if name == before:
             break
-    return _EXACT.get(name, name)
+    return name
 
 
 def dotted(node: cst.BaseExpression) -> str | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
-from tflint_graph.names import dotted
+from tflint_graph.names import Resolution, canonical, dotted
 
 TF_FUNCTION = ("tensorflow.function",)
 ESCAPE_HATCHES = (
@@ -121,6 +121,95 @@ DATASET_FACTORIES = (
     "keras.preprocessing.text_dataset_from_directory",
     "keras.preprocessing.timeseries_dataset_from_array",
 )
+# `ds.apply(tf.data.experimental.map_and_batch(fn, ...))`: the function arguments of these
+# transformations are traced like `Dataset.map` callbacks.
+DATASET_EXPERIMENTAL = frozenset(
+    {
+        "map_and_batch",
+        "scan",
+        "group_by_window",
+        "group_by_reducer",
+        "Reducer",
+        "take_while",
+        "parallel_interleave",
+        "bucket_by_sequence_length",
+        "rejection_resample",
+    }
+)
+# The keyword arguments tf.data's callback methods accept.  A call with any other keyword
+# (`dataset.map(fn, batched=True)` of Hugging Face `datasets`) is not tf.data.
+_DATASET_KWARGS: dict[str, frozenset[str]] = {
+    "map": frozenset(
+        {
+            "map_func",
+            "num_parallel_calls",
+            "deterministic",
+            "synchronous",
+            "use_unbounded_threadpool",
+            "name",
+        }
+    ),
+    "filter": frozenset({"predicate", "name"}),
+    "flat_map": frozenset({"map_func", "name"}),
+    "interleave": frozenset(
+        {"map_func", "cycle_length", "block_length", "num_parallel_calls", "deterministic", "name"}
+    ),
+    "parallel_interleave": frozenset(
+        {
+            "map_func",
+            "cycle_length",
+            "block_length",
+            "sloppy",
+            "buffer_output_elements",
+            "prefetch_input_elements",
+        }
+    ),
+    "reduce": frozenset({"initial_state", "reduce_func", "name"}),
+    "scan": frozenset({"initial_state", "scan_func", "name"}),
+    "group_by_window": frozenset(
+        {"key_func", "reduce_func", "window_size", "window_size_func", "name"}
+    ),
+    "group_by_reducer": frozenset({"key_func", "reducer"}),
+    "bucket_by_sequence_length": frozenset(
+        {
+            "element_length_func",
+            "bucket_boundaries",
+            "bucket_batch_sizes",
+            "padded_shapes",
+            "padding_values",
+            "pad_to_bucket_boundary",
+            "no_padding",
+            "drop_remainder",
+            "name",
+        }
+    ),
+    "rejection_resample": frozenset({"class_func", "target_dist", "initial_dist", "seed", "name"}),
+    "take_while": frozenset({"predicate", "name"}),
+    "map_with_legacy_function": frozenset({"map_func", "num_parallel_calls", "deterministic"}),
+    "filter_with_legacy_function": frozenset({"predicate"}),
+}
+# Well-known libraries whose objects have an eager `.map`/`.filter` of their own: a value
+# built by one of these is not a tf.data dataset, whatever its name.  (A call into the
+# project's own modules stays unknown: `ds = build_dataset()` may well be tf.data.)
+_NON_DATASET_LIBRARIES = (
+    "builtins.",
+    "collections.",
+    "concurrent.",
+    "dask.",
+    "datasets.",
+    "itertools.",
+    "jax.",
+    "multiprocessing.",
+    "numpy.",
+    "pandas.",
+    "polars.",
+    "pyspark.",
+    "ray.",
+    "sklearn.",
+    "torch.",
+    "torchdata.",
+    "torchvision.",
+)
 _DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset|dset|datasets|pipeline)(?:$|_)", re.IGNORECASE)
 _DATASET_ONLY_KWARGS = frozenset({"num_parallel_calls", "deterministic", "cycle_length"})
 
@@ -154,6 +243,12 @@ class _Collector(cst.CSTVisitor):
         self.functions: list[cst.FunctionDef] = []
         self.classes: list[cst.ClassDef] = []
         self.calls: list[tuple[FunctionNode | None, cst.Call]] = []
+        self.class_stack: list[cst.ClassDef] = []
+        # `self.x = value` per class (in its methods, and functions nested in them), with the
+        # function that assigns it.
+        self.self_values: dict[
+            cst.ClassDef, dict[str, list[tuple[cst.BaseExpression, FunctionNode | None]]]
+        ] = {}
 
     def _here(self) -> _FunctionFacts:
         return self.facts[self.stack[-1]]
@@ -183,6 +278,28 @@ class _Collector(cst.CSTVisitor):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.classes.append(node)
+        self.class_stack.append(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.class_stack.pop()
+
+    def _record_self(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if (
+            value is not None
+            and self.class_stack
+            and isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == "self"
+        ):
+            values = self.self_values.setdefault(self.class_stack[-1], {})
+            values.setdefault(target.attr.value, []).append((value, self.stack[-1]))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            self._record_self(t.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._record_self(node.target, node.value)
 
     def visit_Call(self, node: cst.Call) -> None:
         self._here().calls.append(node)
@@ -197,10 +314,6 @@ def _display(ctx: ModuleContext, fn: FunctionNode) -> str:
     if isinstance(fn, cst.FunctionDef):
         return f"{fn.name.value}()"
     return f"lambda (line {ctx.position(fn).start.line})"
-
-
-def _short(fn: FunctionNode, ctx: ModuleContext) -> str:
-    return _display(ctx, fn)
 
 
 def _arg(call: cst.Call, index: int, *keywords: str) -> cst.BaseExpression | None:
@@ -225,6 +338,27 @@ def _is_false(expr: cst.BaseExpression | None) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "False"
 
 
+def _is_true(expr: cst.BaseExpression | None) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "True"
+
+
+def _last(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+class _InnerNodes(cst.CSTVisitor):
+    """Calls and lambdas inside an expression (used to fence off escape-hatch arguments)."""
+
+    def __init__(self) -> None:
+        self.found: set[cst.CSTNode] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found.add(node)
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.found.add(node)
+
+
 class TraceFinder:
     """Computes ``ctx.traced`` for one module."""
 
@@ -233,14 +367,44 @@ class TraceFinder:
         self.collector = _Collector()
         ctx.module.visit(self.collector)
         self.facts = self.collector.facts
-        self.class_by_node = {c: c for c in self.collector.classes}
         self.escaped: set[FunctionNode] = set()
         self._keras_kinds: dict[cst.ClassDef, frozenset[str]] = {}
         self._extra = tuple(ctx.config.extra_function_decorators)
+        self._resolved: dict[cst.CSTNode, Resolution] = {}
+        self._dataset_memo: dict[cst.CSTNode, bool | None] = {}
 
     # -- name helpers -----------------------------------------------------------------
-    def is_tf_function(self, expr: cst.BaseExpression) -> bool:
+    def resolve(self, expr: cst.BaseExpression, depth: int = 0) -> Resolution:
+        """Like ``ctx.resolve``, but also through simple aliases of the module
+        (``Model = tf.keras.Model``, ``fn = tf.function``, ``K = tf.keras``)."""
+        cached = self._resolved.get(expr)
+        if cached is not None:
+            return cached
         res = self.ctx.resolve(expr)
+        path = dotted(expr)
+        if res.local and path is not None and depth < 4:
+            tail = path.partition(".")[2]
+            base = expr
+            while isinstance(base, cst.Attribute):
+                base = base.value
+            assert isinstance(base, cst.Name)
+            imported = set(res.imported)
+            for a in self.ctx.bindings(base):
+                if not isinstance(a.node, cst.Name):
+                    continue
+                value = self._assigned_value(a.node)
+                if value is None or dotted(value) is None:
+                    continue
+                for name in self.resolve(value, depth + 1).imported:
+                    imported.add(canonical(f"{name}.{tail}" if tail else name))
+            res = Resolution(frozenset(imported), res.local)
+        if depth == 0:
+            self._resolved[expr] = res
+        return res
+
+    def is_tf_function(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` is ``tf.function`` itself (any spelling) or a configured project wrapper."""
+        res = self.resolve(expr)
         if res.is_(*TF_FUNCTION):
             return True
         if self._extra:
@@ -250,8 +414,50 @@ class TraceFinder:
                     return True
         return False
 
+    def tf_function_options(
+        self, expr: cst.BaseExpression, depth: int = 0
+    ) -> list[cst.Call] | None:
+        """When ``expr`` applied to a function makes a ``tf.function``, the calls whose
+        keywords configure it: ``tf.function`` -> [], ``tf.function(jit_compile=True)`` and
+        ``functools.partial(tf.function, ...)`` -> [that call]; a module-level name bound to one
+        of these (``xla = tf.function(jit_compile=True)``) too.  None otherwise."""
+        if depth > _MAX_DEPTH:
+            return None
+        if self.is_tf_function(expr):
+            return []
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if self.resolve(func).is_(*PARTIAL):
+                first = _arg(expr, 0, "func")
+                inner = self.tf_function_options(first, depth + 1) if first is not None else None
+                return None if inner is None else [expr, *inner]
+            if _arg(expr, 0, "func") is None:  # a factory call with no function yet
+                inner = self.tf_function_options(func, depth + 1)
+                return None if inner is None else [expr, *inner]
+            return None
+        if isinstance(expr, cst.Name):
+            for a in self.ctx.bindings(expr):
+                if isinstance(a.node, cst.Name):
+                    value = self._assigned_value(a.node)
+                    if isinstance(value, cst.Call):
+                        found = self.tf_function_options(value, depth + 1)
+                        if found is not None:
+                            return found
+        return None
+
     def is_escape_hatch(self, expr: cst.BaseExpression) -> bool:
-        return self.ctx.resolve(expr).is_(*ESCAPE_HATCHES)
+        return self.resolve(expr).is_(*ESCAPE_HATCHES)
+
+    def _no_autograph_decorator(self, fn: FunctionNode) -> bool:
+        """``@tf.autograph.experimental.do_not_convert`` on ``fn``."""
+        if not isinstance(fn, cst.FunctionDef):
+            return False
+        for dec in fn.decorators:
+            expr = dec.decorator
+            target = expr.func if isinstance(expr, cst.Call) else expr
+            if self.resolve(target).is_(*DO_NOT_CONVERT):
+                return True
+        return False
 
     # -- resolving callables ----------------------------------------------------------
     def callables(
@@ -272,24 +478,37 @@ class TraceFinder:
                     if value is not None:
                         yield from self.callables(value, at, depth + 1)
         elif isinstance(expr, cst.Attribute):
-            yield from ((m, True) for m in self._methods_of(expr, at))
+            methods = self._methods_of(expr, at)
+            if methods:
+                yield from ((m, True) for m in methods)
+            else:
+                for value, owner in self._attribute_values(expr, at):
+                    yield from self.callables(value, owner, depth + 1)
         elif isinstance(expr, cst.Call):
             func = expr.func
-            res = self.ctx.resolve(func)
-            if res.is_(*PARTIAL) or self.is_tf_function(func):
+            res = self.resolve(func)
+            if res.is_(*PARTIAL):
+                yield from self.callables(_arg(expr, 0, "func"), at, depth + 1)
+            elif self.tf_function_options(func) is not None:
+                # tf.function(fn), tf.function(jit_compile=True)(fn), xla(fn)
                 yield from self.callables(_arg(expr, 0, "func"), at, depth + 1)
             elif res.is_(*DO_NOT_CONVERT):
                 for fn, _ in self.callables(_arg(expr, 0, "func"), at, depth + 1):
                     yield fn, False
-            elif isinstance(func, cst.Call) and self.is_tf_function(func.func):
-                # tf.function(jit_compile=True)(fn)
-                yield from self.callables(_arg(expr, 0, "func"), at, depth + 1)
             elif not self.is_escape_hatch(func):
                 # A factory defined here: `ds.map(make_augment(cfg))` maps what it returns.
                 for factory, _ in self.callables(func, at, depth + 1):
                     if isinstance(factory, cst.FunctionDef):
                         for ret in self.facts[factory].returns:
                             yield from self.callables(ret, factory, depth + 1)
+        elif isinstance(expr, cst.IfExp):
+            # `loss=FocalLoss() if focal else weighted_bce`: either branch may be used.
+            yield from self.callables(expr.body, at, depth + 1)
+            yield from self.callables(expr.orelse, at, depth + 1)
+        elif isinstance(expr, cst.BooleanOperation):
+            # `fn or default_fn`
+            yield from self.callables(expr.left, at, depth + 1)
+            yield from self.callables(expr.right, at, depth + 1)
         elif isinstance(expr, cst.List | cst.Tuple | cst.Set):
             for el in expr.elements:
                 yield from self.callables(el.value, at, depth + 1)
@@ -329,12 +548,51 @@ class TraceFinder:
                                 return b.node
         return None
 
+    def _super_class(self, expr: cst.BaseExpression, at: FunctionNode | None) -> bool:
+        """``super()`` inside a method."""
+        return (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Name)
+            and expr.func.value == "super"
+            and self.ctx.resolve(expr.func).is_builtin("super")
+            and isinstance(at, cst.FunctionDef)
+        )
+
     def _methods_of(self, expr: cst.Attribute, at: FunctionNode | None) -> list[cst.FunctionDef]:
+        name = expr.attr.value
+        if self._super_class(expr.value, at):
+            assert isinstance(at, cst.FunctionDef)
+            cls = self.ctx.enclosing_class(at)
+            if cls is None:
+                return []
+            for base in self._module_bases(cls):
+                method = self.find_method(base, name, frozenset({cls}))
+                if method is not None:
+                    return [method]
+            return []
         cls = self._class_of_expr(expr.value, at)
         if cls is None:
             return []
-        method = self.find_method(cls, expr.attr.value)
+        method = self.find_method(cls, name)
         return [method] if method is not None else []
+
+    def _attribute_values(
+        self, expr: cst.Attribute, at: FunctionNode | None
+    ) -> list[tuple[cst.BaseExpression, FunctionNode | None]]:
+        """What ``self.fn = ...`` assignments in the object's class (or its module bases) put
+        in the attribute ``expr`` reads, with the method that assigns it."""
+        cls = self._class_of_expr(expr.value, at)
+        found: list[tuple[cst.BaseExpression, FunctionNode | None]] = []
+        seen: set[cst.ClassDef] = set()
+        todo = [cls] if cls is not None else []
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            found += self.collector.self_values.get(current, {}).get(expr.attr.value, [])
+            todo += self._module_bases(current)
+        return found
 
     def find_method(
         self, cls: cst.ClassDef, name: str, seen: frozenset[cst.ClassDef] = frozenset()
@@ -370,7 +628,7 @@ class TraceFinder:
         for arg in cls.bases:
             if arg.keyword is not None:
                 continue
-            res = self.ctx.resolve(arg.value)
+            res = self.resolve(arg.value)
             if res.is_("keras.Model", "keras.Sequential") or res.startswith("keras.models."):
                 kinds |= {"model", "layer"}
             elif res.startswith("keras.layers."):
@@ -393,41 +651,93 @@ class TraceFinder:
         if init is None:
             return False
         for call in self.facts.get(init, _FunctionFacts()).calls:
-            value = _kwarg(call, "dynamic")
-            if isinstance(value, cst.Name) and value.value == "True":
+            if _is_true(_kwarg(call, "dynamic")):
                 return True
         return False
 
     # -- tf.data ----------------------------------------------------------------------
-    def is_dataset(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    def is_dataset(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` is plausibly a ``tf.data.Dataset`` and nothing says otherwise."""
+        return self._dataset_evidence(expr, 0) is True
+
+    def _dataset_evidence(self, expr: cst.BaseExpression, depth: int) -> bool | None:
+        """True: a tf.data dataset (by construction, annotation or a dataset-like name);
+        False: something else (another library's object, a literal); None: unknown."""
         if depth > _MAX_DEPTH:
-            return False
+            return None
+        if expr in self._dataset_memo:
+            return self._dataset_memo[expr]  # also cuts cycles (`ds = ds.map(f)`)
+        self._dataset_memo[expr] = None
+        verdict = self._dataset_evidence_of(expr, depth)
+        self._dataset_memo[expr] = verdict
+        return verdict
+
+    def _dataset_evidence_of(self, expr: cst.BaseExpression, depth: int) -> bool | None:
         if isinstance(expr, cst.Call):
             func = expr.func
-            res = self.ctx.resolve(func)
+            res = self.resolve(func)
             if res.startswith(*DATASET_FACTORIES):
                 return True
             if isinstance(func, cst.Attribute) and func.attr.value in DATASET_METHODS:
-                return self.is_dataset(func.value, depth + 1)
-            return False
+                if self._foreign_kwargs(expr, func.attr.value):
+                    return False
+                # Method chains are finite syntax: no depth needed.
+                return self._dataset_evidence(func.value, depth)
+            if res.startswith(*_NON_DATASET_LIBRARIES):
+                return False
+            return None
         if isinstance(expr, cst.Name):
-            if _DATASET_NAME.search(expr.value):
-                return True
+            verdicts: set[bool | None] = set()
             for a in self.ctx.bindings(expr):
-                if isinstance(a.node, cst.Name):
-                    value = self._assigned_value(a.node)
-                    if value is not None and self.is_dataset(value, depth + 1):
-                        return True
-                elif isinstance(a.node, cst.Param) and a.node.annotation is not None:
-                    ann = self.ctx.resolve(a.node.annotation.annotation)
-                    if ann.startswith("tensorflow.data."):
-                        return True
-            return False
-        if isinstance(expr, cst.Attribute):
-            if self.ctx.resolve(expr).startswith("tensorflow.data."):
+                node = a.node
+                if isinstance(node, cst.Name):
+                    value = self._assigned_value(node)
+                    if value is not None:
+                        verdicts.add(self._dataset_evidence(value, depth + 1))
+                elif isinstance(node, cst.Param):
+                    if node.annotation is not None:
+                        ann = self.resolve(node.annotation.annotation)
+                        if ann.startswith("tensorflow.data."):
+                            verdicts.add(True)
+                        elif ann.startswith(*_NON_DATASET_LIBRARIES):
+                            verdicts.add(False)
+                elif isinstance(node, cst.FunctionDef | cst.ClassDef):
+                    verdicts.add(False)
+            if True in verdicts:
                 return True
-            return bool(_DATASET_NAME.search(expr.attr.value))
-        return False
+            if False in verdicts:
+                return False
+            return True if _DATASET_NAME.search(expr.value) else None
+        if isinstance(expr, cst.Attribute):
+            res = self.resolve(expr)
+            if res.startswith("tensorflow.data."):
+                return True
+            if res.startswith(*_NON_DATASET_LIBRARIES):
+                return False
+            return True if _DATASET_NAME.search(expr.attr.value) else None
+        if isinstance(
+            expr,
+            cst.List
+            | cst.Tuple
+            | cst.Dict
+            | cst.Set
+            | cst.ListComp
+            | cst.DictComp
+            | cst.SetComp
+            | cst.GeneratorExp
+            | cst.BaseNumber
+            | cst.BaseString,
+        ):
+            return False
+        return None
+
+    @staticmethod
+    def _foreign_kwargs(call: cst.Call, method: str) -> bool:
+        """A keyword that tf.data's ``method`` does not accept (``batched=True``)."""
+        allowed = _DATASET_KWARGS.get(method)
+        if allowed is None:
+            return False
+        return any(a.keyword is not None and a.keyword.value not in allowed for a in call.args)
 
     def _dataset_callback_call(self, call: cst.Call) -> str | None:
         """``Dataset.map`` etc. when the receiver is plausibly a ``tf.data.Dataset``."""
@@ -435,14 +745,53 @@ class TraceFinder:
         if not isinstance(func, cst.Attribute):
             return None
         method = func.attr.value
-        if method not in DATASET_CALLBACK_METHODS:
+        if method not in DATASET_CALLBACK_METHODS or self._foreign_kwargs(call, method):
+            return None
+        evidence = self._dataset_evidence(func.value, 0)
+        if evidence is False:
             return None
         has_dataset_kwarg = any(
             a.keyword is not None and a.keyword.value in _DATASET_ONLY_KWARGS for a in call.args
         )
-        if has_dataset_kwarg or self.is_dataset(func.value):
-            return method
+        return method if evidence is True or has_dataset_kwarg else None
+
+    def _dataset_experimental(self, call: cst.Call) -> str | None:
+        """``tf.data.experimental.map_and_batch(fn, ...)`` and friends."""
+        for name in self.resolve(call.func).imported:
+            if name.startswith("tensorflow.data.experimental.") and (
+                _last(name) in DATASET_EXPERIMENTAL
+            ):
+                return _last(name)
         return None
+
+    # -- distribution -----------------------------------------------------------------
+    def _is_strategy_factory(self, expr: cst.BaseExpression) -> bool:
+        return any(
+            name.startswith("tensorflow.distribute.")
+            and (_last(name).endswith("Strategy") or _last(name) == "get_strategy")
+            for name in self.resolve(expr).imported
+        )
+
+    def is_strategy(self, expr: cst.BaseExpression) -> bool:
+        """A ``tf.distribute`` strategy: by name, construction or annotation."""
+        text = dotted(expr) or ""
+        if "strategy" in text.lower():
+            return True
+        if isinstance(expr, cst.Call):
+            return self._is_strategy_factory(expr.func)
+        if isinstance(expr, cst.Name):
+            for a in self.ctx.bindings(expr):
+                if isinstance(a.node, cst.Name):
+                    value = self._assigned_value(a.node)
+                    if isinstance(value, cst.Call) and self._is_strategy_factory(value.func):
+                        return True
+                elif (
+                    isinstance(a.node, cst.Param)
+                    and a.node.annotation is not None
+                    and self._is_strategy_factory(a.node.annotation.annotation)
+                ):
+                    return True
+        return False
 
     # -- discovery --------------------------------------------------------------------
     def _decorator_root(self, fn: cst.FunctionDef) -> tuple[str, bool, cst.BaseExpression | None]:
@@ -452,25 +801,24 @@ class TraceFinder:
         for dec in fn.decorators:
             expr = dec.decorator
             target = expr.func if isinstance(expr, cst.Call) else expr
-            if self.ctx.resolve(target).is_(*DO_NOT_CONVERT):
+            if self.resolve(target).is_(*DO_NOT_CONVERT):
                 autograph = False
                 continue
             if self.is_escape_hatch(target):
                 self.escaped.add(fn)
                 return ("", False, None)
-            call = expr if isinstance(expr, cst.Call) else None
-            if call is not None and self.ctx.resolve(target).is_(*PARTIAL):
-                first = _arg(call, 0, "func")
-                if first is not None and self.is_tf_function(first):
-                    target = first
-                else:
-                    continue
-            if self.is_tf_function(target):
-                label = dotted(target) or "tf.function"
-                if call is not None and _is_false(_kwarg(call, "autograph")):
-                    autograph = False
-                signature = _kwarg(call, "input_signature") if call is not None else None
-                traced = (f"decorated with @{label}", signature)
+            options = self.tf_function_options(expr)
+            if options is None:
+                continue
+            if isinstance(expr, cst.Call) and self.resolve(target).is_(*PARTIAL):
+                target = _arg(expr, 0, "func") or target
+            label = dotted(target) or "tf.function"
+            if any(_is_false(_kwarg(c, "autograph")) for c in options):
+                autograph = False
+            signature = next(
+                (s for c in options if (s := _kwarg(c, "input_signature")) is not None), None
+            )
+            traced = (f"decorated with @{label}", signature)
         if traced is None:
             return ("", True, None)
         return (traced[0], autograph, traced[1])
@@ -492,6 +840,7 @@ class TraceFinder:
                 return
             display = _display(ctx, fn)
             chain = (*parent.chain, display) if parent is not None else (display,)
+            autograph = autograph and not self._no_autograph_decorator(fn)
             info = TracedFunction(fn, display, kind, reason, chain, autograph, signature, parent)
             traced[fn] = info
             order.append(info)
@@ -513,6 +862,7 @@ class TraceFinder:
             if reason:
                 root(fn, TraceKind.DECORATED, reason, autograph, signature)
 
+        # `run_eagerly=True` anywhere: Keras may run steps, layers and losses eagerly.
         keras_eager = bool(re.search(r"run_eagerly\s*=\s*True", ctx.source))
         for cls in self.collector.classes:
             kinds = self.keras_kinds(cls)
@@ -522,46 +872,33 @@ class TraceFinder:
             for kind in ("model", "layer", "loss", "metric"):
                 if kind in kinds:
                     wanted += [m for m in KERAS_METHODS[kind] if m not in wanted]
+            if "model" in kinds:
+                base = "Model"
+            elif "loss" in kinds:
+                base = "Loss"
+            elif "metric" in kinds:
+                base = "Metric"
+            else:
+                base = "Layer"
             for stmt in cls.body.body:
                 if isinstance(stmt, cst.FunctionDef) and stmt.name.value in wanted:
                     name = stmt.name.value
-                    base = (
-                        "Model"
-                        if "model" in kinds
-                        else (
-                            "Loss"
-                            if "loss" in kinds
-                            else "Metric"
-                            if "metric" in kinds
-                            else "Layer"
-                        )
-                    )
-                    label = KERAS_LABELS.get(name, f"Keras {base}.{name}")
-                    root(stmt, TraceKind.KERAS, label)
+                    root(stmt, TraceKind.KERAS, KERAS_LABELS.get(name, f"Keras {base}.{name}"))
 
         for at, call in self.collector.calls:
-            res = ctx.resolve(call.func)
-            if self.is_tf_function(call.func):
+            res = self.resolve(call.func)
+            options = self.tf_function_options(call.func)
+            if options is not None:
+                options = [call, *options]
                 for fn, autograph in self.callables(_arg(call, 0, "func"), at):
-                    autograph = autograph and not _is_false(_kwarg(call, "autograph"))
-                    root(
-                        fn,
-                        TraceKind.WRAPPED,
-                        "wrapped by tf.function()",
-                        autograph,
-                        _kwarg(call, "input_signature"),
+                    autograph = autograph and not any(
+                        _is_false(_kwarg(c, "autograph")) for c in options
                     )
-            elif isinstance(call.func, cst.Call) and self.is_tf_function(call.func.func):
-                inner = call.func
-                for fn, autograph in self.callables(_arg(call, 0, "func"), at):
-                    autograph = autograph and not _is_false(_kwarg(inner, "autograph"))
-                    root(
-                        fn,
-                        TraceKind.WRAPPED,
-                        "wrapped by tf.function()",
-                        autograph,
-                        _kwarg(inner, "input_signature"),
+                    signature = next(
+                        (s for c in options if (s := _kwarg(c, "input_signature")) is not None),
+                        None,
                     )
+                    root(fn, TraceKind.WRAPPED, "wrapped by tf.function()", autograph, signature)
             elif res.is_(*ALWAYS_TRACING):
                 label = next(v for k, v in ALWAYS_TRACING.items() if res.is_(k))
                 for fn, autograph in self.callables(_arg(call, 0, "fn", "function"), at):
@@ -570,7 +907,16 @@ class TraceFinder:
                 for arg in call.args:
                     for fn, autograph in self.callables(arg.value, at):
                         root(fn, TraceKind.DATASET, f"Dataset.{method} callback", autograph)
-            elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "compile":
+            elif (name := self._dataset_experimental(call)) is not None:
+                for arg in call.args:
+                    for fn, autograph in self.callables(arg.value, at):
+                        label = f"tf.data.experimental.{name} callback"
+                        root(fn, TraceKind.DATASET, label, autograph)
+            elif (
+                isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "compile"
+                and not keras_eager
+            ):
                 for key in ("loss", "metrics", "weighted_metrics"):
                     for fn, autograph in self.callables(_kwarg(call, key), at):
                         root(fn, TraceKind.KERAS, f"Keras {key} passed to compile()", autograph)
@@ -589,20 +935,28 @@ class TraceFinder:
         facts = self.facts.get(info.node)
         if facts is None:
             return
-        escaped_lambdas: set[cst.Lambda] = set()
+        # Everything inside the arguments of tf.py_function & co. runs eagerly: calls there
+        # (`functools.partial(fn, k)`) and lambdas there are not traced.
+        fenced: set[cst.CSTNode] = set()
         for call in facts.calls:
-            func = call.func
-            res = self.ctx.resolve(func)
-            if self.is_escape_hatch(func):
+            if self.is_escape_hatch(call.func):
+                inner = _InnerNodes()
                 for arg in call.args:
-                    if isinstance(arg.value, cst.Lambda):
-                        escaped_lambdas.add(arg.value)
+                    arg.value.visit(inner)
+                fenced |= inner.found
+        for call in facts.calls:
+            if call in fenced:
                 continue
+            func = call.func
+            if self.is_escape_hatch(func):
+                continue
+            res = self.resolve(func)
             label = next((v for k, v in CONTROL_FLOW.items() if res.is_(k)), None)
             if (
                 label is None
                 and isinstance(func, cst.Attribute)
-                and (func.attr.value in STRATEGY_RUN and _is_strategy(func.value))
+                and func.attr.value in STRATEGY_RUN
+                and self.is_strategy(func.value)
             ):
                 label = "strategy.run"
             if label is not None:
@@ -632,13 +986,8 @@ class TraceFinder:
                             info.autograph,
                         )
         for lam in facts.lambdas:
-            if lam not in escaped_lambdas:
+            if lam not in fenced:
                 add(lam, TraceKind.CALLEE, f"lambda in {info.display}", info, info.autograph)
-
-
-def _is_strategy(expr: cst.BaseExpression) -> bool:
-    text = dotted(expr) or ""
-    return "strategy" in text.lower()
 
 
 def find_traced(ctx: ModuleContext) -> dict[FunctionNode, TracedFunction]:

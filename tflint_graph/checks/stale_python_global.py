@@ -178,6 +178,8 @@ def keep(x):
                 name = holder.name.value if isinstance(holder, cst.FunctionDef) else "a lambda"
                 return _Rebinding(line, f"is reassigned in {name}()")
             stmt = _statement_of(ctx, a.node)
+            if isinstance(stmt, cst.AnnAssign) and stmt.value is None:
+                continue  # `x: float` declares, it does not bind
             if isinstance(stmt, cst.AugAssign):
                 return _Rebinding(line, "is updated in place")
             if isinstance(stmt, cst.For) or _in_loop(ctx, stmt, stop):
