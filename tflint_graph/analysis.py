@@ -71,7 +71,7 @@ def attribute_values(
     if cls is None:
         return
     wanted = attr.attr.value
-    for target in _attribute_targets(cls):
+    for target in ctx.memo("attribute-targets", cls, lambda: _attribute_targets(cls)):
         if target.attr.value == wanted:
             value = assigned_value(ctx, target)
             if value is not None:
@@ -184,8 +184,12 @@ def receiver_is_outer(
     return None
 
 
-def declared_outer_names(fn: FunctionNode) -> set[str]:
+def declared_outer_names(ctx: ModuleContext, fn: FunctionNode) -> set[str]:
     """Names a function declares ``global`` or ``nonlocal`` in its own body."""
+    return ctx.memo("declared-outer", fn, lambda: _declared_outer_names(fn))
+
+
+def _declared_outer_names(fn: FunctionNode) -> set[str]:
     names: set[str] = set()
     if not isinstance(fn, cst.FunctionDef):
         return names

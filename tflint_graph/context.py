@@ -6,11 +6,11 @@ once per module and every rule reads them from here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 import libcst as cst
 from libcst.metadata import (
@@ -28,6 +28,7 @@ from tflint_graph.config import Config
 from tflint_graph.names import Resolution, Resolver
 
 FunctionNode: TypeAlias = cst.FunctionDef | cst.Lambda
+T = TypeVar("T")
 
 
 class TraceKind(str, Enum):
@@ -75,6 +76,14 @@ class ModuleContext:
         self.resolver = Resolver(wrapper.resolve(QualifiedNameProvider))
         # Filled by traced-code discovery before any rule runs.
         self.traced: dict[FunctionNode, TracedFunction] = {}
+        self._memo: dict[tuple[str, cst.CSTNode], Any] = {}
+
+    def memo(self, kind: str, node: cst.CSTNode, compute: Callable[[], T]) -> T:
+        """Compute a per-node fact once per module (rules ask the same questions often)."""
+        key = (kind, node)
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]  # type: ignore[no-any-return]
 
     # -- metadata ---------------------------------------------------------------------
     def position(self, node: cst.CSTNode) -> CodeRange:

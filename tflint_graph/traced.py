@@ -334,6 +334,26 @@ def _kwarg(call: cst.Call, name: str) -> cst.BaseExpression | None:
     return None
 
 
+def _is_true(expr: cst.BaseExpression | None) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "True"
+
+
+class _RunEagerlyAssignment(cst.CSTVisitor):
+    """``model.run_eagerly = True`` (or ``run_eagerly = True`` in a class body)."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            target = t.target
+            name = target.attr.value if isinstance(target, cst.Attribute) else (
+                target.value if isinstance(target, cst.Name) else ""
+            )
+            if name == "run_eagerly" and _is_true(node.value):
+                self.found = True
+
+
 def _is_false(expr: cst.BaseExpression | None) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "False"
 
@@ -823,6 +843,16 @@ class TraceFinder:
             return ("", True, None)
         return (traced[0], autograph, traced[1])
 
+    def _sets_run_eagerly(self) -> bool:
+        if "run_eagerly" not in self.ctx.source:  # cheap exit for almost every module
+            return False
+        for _, call in self.collector.calls:
+            if _is_true(_kwarg(call, "run_eagerly")):
+                return True
+        finder = _RunEagerlyAssignment()
+        self.ctx.module.visit(finder)
+        return finder.found
+
     def find(self) -> dict[FunctionNode, TracedFunction]:
         ctx = self.ctx
         traced: dict[FunctionNode, TracedFunction] = {}
@@ -862,11 +892,13 @@ class TraceFinder:
             if reason:
                 root(fn, TraceKind.DECORATED, reason, autograph, signature)
 
-        # `run_eagerly=True` anywhere: Keras may run steps, layers and losses eagerly.
-        keras_eager = bool(re.search(r"run_eagerly\s*=\s*True", ctx.source))
+        # A real `compile(run_eagerly=True)` or `model.run_eagerly = True` in the module: its
+        # models' steps (and the losses given to compile) may run eagerly, so do not guess.
+        # Layers, Loss and Metric classes stay traced: they are used by other models too.
+        keras_eager = self._sets_run_eagerly()
         for cls in self.collector.classes:
             kinds = self.keras_kinds(cls)
-            if not kinds or keras_eager or self._dynamic_layer(cls):
+            if not kinds or self._dynamic_layer(cls) or ("model" in kinds and keras_eager):
                 continue
             wanted: list[str] = []
             for kind in ("model", "layer", "loss", "metric"):

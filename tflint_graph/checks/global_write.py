@@ -6,7 +6,7 @@ import libcst as cst
 
 from tflint_graph.analysis import declared_outer_names, target_names
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import FunctionNode, TracedFunction
+from tflint_graph.context import TracedFunction
 
 
 class GlobalWrite(Rule):
@@ -76,17 +76,8 @@ def make_counter():
 """,
     ]
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(*args, **kwargs)
-        self._declared: dict[FunctionNode, set[str]] = {}
-
-    def _outer(self, fn: TracedFunction) -> set[str]:
-        if fn.node not in self._declared:
-            self._declared[fn.node] = declared_outer_names(fn.node)
-        return self._declared[fn.node]
-
     def _check(self, names: Iterable[cst.Name], fn: TracedFunction) -> None:
-        declared = self._outer(fn)
+        declared = declared_outer_names(self.ctx, fn.node)
         if not declared:
             return
         for name in names:

@@ -125,13 +125,15 @@ def keep(x):
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
         self._reported: set[tuple[FunctionNode, str]] = set()
-        self._cache: dict[tuple[int, str], _Rebinding | None] = {}
+        self._cache: dict[tuple[int, str, int], _Rebinding | None] = {}
 
     def visit_Name(self, node: cst.Name, fn: TracedFunction) -> None:
         if (fn.node, node.value) in self._reported:
             return
         scope = self.ctx.scope(node)
-        if scope is None or node not in _load_nodes(scope, node.value):
+        if scope is None or node not in self.ctx.memo(
+            "loads:" + node.value, scope, lambda: _load_nodes(scope, node.value)
+        ):
             return
         found = self.ctx.bindings(node)
         if not found or any(type(a) is not Assignment for a in found):
@@ -143,11 +145,11 @@ def keep(x):
         own = self.ctx.function_scope(fn.node)
         if owner is own or not isinstance(owner, GlobalScope | FunctionScope):
             return
-        if node.value in declared_outer_names(fn.node):
+        if node.value in declared_outer_names(self.ctx, fn.node):
             return  # a global written here is TFG105's
         if isinstance(owner, FunctionScope) and _scope_function(self.ctx, owner) in self.ctx.traced:
             return  # created anew by each trace of the enclosing function
-        rebinding = self._rebinding(owner, node.value, found)
+        rebinding = self._rebinding(owner, node.value, found, fn.node)
         if rebinding is None:
             return
         self._reported.add((fn.node, node.value))
@@ -159,18 +161,31 @@ def keep(x):
             fn,
         )
 
-    def _rebinding(self, scope: Scope, name: str, found: list[Assignment]) -> _Rebinding | None:
-        key = (id(scope), name)
+    def _rebinding(
+        self, scope: Scope, name: str, found: list[Assignment], fn: FunctionNode
+    ) -> _Rebinding | None:
+        stop = None if isinstance(scope, GlobalScope) else _scope_function(self.ctx, scope)
+        defined = _definition_end(self.ctx, fn, stop)
+        key = (id(scope), name, defined)
         if key not in self._cache:
-            self._cache[key] = self._find_rebinding(scope, found)
+            self._cache[key] = self._find_rebinding(found, stop, defined)
         return self._cache[key]
 
-    def _find_rebinding(self, scope: Scope, found: list[Assignment]) -> _Rebinding | None:
+    def _find_rebinding(
+        self, found: list[Assignment], stop: FunctionNode | None, defined: int
+    ) -> _Rebinding | None:
+        """How the name changes after the reading function is defined, if it does.
+
+        Bindings before the definition are setup (conditional defaults, normalisation);
+        the graph sees their final value.  What counts: a write from another function (it
+        may run between calls), and, after the definition, an in-place update, a rebinding
+        in a loop, or a second assignment.
+        """
         ctx = self.ctx
         if any(isinstance(a.node, cst.FunctionDef | cst.ClassDef) for a in found):
             return None
-        stop = None if isinstance(scope, GlobalScope) else _scope_function(ctx, scope)
-        plain: list[tuple[cst.CSTNode, int]] = []
+        earlier: list[cst.CSTNode] = []
+        later: list[tuple[cst.CSTNode, int]] = []
         for a in sorted(found, key=lambda a: ctx.position(a.node).start.line):
             line = ctx.position(a.node).start.line
             holder = ctx.enclosing_function(a.node) if not isinstance(a.node, cst.Param) else stop
@@ -180,16 +195,30 @@ def keep(x):
             stmt = _statement_of(ctx, a.node)
             if isinstance(stmt, cst.AnnAssign) and stmt.value is None:
                 continue  # `x: float` declares, it does not bind
+            if ctx.position(stmt).start.line <= defined:
+                earlier.append(stmt)
+                continue
             if isinstance(stmt, cst.AugAssign):
-                return _Rebinding(line, "is updated in place")
+                return _Rebinding(line, "is updated in place after it")
             if isinstance(stmt, cst.For) or _in_loop(ctx, stmt, stop):
-                return _Rebinding(line, "is rebound in a loop")
-            plain.append((stmt, line))
-        for i, (stmt, _) in enumerate(plain):
-            for other, other_line in plain[i + 1 :]:
-                if not _exclusive(ctx, stmt, other, stop):
-                    return _Rebinding(other_line, "is reassigned later")
+                return _Rebinding(line, "is rebound in a loop after it")
+            later.append((stmt, line))
+        for i, (stmt, line) in enumerate(later):
+            others = earlier + [s for s, _ in later[:i]]
+            if any(not _exclusive(ctx, other, stmt, stop) for other in others):
+                return _Rebinding(line, "is reassigned after its definition")
         return None
+
+
+def _definition_end(ctx: ModuleContext, fn: FunctionNode, stop: FunctionNode | None) -> int:
+    """Last line of the statement, in the owner's own body, that defines ``fn``."""
+    body = None if stop is None else stop.body
+    child: cst.CSTNode = fn
+    for anc in ctx.ancestors(fn):
+        if (body is None and isinstance(anc, cst.Module)) or anc is body:
+            return ctx.position(child).end.line
+        child = anc
+    return ctx.position(fn).end.line
 
 
 def _exclusive(
