@@ -10,7 +10,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -23,6 +23,7 @@ from tflint_graph.config import (
     load_file,
     validate_codes,
     with_overrides,
+    with_rule_selection,
 )
 from tflint_graph.docs import read_page
 from tflint_graph.engine import lint_paths
@@ -106,42 +107,52 @@ def check(
     """Lint PATHS (files or directories; default: the current directory)."""
     targets = list(paths) or [Path(".")]
     config = _load_config(config_file, targets)
+    codes = {
+        "--select": _split_codes(select),
+        "--ignore": _split_codes(ignore),
+        "--extend-select": _split_codes(extend_select),
+    }
     overrides: dict[str, Any] = {
-        "select": _split_codes(select),
-        "ignore": _split_codes(ignore),
-        "extend_select": _split_codes(extend_select),
         "exclude": tuple(exclude) or None,
         "extend_exclude": (*config.extend_exclude, *extend_exclude) if extend_exclude else None,
     }
     try:
-        config = with_overrides(config, **overrides)
-        for key in ("select", "ignore", "extend_select"):
-            if overrides[key]:
-                validate_codes("--" + key.replace("_", "-"), overrides[key])
+        for option, values in codes.items():
+            if values:
+                validate_codes(option, values)
+        config = with_rule_selection(
+            with_overrides(config, **overrides),
+            select=codes["--select"],
+            ignore=codes["--ignore"],
+            extend_select=codes["--extend-select"],
+        )
     except ConfigError as exc:
         _fail(str(exc))
 
     counter = _ErrorCounter()
     log = logging.getLogger("tflint_graph")
     log.addHandler(counter)
-    log.propagate = False
+    propagate, log.propagate = log.propagate, False
     try:
         findings = list(lint_paths(targets, config))
+        if output_format == "json":
+            output = format_json(findings, __version__)
+        elif statistics:
+            output = format_statistics(findings) if findings else ""
+        else:
+            output = format_text(findings, show_source=show_source) if findings else ""
+            if not quiet:
+                output = f"{output}\n{_summary(len(findings))}" if output else _summary(0)
     except FileNotFoundError as exc:
         _fail(f"path does not exist: {exc}")
+    except Exception as exc:  # a bug: one clear line and exit 2, never a traceback
+        _fail(f"internal error: {type(exc).__name__}: {exc} (please report this)")
     finally:
         log.removeHandler(counter)
+        log.propagate = propagate
 
-    if output_format == "json":
-        click.echo(format_json(findings, __version__))
-    elif statistics:
-        if findings:
-            click.echo(format_statistics(findings))
-    else:
-        if findings:
-            click.echo(format_text(findings, show_source=show_source))
-        if not quiet:
-            click.echo(_summary(len(findings)))
+    if output:
+        click.echo(output)
     if counter.count:
         sys.exit(2)
     sys.exit(0 if exit_zero or not findings else 1)
@@ -153,7 +164,7 @@ def _summary(count: int) -> str:
     return f"Found {count} finding{'s' if count != 1 else ''}."
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"tflint-graph: error: {message}", err=True)
     sys.exit(2)
 

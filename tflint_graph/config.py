@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import functools
+import os
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -67,7 +69,8 @@ class Config:
         """Whether ``code`` is reported, ruff-style: the longest matching prefix wins."""
         selected = _best_match(code, (*self.select, *self.extend_select))
         ignored = _best_match(code, self.ignore)
-        if selected < 0 or ignored > selected:
+        # As in flake8 and ruff, an ignore as specific as the select wins.
+        if selected < 0 or ignored >= selected:
             return False
         if path is not None:
             for pattern, codes in self.per_file_ignores.items():
@@ -93,19 +96,50 @@ def _best_match(code: str, prefixes: Iterable[str]) -> int:
     return best
 
 
+def _relative_forms(path: str, root: Path | None) -> tuple[str, ...]:
+    """``path`` relative to the config file's directory and to the working directory, where
+    it lies below them (symlinks resolved and not)."""
+    return _relative_forms_cached(path, root, os.getcwd())
+
+
+@functools.lru_cache(maxsize=8192)
+def _relative_forms_cached(path: str, root: Path | None, cwd: str) -> tuple[str, ...]:
+    bases = [str(root), cwd] if root is not None else [cwd]
+    out: list[str] = []
+    for base in bases:
+        for here, there in (
+            (os.path.abspath(path), os.path.abspath(base)),
+            (os.path.realpath(path), os.path.realpath(base)),
+        ):
+            with contextlib.suppress(ValueError, OSError):
+                rel = Path(here).relative_to(there).as_posix()
+                if rel not in out:
+                    out.append(rel)
+    return tuple(out)
+
+
 def _path_matches(path: str, pattern: str, root: Path | None) -> bool:
-    """Glob match against the path, its path relative to ``root``, or any of its parts."""
-    pure = PurePath(path)
-    candidates = {path, pure.as_posix(), pure.name}
-    if root is not None:
-        with contextlib.suppress(ValueError, OSError):
-            candidates.add(Path(path).resolve().relative_to(root.resolve()).as_posix())
+    """Glob match against the path relative to ``root`` (the config file's directory) or to
+    the working directory, or, for a bare name, against any of its parts below them
+    (``generated`` excludes ``src/generated/x.py``, but a project that lives under
+    ``/home/me/generated/`` is not excluded as a whole).  A path outside both is matched as
+    given."""
+    forms = _relative_forms(path, root)
+    if forms:
+        relative = [r for r in forms if r != "."]
+        candidates = {*relative, *(PurePath(r).name for r in relative)}
+        parts = {part for rel in relative for part in PurePath(rel).parts}
+    else:
+        pure = PurePath(path)
+        candidates = {path, pure.as_posix(), pure.name}
+        parts = set(pure.parts)
+    pattern = pattern.rstrip("/") or pattern
     if any(fnmatch.fnmatch(c, pattern) for c in candidates):
         return True
-    # A bare directory or file name ("generated", "*_pb2.py") matches at any depth.
     if "/" not in pattern:
-        return any(fnmatch.fnmatch(part, pattern) for part in pure.parts)
-    return any(fnmatch.fnmatch(c, pattern.rstrip("/") + "/*") for c in candidates)
+        # A bare directory or file name ("generated", "*_pb2.py") matches at any depth.
+        return any(fnmatch.fnmatch(part, pattern) for part in parts)
+    return any(fnmatch.fnmatch(c, pattern + "/*") for c in candidates)
 
 
 def _codes(key: str, value: Any) -> tuple[str, ...]:
@@ -198,21 +232,77 @@ def load_file(path: Path) -> Config:
 
 
 def find_config(paths: Sequence[Path]) -> Path | None:
-    """The nearest pyproject.toml with a ``[tool.tflint-graph]`` table, walking up."""
+    """The nearest pyproject.toml with a ``[tool.tflint-graph]`` table, walking up from the
+    first path (or the working directory).
+
+    A pyproject.toml that mentions tflint-graph but is not valid TOML is returned too, so
+    that loading it reports the error instead of silently using another file.
+    """
     start = Path(paths[0]) if paths else Path.cwd()
-    start = start.resolve() if start.exists() else Path.cwd().resolve()
-    if start.is_file():
-        start = start.parent
+    try:
+        start = start.resolve() if start.exists() else Path.cwd().resolve()
+        if start.is_file():
+            start = start.parent
+    except OSError:
+        start = Path.cwd().resolve()
     for directory in (start, *start.parents):
         candidate = directory / "pyproject.toml"
-        if candidate.is_file():
-            try:
-                text = candidate.read_text(encoding="utf-8", errors="replace")
-            except OSError:
+        try:
+            if not candidate.is_file():
                 continue
-            if re.search(r"^\s*\[tool\.tflint-graph(\.|\])", text, re.MULTILINE):
-                return candidate
+            data = candidate.read_bytes()
+        except OSError:
+            continue
+        if b"tflint-graph" not in data:
+            continue
+        try:
+            doc = tomllib.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return candidate
+        tool = doc.get("tool")
+        if isinstance(tool, dict) and "tflint-graph" in tool:
+            return candidate
     return None
+
+
+def _covers(prefix: str, code: str) -> bool:
+    """``prefix`` selects everything ``code`` selects (``TFG1`` covers ``TFG101``)."""
+    return prefix == "ALL" or code.startswith(prefix)
+
+
+def with_rule_selection(
+    config: Config,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    extend_select: Sequence[str] | None = None,
+) -> Config:
+    """Apply command-line ``--select``/``--ignore``/``--extend-select`` on top of the
+    configuration the way ruff does.
+
+    ``--select`` replaces the configured selection entirely (configured ``select``,
+    ``extend-select`` and ``ignore`` no longer apply).  Otherwise the command-line
+    ``--extend-select`` and ``--ignore`` take precedence over the configuration: a configured
+    ``select``/``extend-select`` entry that a command-line ``--ignore`` covers is dropped, as
+    is a configured ``ignore`` entry that a command-line ``--extend-select`` covers.  Within
+    the command line the more specific code wins, and ``--ignore`` wins a tie.
+    """
+    cli_ignore = tuple(ignore or ())
+    cli_extend = tuple(extend_select or ())
+    if select is not None:
+        return replace(config, select=tuple(select), extend_select=cli_extend, ignore=cli_ignore)
+    if not cli_ignore and not cli_extend:
+        return config
+    kept_select = tuple(s for s in config.select if not any(_covers(i, s) for i in cli_ignore))
+    kept_extend = tuple(
+        s for s in config.extend_select if not any(_covers(i, s) for i in cli_ignore)
+    )
+    kept_ignore = tuple(g for g in config.ignore if not any(_covers(e, g) for e in cli_extend))
+    return replace(
+        config,
+        select=kept_select,
+        extend_select=(*kept_extend, *cli_extend),
+        ignore=(*kept_ignore, *cli_ignore),
+    )
 
 
 def with_overrides(config: Config, **overrides: Any) -> Config:

@@ -6,11 +6,15 @@ unparsable ones TFG001, and the caller's other files are unaffected.
 
 from __future__ import annotations
 
+import ast
+import errno
 import io
 import logging
 import os
 import re
+import stat
 import tokenize
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -21,7 +25,7 @@ from tflint_graph.config import Config
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
 from tflint_graph.files import iter_python_files
 from tflint_graph.finding import Finding, Severity
-from tflint_graph.noqa import is_suppressed
+from tflint_graph.noqa import is_suppressed, source_lines
 from tflint_graph.traced import find_traced
 
 _log = logging.getLogger("tflint_graph")
@@ -37,34 +41,148 @@ def _tool_finding(path: str, code: str, message: str, line: int = 1, column: int
 
 
 def decode(data: bytes, path: str) -> str | Finding:
-    """Source text, or a TFG002 finding explaining why the bytes are not Python source."""
+    """Source text, or a TFG002 finding explaining why the bytes are not Python source.
+
+    Honours a PEP 263 coding cookie and a UTF-8 BOM (which is stripped); undecodable bytes
+    are reported at the line that holds them.
+    """
     if b"\x00" in data:
         return _tool_finding(path, "TFG002", "binary file (contains NUL bytes); not linted")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        return _tool_finding(path, "TFG002", f"cannot determine encoding: {exc.msg}")
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as utf8_error:
+            return _undecodable(data, path, "utf-8", utf8_error)
+        return _tool_finding(path, "TFG002", f"cannot determine encoding: {exc.msg}; not linted")
     try:
         text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as exc:
-        reason = exc.reason if isinstance(exc, UnicodeDecodeError) else str(exc)
-        return _tool_finding(path, "TFG002", f"not valid {encoding} text ({reason}); not linted")
+    except UnicodeDecodeError as exc:
+        return _undecodable(data, path, encoding, exc)
+    except LookupError as exc:
+        return _tool_finding(path, "TFG002", f"unknown encoding: {exc}; not linted")
     return text.removeprefix("\ufeff")
 
 
+def _undecodable(data: bytes, path: str, encoding: str, exc: UnicodeDecodeError) -> Finding:
+    line = data.count(b"\n", 0, exc.start) + 1
+    column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+    byte = data[exc.start : exc.start + 1].hex()
+    name = "UTF-8" if encoding.lower().replace("_", "-") in ("utf-8", "utf-8-sig") else encoding
+    return _tool_finding(
+        path,
+        "TFG002",
+        f"not valid {name} text (byte 0x{byte}: {exc.reason}); not linted",
+        line,
+        column,
+    )
+
+
+# Deeper than this (in Python AST levels) libcst needs minutes and gigabytes, or overflows
+# the C stack, and the analysis would hit the recursion limit anyway.  CPython itself stops
+# at about 3000 levels and at 200 nested brackets.
+MAX_NESTING = 500
+_CPYTHON_TOO_DEEP = re.compile(r"too many nested parentheses|too many levels of indentation")
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _scan_tree(tree: ast.AST, limit: int) -> tuple[bool, ast.Nonlocal | None]:
+    """(whether the libcst tree of ``tree`` would nest deeper than ``limit`` nodes, a
+    ``nonlocal`` at module level).
+
+    libcst nests ``a and b and c`` (flat in ``ast``) one level per operand.  A module-level
+    ``nonlocal`` passes ``ast.parse`` (CPython rejects it only when compiling) but makes
+    libcst's scope analysis raise.
+    """
+    stack: list[tuple[ast.AST, int, bool]] = [(tree, 0, False)]
+    children = ast.iter_child_nodes
+    stray: ast.Nonlocal | None = None
+    while stack:
+        node, depth, scoped = stack.pop()
+        if isinstance(node, ast.BoolOp):
+            depth += len(node.values) - 1
+        elif isinstance(node, ast.Nonlocal) and not scoped and stray is None:
+            stray = node
+        if depth > limit:
+            return True, stray
+        scoped = scoped or isinstance(node, _SCOPES)
+        stack.extend((child, depth + 1, scoped) for child in children(node))
+    return False, stray
+
+
+def _python_syntax_check(source: str) -> tuple[SyntaxError | None, str | None]:
+    """CPython's own verdict, cheaply: (its SyntaxError, if any; why the source is too
+    deeply nested to parse, if it is)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarning for "\d" in strings, etc.
+        try:
+            tree = ast.parse(source)
+        except SyntaxError as exc:
+            if exc.msg and _CPYTHON_TOO_DEEP.search(exc.msg):
+                return exc, exc.msg
+            return exc, None
+        except (RecursionError, MemoryError):
+            return None, "too deeply nested to parse"
+        except ValueError as exc:  # "source code string cannot contain null bytes"
+            return SyntaxError(str(exc)), None
+    too_deep, stray = _scan_tree(tree, MAX_NESTING)
+    if too_deep:
+        return None, f"too deeply nested to parse (more than {MAX_NESTING} levels)"
+    if stray is not None:
+        error = SyntaxError("nonlocal declaration not allowed at module level")
+        error.lineno, error.offset = stray.lineno, stray.col_offset + 1
+        return error, error.msg
+    return None, None
+
+
+_LIBCST_WHERE = re.compile(r"^(?:parser|tokenizer) error: (?:error at (\d+):(\d+): )?")
+
+
 def _parse(source: str, path: str) -> cst.Module | Finding:
+    """One libcst parse, guarded: a TFG001 finding instead of any exception.
+
+    CPython's parser runs first (it is fast): it rejects pathologically nested code before
+    libcst spends minutes on it, and its messages and positions are the ones users know
+    (``Missing parentheses in call to 'print'``), so they are used whenever both parsers
+    reject the file.  Syntax that only a newer Python accepts still goes to libcst.
+    """
+    python_error, too_deep = _python_syntax_check(source)
+    if too_deep is not None:
+        if python_error is not None:
+            return _python_error_finding(path, python_error)
+        return _tool_finding(path, "TFG001", f"syntax error: {too_deep}")
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        message = exc.message.strip().splitlines()[0] if exc.message else "invalid syntax"
+        if python_error is not None:
+            return _python_error_finding(path, python_error)
+        first = exc.message.strip().splitlines()[0] if exc.message.strip() else "invalid syntax"
+        where = _LIBCST_WHERE.match(first)
+        line, column = max(exc.raw_line, 1), exc.raw_column + 1
+        if where is not None:
+            if where.group(1):
+                line, column = int(where.group(1)), int(where.group(2)) + 1
+            first = first[where.end() :] or "invalid syntax"
         return _tool_finding(
-            path, "TFG001", f"syntax error: {message}", max(exc.raw_line, 1), exc.raw_column + 1
+            path, "TFG001", f"cannot parse (libcst): {first}", max(line, 1), max(column, 1)
         )
     except RecursionError:
         return _tool_finding(path, "TFG001", "syntax error: too deeply nested to parse")
     except Exception as exc:
+        if python_error is not None:
+            return _python_error_finding(path, python_error)
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return _tool_finding(path, "TFG001", f"syntax error: {first}")
+        return _tool_finding(path, "TFG001", f"cannot parse (libcst): {first}")
+
+
+def _python_error_finding(path: str, exc: SyntaxError) -> Finding:
+    message = (exc.msg or "invalid syntax").strip().splitlines()[0]
+    return _tool_finding(
+        path, "TFG001", f"syntax error: {message}", max(exc.lineno or 1, 1), max(exc.offset or 1, 1)
+    )
 
 
 class _Dispatcher(cst.CSTVisitor):
@@ -130,7 +248,7 @@ def lint_source(
         findings = []
     else:
         findings = _run_rules(parsed, source, path, config)
-    lines = source.splitlines()
+    lines = source_lines(source)
     kept = [
         f
         for f in findings
@@ -162,19 +280,18 @@ def lint_file(
 ) -> list[Finding]:
     """Lint one file on disk; unreadable or undecodable files give TFG002."""
     shown = display or str(path)
+    config = config or Config()
     try:
-        if not path.is_file():
-            if path.is_symlink() and not path.exists():
-                raise OSError("dangling symbolic link or symlink loop")
-            if path.exists():
-                return [_tool_finding(shown, "TFG002", "not a regular file; not linted")]
-        data = path.read_bytes()
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            what = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+            return _unreadable(shown, f"{what}; not linted", config)
+        data = Path(path).read_bytes()
     except OSError as exc:
-        reason = exc.strerror or str(exc)
-        return [_tool_finding(shown, "TFG002", f"cannot read file: {reason}")]
+        return _unreadable(shown, f"cannot read file: {_os_reason(Path(path), exc)}", config)
     decoded = decode(data, shown)
     if isinstance(decoded, Finding):
-        return [decoded] if (config or Config()).is_enabled("TFG002", shown) else []
+        return [decoded] if config.is_enabled("TFG002", shown) else []
     try:
         return lint_source(decoded, shown, config)
     except Exception as exc:
@@ -187,15 +304,38 @@ def lint_file(
         return []
 
 
+def _unreadable(shown: str, message: str, config: Config) -> list[Finding]:
+    if not config.is_enabled("TFG002", shown):
+        return []
+    return [_tool_finding(shown, "TFG002", message)]
+
+
+def _os_reason(path: Path, exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "symbolic link loop"
+    if exc.errno == errno.ENOENT and path.is_symlink():
+        return "dangling symbolic link (its target does not exist)"
+    if exc.errno == errno.ENOENT:
+        return "file vanished during the run"
+    return exc.strerror or str(exc)
+
+
 def lint_paths(
     paths: Iterable[str | os.PathLike[str]], config: Config | None = None
 ) -> Iterator[Finding]:
     """Lint files and directories (recursively, honouring excludes); yields sorted findings.
 
     A path that does not exist raises ``FileNotFoundError`` before anything is linted: the CLI
-    turns it into a usage error (exit 2).
+    turns it into a usage error (exit 2).  A directory that cannot be read gives a TFG002
+    finding on that directory; the rest of the run goes on.
     """
     config = config or Config()
-    files = iter_python_files([Path(p) for p in paths], config)
-    for path in sorted(files, key=str):
-        yield from lint_file(path, config)
+    errors: list[tuple[Path, str]] = []
+    files = iter_python_files([Path(p) for p in paths], config, errors)
+    work: list[tuple[str, Path | None, str]] = [(str(p), p, "") for p in files]
+    work += [(str(d), None, reason) for d, reason in errors]
+    for shown, path, reason in sorted(work, key=lambda item: item[0]):
+        if path is not None:
+            yield from lint_file(path, config)
+        elif config.is_enabled("TFG002", shown):
+            yield _tool_finding(shown, "TFG002", reason)

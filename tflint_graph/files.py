@@ -1,15 +1,17 @@
 """Which files a run lints: recursion, default excludes, user globs and ``.gitignore``.
 
-Files named on the command line are linted even if a default or ``.gitignore`` rule would
-skip them (as in ruff), but user ``exclude`` patterns still apply (as in flake8, so a
-pre-commit hook honours the project's excludes).  Symlinked directories are not followed,
-so symlink loops cannot trap the walk.
+Files and directories named on the command line are linted even if a default or
+``.gitignore`` rule would skip them (as in ruff), but user ``exclude`` patterns still apply
+(as in flake8, so a pre-commit hook honours the project's excludes).  A symlinked directory
+is walked only when named on the command line; inside a walk, symlinked directories are not
+followed, so symlink loops cannot trap it.  Unreadable directories are reported to the caller.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,14 +21,58 @@ from tflint_graph.config import DEFAULT_EXCLUDE, Config
 
 @dataclass(frozen=True)
 class _Pattern:
-    glob: str
+    regex: re.Pattern[str]
     negated: bool
     dir_only: bool
     anchored: bool
 
 
+def _glob_to_regex(glob: str) -> re.Pattern[str]:
+    """gitignore glob syntax: ``*``/``?`` stop at ``/``, ``**`` crosses directories,
+    ``[...]`` classes (``[!...]`` negated), ``\\`` escapes."""
+    out: list[str] = []
+    i, n = 0, len(glob)
+    while i < n:
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("/**", i) and i + 3 == n:
+            out.append("/.*")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif glob[i] == "[":
+            close = glob.find("]", i + 2)
+            if close < 0:
+                out.append(re.escape("["))
+                i += 1
+                continue
+            body = glob[i + 1 : close]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = close + 1
+        elif glob[i] == "\\" and i + 1 < n:
+            out.append(re.escape(glob[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    try:
+        return re.compile("".join(out) + r"\Z")
+    except re.error:
+        return re.compile(re.escape(glob) + r"\Z")
+
+
 class _GitIgnore:
-    """The subset of gitignore syntax projects use: globs, ``/`` anchors, ``!``, ``**``."""
+    """The gitignore syntax projects use: globs, ``/`` anchors, ``!``, ``**``, trailing ``/``."""
 
     def __init__(self, base: Path, text: str) -> None:
         self.base = base
@@ -37,13 +83,12 @@ class _GitIgnore:
                 continue
             negated = line.startswith("!")
             line = line[1:] if negated else line
-            line = line.removeprefix("\\")
             dir_only = line.endswith("/")
             line = line.rstrip("/")
             anchored = "/" in line
             line = line.lstrip("/")
             if line:
-                self.patterns.append(_Pattern(line, negated, dir_only, anchored))
+                self.patterns.append(_Pattern(_glob_to_regex(line), negated, dir_only, anchored))
 
     def verdict(self, path: Path, is_dir: bool) -> bool | None:
         """True: ignored; False: re-included by ``!``; None: no pattern matched."""
@@ -55,11 +100,7 @@ class _GitIgnore:
         for p in self.patterns:
             if p.dir_only and not is_dir:
                 continue
-            if p.anchored:
-                glob = p.glob.replace("**/", "*").replace("/**", "/*")
-                hit = fnmatch.fnmatchcase(rel, glob)
-            else:
-                hit = fnmatch.fnmatchcase(path.name, p.glob)
+            hit = p.regex.match(rel if p.anchored else path.name)
             if hit:
                 result = not p.negated
         return result
@@ -88,13 +129,21 @@ def _ignored(path: Path, is_dir: bool, ignores: Sequence[_GitIgnore]) -> bool:
     return verdict
 
 
-def _walk(top: Path, config: Config, ignores: list[_GitIgnore], out: list[Path]) -> None:
+def _walk(
+    top: Path,
+    config: Config,
+    ignores: list[_GitIgnore],
+    out: list[Path],
+    errors: list[tuple[Path, str]],
+) -> None:
     local = _read_gitignore(top)
     chain = [*ignores, local] if local is not None else ignores
     try:
-        entries = sorted(os.scandir(top), key=lambda e: e.name)
-    except OSError:
-        return  # unreadable directory: nothing to lint below it
+        with os.scandir(top) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        errors.append((top, f"cannot read directory: {exc.strerror or exc}"))
+        return
     for entry in entries:
         path = Path(entry.path)
         try:
@@ -106,7 +155,7 @@ def _walk(top: Path, config: Config, ignores: list[_GitIgnore], out: list[Path])
                 continue
             if _ignored(path, True, chain):
                 continue
-            _walk(path, config, chain, out)
+            _walk(path, config, chain, out, errors)
         elif entry.name.endswith(".py"):
             if config.is_excluded(path) or _ignored(path, False, chain):
                 continue
@@ -136,17 +185,27 @@ def _parent_ignores(directory: Path) -> list[_GitIgnore]:
     return found
 
 
-def iter_python_files(paths: Sequence[Path], config: Config) -> list[Path]:
-    """The files to lint, each once.  Raises FileNotFoundError for a missing path."""
+def iter_python_files(
+    paths: Sequence[Path],
+    config: Config,
+    errors: list[tuple[Path, str]] | None = None,
+) -> list[Path]:
+    """The files to lint, each once.  Raises FileNotFoundError for a missing path.
+
+    Directories that cannot be read are skipped; when ``errors`` is given, each is appended
+    to it as ``(directory, reason)`` so the caller can report it.
+    """
     for path in paths:
         if not os.path.lexists(path):
             raise FileNotFoundError(str(path))
+    problems: list[tuple[Path, str]] = errors if errors is not None else []
     out: list[Path] = []
     for path in paths:
-        if path.is_dir() and not path.is_symlink():
-            _walk(path, config, _parent_ignores(path), out)
-        elif path.is_dir():
-            _walk(path, config, [], out)
+        if path.is_dir():
+            if config.is_excluded(path):
+                continue
+            parents = [] if path.is_symlink() else _parent_ignores(path)
+            _walk(path, config, parents, out, problems)
         elif not config.is_excluded(path):
             out.append(path)
     seen: set[str] = set()

@@ -8,16 +8,21 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tflint_graph.finding import Finding
+from tflint_graph.noqa import source_lines
 
 JSON_SCHEMA_VERSION = 1
 
 
 def _source_line(path: str, line: int, cache: dict[str, list[str]]) -> str | None:
+    """Physical line ``line`` of ``path``, decoded as the linter decoded it."""
     if path not in cache:
+        from tflint_graph.engine import decode
+
         try:
-            cache[path] = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+            decoded = decode(Path(path).read_bytes(), path)
         except OSError:
-            cache[path] = []
+            decoded = ""
+        cache[path] = source_lines(decoded) if isinstance(decoded, str) else []
     lines = cache[path]
     return lines[line - 1] if 0 < line <= len(lines) else None
 

@@ -1,0 +1,158 @@
+"""``# noqa`` with flake8's semantics (SPEC §3), in the library and through the CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli_support import THREE_CODES, codes_in, invoke, write_tree
+from tests.helpers import dedent, found
+from tflint_graph.noqa import is_suppressed, noqa_codes, source_lines
+
+HEAD = "import random\nimport tensorflow as tf\n\n@tf.function\ndef step(x):\n"
+
+
+def body(*lines: str) -> str:
+    """A traced function whose body starts on line 6."""
+    return HEAD + "".join(f"    {ln}\n" for ln in lines) + "    return x\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "codes"),
+    [
+        ("x = 1", None),
+        ("x = 1  # noqa", frozenset()),
+        ("x = 1  # NOQA", frozenset()),
+        ("x = 1  # NoQa", frozenset()),
+        ("x = 1  #noqa", frozenset()),
+        ("x = 1  # noqa: TFG101", frozenset({"TFG101"})),
+        ("x = 1  # noqa:TFG101", frozenset({"TFG101"})),
+        ("x = 1  #noqa:TFG101,TFG103", frozenset({"TFG101", "TFG103"})),
+        ("x = 1  # noqa: TFG101, TFG103", frozenset({"TFG101", "TFG103"})),
+        ("x = 1  # noqa: TFG101 TFG103", frozenset({"TFG101", "TFG103"})),
+        ("x = 1  # NOQA: tfg101", frozenset({"TFG101"})),
+        ("x = 1  # noqa: TFG1", frozenset({"TFG1"})),
+        ("x = 1  # noqa: TFG101 because tracing is intended", frozenset({"TFG101"})),
+        ("x = 1  # noqa:E501", frozenset({"E501"})),
+        # flake8: anything but `:CODES` right after `noqa` makes it a blanket noqa.
+        ("x = 1  # noqa : TFG101", frozenset()),
+        ("x = 1  # noqa - intended", frozenset()),
+        ("x = 1  # type: ignore  # noqa: TFG103", frozenset({"TFG103"})),
+    ],
+)
+def test_noqa_codes(line: str, codes: frozenset[str] | None) -> None:
+    assert noqa_codes(line) == codes
+
+
+@pytest.mark.parametrize(
+    ("comment", "suppressed"),
+    [
+        ("", False),
+        ("  # noqa", True),
+        ("  # NOQA", True),
+        ("  #noqa", True),
+        ("  # noqa: TFG101", True),
+        ("  # noqa:TFG101", True),
+        ("  #noqa:TFG103,TFG101", True),
+        ("  # noqa: TFG1", True),  # a prefix, as in flake8
+        ("  # noqa: TFG10", True),
+        ("  # noqa: TFG103", False),  # another code does not suppress
+        ("  # noqa: TFG1011", False),  # longer than the code: not a prefix of it
+        ("  # noqa: TFG2", False),
+        ("  # noqa: E501", False),
+    ],
+)
+def test_noqa_on_the_finding_line(comment: str, suppressed: bool) -> None:
+    source = body(f"print(x){comment}")
+    assert ((6, "TFG101") not in found(source)) is suppressed
+
+
+def test_noqa_only_silences_its_own_line() -> None:
+    source = body("print(x)  # noqa", "print(x)", "# noqa", "print(x)")
+    assert found(source) == {(7, "TFG101"), (9, "TFG101")}
+
+
+def test_noqa_with_one_code_keeps_the_others_on_the_line() -> None:
+    source = body("print(random.random())  # noqa: TFG101")
+    assert found(source) == {(6, "TFG103")}
+    source = body("print(random.random())  # noqa: TFG103,TFG101")
+    assert found(source) == set()
+
+
+def test_noqa_inside_a_string_literal_counts_as_in_flake8() -> None:
+    # flake8 searches the text of the line, so a noqa comment spelled inside a string on the
+    # finding's line suppresses it. We do the same, so that the CLI and the flake8 plugin agree.
+    assert found(body('print("# noqa")')) == set()
+    assert found(body('print("# noqa: TFG103")')) == {(6, "TFG101")}
+
+
+def test_multi_line_string_and_backslash_continuation_are_one_unit() -> None:
+    source = dedent(
+        '''
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            print("""several
+            lines""")  # noqa: TFG101
+            print(x, \\
+                  x)  # noqa
+            return x
+        '''
+    )
+    assert found(source) == set()
+
+
+def test_noqa_after_a_multi_line_bracketed_call_does_not_reach_its_first_line() -> None:
+    # As in flake8, lines joined only by brackets are separate physical lines.
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            print(
+                x,
+            )  # noqa: TFG101
+            return x
+        """
+    )
+    assert found(source) == {(5, "TFG101")}
+
+
+def test_noqa_with_crlf_line_endings() -> None:
+    source = body("print(x)  # noqa: TFG101", "print(x)").replace("\n", "\r\n")
+    assert found(source) == {(7, "TFG101")}
+
+
+def test_noqa_below_a_form_feed() -> None:
+    source = "import tensorflow as tf\n\x0c\n@tf.function\ndef step(x):\n"
+    source += "    print(x)  # noqa: TFG101\n    return x\n"
+    assert found(source) == set()
+
+
+def test_source_lines_counts_like_python() -> None:
+    assert source_lines("a\r\nb\x0cc\rd\ne\x1cf\u2028g\n") == ["a", "b\x0cc", "d", "e\x1cf\u2028g"]
+    assert source_lines("") == []
+    assert source_lines("x") == ["x"]
+
+
+def test_is_suppressed_out_of_range() -> None:
+    lines = ["x  # noqa"]
+    assert is_suppressed(lines, 1, "TFG101")
+    assert not is_suppressed(lines, 0, "TFG101")
+    assert not is_suppressed(lines, 2, "TFG101")
+
+
+def test_noqa_through_the_cli(tmp_path: Path) -> None:
+    suppressed = THREE_CODES.replace("print(x)", "print(x)  # noqa: TFG101").replace(
+        "random.random()", "random.random()  # noqa"
+    )
+    write_tree(tmp_path, {"m.py": suppressed})
+    result = invoke(["m.py"], tmp_path)
+    assert codes_in(result.stdout) == [("m.py", 10, 9, "TFG104")]
+    write_tree(tmp_path, {"m.py": suppressed.replace("time.time()", "time.time()  # NOQA")})
+    result = invoke(["m.py"], tmp_path)
+    assert result.exit_code == 0
+    assert result.stdout.strip() == "All checks passed!"
