@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import libcst as cst
 from libcst.metadata import (
@@ -26,6 +26,9 @@ from libcst.metadata import (
 
 from tflint_graph.config import Config
 from tflint_graph.names import Resolution, Resolver
+
+if TYPE_CHECKING:
+    from tflint_graph.traced import TraceFinder
 
 FunctionNode: TypeAlias = cst.FunctionDef | cst.Lambda
 T = TypeVar("T")
@@ -77,6 +80,7 @@ class ModuleContext:
         # Filled by traced-code discovery before any rule runs.
         self.traced: dict[FunctionNode, TracedFunction] = {}
         self._memo: dict[tuple[str, cst.CSTNode], Any] = {}
+        self.trace_finder: TraceFinder | None = None
 
     def memo(self, kind: str, node: cst.CSTNode, compute: Callable[[], T]) -> T:
         """Compute a per-node fact once per module (rules ask the same questions often)."""

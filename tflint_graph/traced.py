@@ -334,10 +334,6 @@ def _kwarg(call: cst.Call, name: str) -> cst.BaseExpression | None:
     return None
 
 
-def _is_true(expr: cst.BaseExpression | None) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "True"
-
-
 class _RunEagerlyAssignment(cst.CSTVisitor):
     """``model.run_eagerly = True`` (or ``run_eagerly = True`` in a class body)."""
 
@@ -347,8 +343,10 @@ class _RunEagerlyAssignment(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
             target = t.target
-            name = target.attr.value if isinstance(target, cst.Attribute) else (
-                target.value if isinstance(target, cst.Name) else ""
+            name = (
+                target.attr.value
+                if isinstance(target, cst.Attribute)
+                else (target.value if isinstance(target, cst.Name) else "")
             )
             if name == "run_eagerly" and _is_true(node.value):
                 self.found = True
@@ -1024,4 +1022,6 @@ class TraceFinder:
 
 def find_traced(ctx: ModuleContext) -> dict[FunctionNode, TracedFunction]:
     """Every traced function of the module, with the reason and chain."""
-    return TraceFinder(ctx).find()
+    finder = TraceFinder(ctx)
+    ctx.trace_finder = finder  # rules reuse its dataset and callable resolution
+    return finder.find()
