@@ -280,13 +280,15 @@ class TensorInference:
         if key in self._names:
             return self._names[key]
         if key in self._visiting:
-            return None  # `x = x + 1`: decided by the other assignments
+            # `z = z + 1`: assume the hypothesis under test; the name's other bindings decide.
+            return Kind.TENSOR
         self._visiting.add(key)
         try:
             result = self._compute_name(name)
         finally:
             self._visiting.discard(key)
-        self._names[key] = result
+        if not self._visiting:  # results that leaned on an assumption are not kept
+            self._names[key] = result
         return result
 
     def _compute_name(self, name: cst.Name) -> Kind | None:

@@ -1,0 +1,176 @@
+"""Tensor-value inference (tflint_graph.tensors) on small traced functions."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from tests.helpers import dedent
+from tflint_graph.config import Config
+from tflint_graph.context import ModuleContext
+from tflint_graph.tensors import Kind, tensors
+from tflint_graph.traced import find_traced
+
+
+def kinds(source: str, function: str) -> dict[str, Kind | None]:
+    """Kind of every name *returned* (``return a, b, c``) by ``function``."""
+    source = dedent(source)
+    ctx = ModuleContext("m.py", source, cst.parse_module(source), Config())
+    ctx.traced = find_traced(ctx)
+    fn = next(t for t in ctx.traced.values() if t.display == f"{function}()")
+    inference = tensors(ctx, fn)
+    out: dict[str, Kind | None] = {}
+
+    class _Returns(cst.CSTVisitor):
+        def visit_Return(self, node: cst.Return) -> None:
+            value = node.value
+            elements = value.elements if isinstance(value, cst.Tuple) else []
+            for el in elements:
+                out[ctx.code(el.value)] = inference.kind(el.value)
+
+    fn.node.visit(_Returns())
+    return out
+
+
+def test_parameters_of_tf_function_roots() -> None:
+    got = kinds(
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x, y, scale=2.0, training=False, *, n: int = 3):
+            return x, y, scale, training, n
+        """,
+        "step",
+    )
+    assert got == {"x": Kind.TENSOR, "y": Kind.TENSOR, "scale": None, "training": None, "n": None}
+
+
+def test_annotations_and_input_signature_decide() -> None:
+    got = kinds(
+        """
+        import tensorflow as tf
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def serve(x, k: int = 1):
+            return x, k
+        """,
+        "serve",
+    )
+    assert got == {"x": Kind.TENSOR, "k": None}
+    got = kinds(
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x: tf.Tensor, steps: int, names: list):
+            return x, steps, names
+        """,
+        "step",
+    )
+    assert got == {"x": Kind.TENSOR, "steps": None, "names": None}
+
+
+def test_ops_methods_operators_and_static_facts() -> None:
+    got = kinds(
+        """
+        import tensorflow as tf
+        from tensorflow import keras
+
+        @tf.function
+        def step(x):
+            a = tf.reduce_sum(x)
+            b = x * 2 + 1
+            c = a > 0
+            d = x[0]
+            e = x.shape[0]
+            f = x.dtype
+            g = keras.ops.mean(x)
+            h = tf.unstack(x)
+            i = tf.executing_eagerly()
+            j = len([1, 2])
+            k = tf.reshape(x, [-1]).numpy
+            m = x is None
+            return a, b, c, d, e, f, g, h, i, j, m
+        """,
+        "step",
+    )
+    assert got == {
+        "a": Kind.TENSOR,
+        "b": Kind.TENSOR,
+        "c": Kind.TENSOR,
+        "d": Kind.TENSOR,
+        "e": None,
+        "f": None,
+        "g": Kind.TENSOR,
+        "h": Kind.STRUCTURE,
+        "i": None,
+        "j": None,
+        "m": None,
+    }
+
+
+def test_names_assigned_from_mixed_values_are_unknown() -> None:
+    got = kinds(
+        """
+        import tensorflow as tf
+
+        LIMIT = tf.constant(3)
+
+        @tf.function
+        def step(x, flag=True):
+            y = tf.zeros([2])
+            if flag:
+                y = 0.0
+            z = x
+            z = z + 1
+            return y, z, LIMIT
+        """,
+        "step",
+    )
+    assert got == {"y": None, "z": Kind.TENSOR, "LIMIT": None}
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("class Net(tf.keras.layers.Layer):\n    def call(self, inputs):", Kind.STRUCTURE),
+        ("class Net(tf.keras.Model):\n    def train_step(self, inputs):", None),
+    ],
+)
+def test_keras_inputs_may_be_structures(header: str, expected: Kind | None) -> None:
+    source = "import tensorflow as tf\n\n" + header + "\n        return inputs, 1\n"
+    name = header.split("def ")[1].split("(")[0]
+    assert kinds(source, name)["inputs"] is expected
+
+
+def test_dataset_callback_elements_may_be_structures() -> None:
+    got = kinds(
+        """
+        import tensorflow as tf
+
+        def parse(example):
+            return example, 1
+
+        ds = tf.data.TFRecordDataset("f").map(parse)
+        """,
+        "parse",
+    )
+    assert got["example"] is Kind.STRUCTURE
+
+
+def test_callee_parameters_are_unknown() -> None:
+    got = kinds(
+        """
+        import tensorflow as tf
+
+        def helper(v):
+            return v, 1
+
+        @tf.function
+        def step(x):
+            return helper(x)
+        """,
+        "helper",
+    )
+    assert got["v"] is None
