@@ -96,6 +96,49 @@ def under_eager_check(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction)
     return False
 
 
+def runs_eagerly(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
+    """``node`` runs eagerly even inside traced code: under ``if tf.executing_eagerly():``,
+    inside ``with tf.init_scope():``, or after an early ``if not tf.executing_eagerly():
+    return`` (or ``raise``) in the same or an enclosing block."""
+    if under_eager_check(ctx, node, fn):
+        return True
+    child = node
+    for anc in ctx.ancestors(node):
+        if anc is fn.node:
+            return False
+        if isinstance(anc, cst.With) and child is anc.body:
+            for item in anc.items:
+                call = item.item
+                if isinstance(call, cst.Call) and ctx.resolve(call.func).is_(
+                    "tensorflow.init_scope"
+                ):
+                    return True
+        if isinstance(anc, cst.IndentedBlock):
+            for stmt in anc.body:
+                if stmt is child:
+                    break
+                if _exits_unless_eager(ctx, stmt):
+                    return True
+        child = anc
+    return False
+
+
+def _exits_unless_eager(ctx: ModuleContext, stmt: cst.BaseStatement) -> bool:
+    """``if not tf.executing_eagerly(): return ...`` (or ``raise``), with no ``else``."""
+    if not isinstance(stmt, cst.If) or stmt.orelse is not None:
+        return False
+    test = stmt.test
+    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+        return False
+    if not _mentions_eager_check(ctx, test.expression):
+        return False
+    body = stmt.body.body
+    last = body[-1] if body else None
+    if isinstance(last, cst.SimpleStatementLine) and last.body:
+        return isinstance(last.body[-1], cst.Return | cst.Raise)
+    return False
+
+
 def _mentions_eager_check(ctx: ModuleContext, test: cst.BaseExpression) -> bool:
     if isinstance(test, cst.UnaryOperation):
         return False  # `if not tf.executing_eagerly():` guards the graph branch

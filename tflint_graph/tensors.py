@@ -22,6 +22,7 @@ from enum import Enum
 
 import libcst as cst
 
+from tflint_graph.analysis import assigned_value, attribute_values
 from tflint_graph.context import ModuleContext, TracedFunction, TraceKind
 
 
@@ -90,6 +91,13 @@ _NOT_TENSOR = frozenset(
         "tensorflow.Graph",
         "tensorflow.group",
         "tensorflow.no_op",
+        "tensorflow.is_symbolic_tensor",
+        "tensorflow.random.get_global_generator",
+        # keras.ops.shape returns a Python tuple (ints, or tensors for unknown dims).
+        "keras.ops.shape",
+        "keras.ops.convert_to_numpy",
+        "keras.ops.is_tensor",
+        "keras.ops.dtype",
     }
 )
 # Calls that return a Python list/tuple of tensors (iterating and unpacking them is fine).
@@ -131,6 +139,57 @@ _STRUCTURE_CALLS = frozenset(
         "keras.ops.while_loop",
         "keras.ops.fori_loop",
         "keras.ops.scan",
+        # More calls that return a tuple, list or dict of tensors (unpacking them is fine).
+        "tensorflow.io.decode_csv",
+        "tensorflow.io.parse_example",
+        "tensorflow.io.parse_single_example",
+        "tensorflow.io.parse_sequence_example",
+        "tensorflow.io.parse_single_sequence_example",
+        "tensorflow.audio.decode_wav",
+        "tensorflow.linalg.eig",
+        "tensorflow.linalg.lu",
+        "tensorflow.linalg.eigh_tridiagonal",
+        "tensorflow.nn.sufficient_statistics",
+        "tensorflow.nn.normalize_moments",
+        "tensorflow.nn.max_pool_with_argmax",
+        "tensorflow.nn.fractional_max_pool",
+        "tensorflow.nn.fractional_avg_pool",
+        "tensorflow.nn.ctc_beam_search_decoder",
+        "tensorflow.nn.ctc_greedy_decoder",
+        "tensorflow.nn.compute_accidental_hits",
+        "tensorflow.nn.fixed_unigram_candidate_sampler",
+        "tensorflow.nn.learned_unigram_candidate_sampler",
+        "tensorflow.nn.log_uniform_candidate_sampler",
+        "tensorflow.nn.uniform_candidate_sampler",
+        "tensorflow.random.fixed_unigram_candidate_sampler",
+        "tensorflow.random.learned_unigram_candidate_sampler",
+        "tensorflow.random.log_uniform_candidate_sampler",
+        "tensorflow.random.uniform_candidate_sampler",
+        "tensorflow.random.all_candidate_sampler",
+        "tensorflow.image.sample_distorted_bounding_box",
+        "tensorflow.image.stateless_sample_distorted_bounding_box",
+        "tensorflow.image.non_max_suppression_padded",
+        "tensorflow.image.non_max_suppression_with_scores",
+        "tensorflow.image.combined_non_max_suppression",
+        "tensorflow.math.approx_max_k",
+        "tensorflow.math.approx_min_k",
+        "tensorflow.strings.unicode_decode_with_offsets",
+        "tensorflow.strings.unicode_split_with_offsets",
+        "keras.ops.svd",
+        "keras.ops.qr",
+        "keras.ops.eig",
+        "keras.ops.eigh",
+        "keras.ops.lu_factor",
+        "keras.ops.slogdet",
+        "keras.ops.fft",
+        "keras.ops.fft2",
+        "keras.ops.ifft2",
+        "keras.ops.rfft",
+        "keras.ops.stft",
+        "keras.ops.map",
+        "keras.ops.switch",
+        "keras.ops.vectorized_map",
+        "keras.ops.associative_scan",
     }
 )
 # Attributes of a tensor that are static Python values.
@@ -408,3 +467,123 @@ def _signature_specs(signature: cst.BaseExpression | None) -> list[cst.BaseExpre
 def tensors(ctx: ModuleContext, fn: TracedFunction) -> TensorInference:
     """The (memoised) tensor inference for one traced function."""
     return ctx.memo("tensors", fn.node, lambda: TensorInference(ctx, fn))
+
+
+# What creates a tf.Variable, and where Keras keeps them (for TFG202/TFG204 messages:
+# `variable.numpy()` raises NotImplementedError in a graph, not AttributeError).
+_VARIABLE_CALLS = (
+    "tensorflow.Variable",
+    "tensorflow.get_variable",
+    "keras.Variable",
+    "keras.backend.Variable",
+    "keras.variables.Variable",
+)
+_VARIABLE_FACTORY_METHODS = frozenset({"add_weight", "add_variable"})
+# Attributes of Keras layers and optimizers that hold one variable.
+_VARIABLE_ATTRIBUTES = frozenset(
+    {
+        "kernel",
+        "bias",
+        "recurrent_kernel",
+        "depthwise_kernel",
+        "pointwise_kernel",
+        "embeddings",
+        "moving_mean",
+        "moving_variance",
+        "iterations",
+    }
+)
+# Attributes of Keras objects and tf.Modules that hold a list of variables.
+_VARIABLE_LISTS = frozenset(
+    {
+        "variables",
+        "trainable_variables",
+        "non_trainable_variables",
+        "weights",
+        "trainable_weights",
+        "non_trainable_weights",
+    }
+)
+
+
+def is_variable_call(ctx: ModuleContext, expr: cst.BaseExpression) -> bool:
+    """``tf.Variable(...)`` (any spelling) or ``self.add_weight(...)``."""
+    if not isinstance(expr, cst.Call):
+        return False
+    func = expr.func
+    if ctx.resolve(func).is_(*_VARIABLE_CALLS):
+        return True
+    return isinstance(func, cst.Attribute) and func.attr.value in _VARIABLE_FACTORY_METHODS
+
+
+def holds_variable(ctx: ModuleContext, fn: TracedFunction, expr: cst.BaseExpression) -> bool:
+    """``expr`` is a ``tf.Variable`` as far as this module shows: a ``tf.Variable(...)``/
+    ``add_weight(...)`` call, a name or ``self.attr`` assigned only such calls (``None``
+    placeholders of lazy creation aside), a Keras weight attribute (``layer.kernel``,
+    ``optimizer.iterations``), an item of ``model.trainable_variables``, or a loop variable
+    over such a list."""
+    if isinstance(expr, cst.Call):
+        return is_variable_call(ctx, expr)
+    if isinstance(expr, cst.Subscript):
+        base = expr.value
+        return isinstance(base, cst.Attribute) and base.attr.value in _VARIABLE_LISTS
+    if isinstance(expr, cst.Attribute):
+        if ctx.resolve(expr).imported:
+            return False  # a module attribute such as tf.float32
+        values = [v for v in attribute_values(ctx, expr, fn) if not _is_none(v)]
+        if values:
+            return all(is_variable_call(ctx, v) for v in values)
+        return expr.attr.value in _VARIABLE_ATTRIBUTES
+    if isinstance(expr, cst.Name):
+        seen = False
+        for a in ctx.bindings(expr):
+            node = a.node
+            if isinstance(node, cst.Param):
+                return False
+            loop = ctx.parent(node)
+            if isinstance(loop, cst.For) and loop.target is node:
+                it = loop.iter
+                if not (isinstance(it, cst.Attribute) and it.attr.value in _VARIABLE_LISTS):
+                    return False
+                seen = True
+                continue
+            value = assigned_value(ctx, node)
+            if value is None:
+                return False
+            if is_variable_call(ctx, value):
+                seen = True
+            elif not _is_none(value):
+                return False
+        return seen
+    return False
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def certain_tensors(ctx: ModuleContext, fn: TracedFunction) -> TensorInference:
+    """Like :func:`tensors`, but a parameter counts as TENSOR only where an
+    ``input_signature`` ``TensorSpec`` or a ``tf.Tensor`` annotation says so.  A bare
+    parameter of a ``tf.function`` may as well be called with a tuple, a list or a Python
+    number (``step((x, y))``, ``step(x, 3)``), so rules about unpacking, iterating or
+    converting it (TFG201, TFG203) ask this stricter question."""
+
+    def build() -> TensorInference:
+        inference = TensorInference(ctx, fn)
+        if fn.input_signature is None:
+            for p, k in inference._params.items():
+                if k is Kind.TENSOR and not _annotated_tensor(ctx, p):
+                    inference._params[p] = Kind.STRUCTURE
+        return inference
+
+    return ctx.memo("certain-tensors", fn.node, build)
+
+
+def _annotated_tensor(ctx: ModuleContext, p: cst.Param) -> bool:
+    if p.annotation is None:
+        return False
+    res = ctx.resolve(p.annotation.annotation)
+    return res.is_("tensorflow.Tensor", "tensorflow.Variable") or res.startswith(
+        "tensorflow.types."
+    )

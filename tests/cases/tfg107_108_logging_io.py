@@ -44,7 +44,7 @@ def traced(x, path):
         fh.write("data")  # TFG108
         json.dump({}, fh)  # TFG108
         pickle.dump(x, fh)  # TFG108
-    np.save("x.npy", x)  # TFG108
+    np.save("x.npy", x)  # TFG108, TFG204
     os.makedirs("out")  # TFG108
     shutil.rmtree("tmp")  # TFG108
     sys.stdout.write("hi")  # TFG108

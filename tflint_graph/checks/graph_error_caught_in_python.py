@@ -1,0 +1,274 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from tflint_graph.autograph import runs_eagerly
+from tflint_graph.checks.base import Rule
+from tflint_graph.checks.tensor_numpy import short
+from tflint_graph.context import TracedFunction
+from tflint_graph.names import dotted
+from tflint_graph.tensors import tensors
+
+# Where TensorFlow's runtime error classes live, in every spelling the resolver leaves.
+_ERROR_MODULES = (
+    "tensorflow.errors.",
+    "tensorflow.python.framework.errors.",
+    "tensorflow.python.framework.errors_impl.",
+)
+# Classes there that TensorFlow raises while tracing, in Python: catching them works.
+_TRACE_TIME_ERRORS = frozenset({"OperatorNotAllowedInGraphError", "InaccessibleTensorError"})
+_BROAD = ("builtins.Exception", "builtins.BaseException")
+# TensorFlow APIs that do their work in Python when called (file system, checkpoints,
+# configuration): errors they raise, tf.errors.* included, happen while tracing.
+_PYTHON_SIDE = (
+    "tensorflow.io.gfile.",
+    "tensorflow.saved_model.",
+    "tensorflow.train.",
+    "tensorflow.config.",
+    "tensorflow.distribute.",
+    "tensorflow.nest.",
+    "tensorflow.autograph.",
+    "tensorflow.summary.create_",
+    "tensorflow.data.experimental.load",
+    "tensorflow.errors.",
+    "tensorflow.dtypes.",
+    "tensorflow.types.",
+    "tensorflow.test.",
+    "tensorflow.sysconfig.",
+    "tensorflow.version.",
+    "tensorflow.lite.",
+    "tensorflow.experimental.dtensor.",
+    "keras.models.load_model",
+    "keras.saving.",
+)
+# TensorFlow calls that build no op that could fail when the graph runs.
+_NOT_OPS = frozenset(
+    {
+        "tensorflow.function",
+        "tensorflow.print",
+        "tensorflow.TensorSpec",
+        "tensorflow.TensorShape",
+        "tensorflow.RaggedTensorSpec",
+        "tensorflow.SparseTensorSpec",
+        "tensorflow.GradientTape",
+        "tensorflow.name_scope",
+        "tensorflow.device",
+        "tensorflow.init_scope",
+        "tensorflow.control_dependencies",
+        "tensorflow.executing_eagerly",
+        "tensorflow.inside_function",
+        "tensorflow.is_tensor",
+        "tensorflow.get_static_value",
+        "tensorflow.as_dtype",
+        "tensorflow.DType",
+        "tensorflow.Module",
+        "tensorflow.get_logger",
+        "tensorflow.Graph",
+        "tensorflow.no_op",
+    }
+)
+# A tensor method that does not run an op.
+_STATIC_METHODS = frozenset({"get_shape", "set_shape", "numpy", "ref", "experimental_ref"})
+
+
+class GraphErrorCaughtInPython(Rule):
+    """A Python `except` in traced code cannot catch errors TensorFlow ops raise at run time."""
+
+    code = "TFG206"
+    name = "graph-error-caught-in-python"
+
+    VALID = [
+        """
+import tensorflow as tf
+
+@tf.function
+def safe_log(x):
+    ok = tf.reduce_all(tf.math.is_finite(x))
+    return tf.cond(ok, lambda: tf.math.log(x), lambda: tf.zeros_like(x))
+
+def run(x):
+    try:
+        return safe_log(x)
+    except tf.errors.InvalidArgumentError:  # eager code: catches the runtime error
+        return None
+""",
+        """
+import tensorflow as tf
+
+@tf.function
+def step(x, config):
+    try:
+        scale = config["scale"]  # a trace-time lookup: KeyError happens while tracing
+    except KeyError:
+        scale = 1.0
+    try:
+        import extra_ops
+    except Exception:
+        extra_ops = None
+    return x * scale
+""",
+    ]
+    INVALID = [
+        """
+import tensorflow as tf
+
+@tf.function
+def checked(x):
+    try:
+        y = tf.debugging.check_numerics(x, "x has NaNs")
+    except tf.errors.InvalidArgumentError:  # TFG206
+        y = tf.zeros_like(x)
+    return y
+""",
+        """
+import tensorflow as tf
+
+def parse(record):
+    try:
+        image = tf.io.decode_jpeg(record)
+    except Exception:  # TFG206
+        image = tf.zeros([8, 8, 3], tf.uint8)
+    return image
+
+ds = tf.data.Dataset.from_tensor_slices([b"not a jpeg"]).map(parse)
+""",
+    ]
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler, fn: TracedFunction) -> None:
+        self._check(node, fn)
+
+    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler, fn: TracedFunction) -> None:
+        self._check(node, fn)
+
+    def _check(self, node: cst.ExceptHandler | cst.ExceptStarHandler, fn: TracedFunction) -> None:
+        ctx = self.ctx
+        try_node = ctx.parent(node)
+        if not isinstance(try_node, cst.Try | cst.TryStar):
+            return
+        if runs_eagerly(ctx, try_node, fn):
+            return
+        runtime = self._runtime_errors(node.type)
+        if runtime:
+            if self._raises_in_python(try_node.body):
+                return
+            names = ", ".join(runtime)
+            self.report(
+                node,
+                f"except {names} in {fn.where} never catches the runtime error: "
+                "inside a graph TensorFlow ops fail when the graph runs, after the Python "
+                "try/except has finished (it only sees trace-time errors); check the "
+                "values with tf.debugging.*/tf.cond/tf.where inside the graph, or catch "
+                "the error around the call of the tf.function",
+                fn,
+            )
+            return
+        if not self._broad(node.type):
+            return
+        if self._reraises(node.body) or self._raises_in_python(try_node.body):
+            return
+        op = self._first_op(try_node.body, fn)
+        if op is None:
+            return
+        caught = "except:" if node.type is None else f"except {short(ctx.code(node.type))}"
+        self.report(
+            node,
+            f"{caught} around {op}() in {fn.where} catches only trace-time errors: a "
+            "TensorFlow op that fails (InvalidArgumentError, ...) raises when the graph "
+            "runs, after this try/except has finished; handle bad values inside the graph "
+            "(tf.cond, tf.where, tf.debugging.*) or catch the error around the call of the "
+            "tf.function",
+            fn,
+        )
+
+    # -- the handler's types -----------------------------------------------------------
+    def _types(self, expr: cst.BaseExpression | None) -> list[cst.BaseExpression]:
+        if expr is None:
+            return []
+        if isinstance(expr, cst.Tuple):
+            return [el.value for el in expr.elements]
+        return [expr]
+
+    def _resolve(self, expr: cst.BaseExpression) -> frozenset[str]:
+        finder = self.ctx.trace_finder
+        res = finder.resolve(expr) if finder is not None else self.ctx.resolve(expr)
+        return res.imported
+
+    def _runtime_errors(self, expr: cst.BaseExpression | None) -> list[str]:
+        """The handler's types that are TensorFlow runtime errors (``tf.errors.*``)."""
+        found = []
+        for t in self._types(expr):
+            for name in sorted(self._resolve(t)):
+                if not name.startswith(_ERROR_MODULES):
+                    continue
+                last = name.rsplit(".", 1)[-1]
+                if last.endswith("Error") and last not in _TRACE_TIME_ERRORS:
+                    found.append(dotted(t) or last)
+                    break
+        return found
+
+    def _broad(self, expr: cst.BaseExpression | None) -> bool:
+        if expr is None:
+            return True
+        return any(self.ctx.resolve(t).is_(*_BROAD) for t in self._types(expr))
+
+    @staticmethod
+    def _reraises(body: cst.BaseSuite) -> bool:
+        """The handler ends in ``raise``: it only adds context, it does not swallow."""
+        stmts = body.body if isinstance(body, cst.IndentedBlock) else [body]
+        last = stmts[-1] if stmts else None
+        if isinstance(last, cst.SimpleStatementLine | cst.SimpleStatementSuite) and last.body:
+            return isinstance(last.body[-1], cst.Raise)
+        return False
+
+    # -- the try body ------------------------------------------------------------------
+    def _raises_in_python(self, body: cst.BaseSuite) -> bool:
+        """The try body itself raises a tf.errors class in Python, or calls a
+        Python-side TensorFlow API (gfile, checkpoints) that raises them eagerly."""
+        ctx = self.ctx
+        for node in _own_nodes(body):
+            if isinstance(node, cst.Raise) and node.exc is not None:
+                exc = node.exc.func if isinstance(node.exc, cst.Call) else node.exc
+                if any(n.startswith(_ERROR_MODULES) for n in self._resolve(exc)):
+                    return True
+            if isinstance(node, cst.Call) and ctx.resolve(node.func).startswith(*_PYTHON_SIDE):
+                return True
+        return False
+
+    def _first_op(self, body: cst.BaseSuite, fn: TracedFunction) -> str | None:
+        """The first TensorFlow op the try body runs (in the graph), by name."""
+        ctx = self.ctx
+        inference = tensors(ctx, fn)
+        for node in _own_nodes(body):
+            if not isinstance(node, cst.Call):
+                continue
+            func = node.func
+            res = ctx.resolve(func)
+            if res.imported:
+                if not res.startswith("tensorflow.", "keras.ops."):
+                    continue
+                if res.is_(*_NOT_OPS) or res.startswith(*_PYTHON_SIDE):
+                    continue
+                return dotted(func) or short(ctx.code(func))
+            if (
+                isinstance(func, cst.Attribute)
+                and func.attr.value not in _STATIC_METHODS
+                and inference.is_tensor(func.value)
+            ):
+                return short(ctx.code(func))
+        return None
+
+
+def _own_nodes(body: cst.CSTNode) -> list[cst.CSTNode]:
+    """Nodes of ``body`` in source order, not descending into nested defs, lambdas or
+    classes (their code does not run inside the try)."""
+    found: list[cst.CSTNode] = []
+
+    class _Walk(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+                return False
+            found.append(node)
+            return True
+
+    body.visit(_Walk())
+    return found
