@@ -39,6 +39,7 @@ def derived(x):
 @tf.function
 def fine(x):
     half = np.float32(0.5)  # a NumPy scalar constant
+    rows = np.stack(x)  # iterates the tensor (another error, TFG203's concern)
     angle = x * np.pi
     idx = np.arange(3)
     n = np.prod(x.shape[1:])  # static shape

@@ -168,3 +168,29 @@ class Other:
 @tf.function
 def not_self(x, obj):
     return obj.add_weight(shape=()) * x
+
+
+class Registry(tf.Module):
+    def add_weight(self, shape):
+        return tf.zeros(shape)
+
+    @tf.function
+    def __call__(self, x):
+        return x + self.add_weight(())  # not a Keras layer: its own method
+
+
+class LazyHelper(tf.Module):
+    def __init__(self):
+        self.v = None
+
+    def _create(self, x):
+        self.v = tf.Variable(tf.zeros_like(x))
+
+    def _fresh(self):
+        return tf.Variable(0.0)  # TFG205
+
+    @tf.function
+    def __call__(self, x):
+        if self.v is None:
+            self._create(x)
+        return self.v + x + self._fresh()

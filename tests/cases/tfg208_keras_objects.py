@@ -123,7 +123,7 @@ class Net(keras.Model):
         if not hasattr(self, "gate"):
             self.gate = layers.Dense(1)
         aux = layers.Dense(1)(x)  # TFG208
-        self.late = layers.Dense(1)  # TFG106, TFG208
+        self.late = layers.Dense(1)  # TFG208
         return self.head(self.dense(x)) + self.gate(x) + aux + self.late(x)
 
     def train_step(self, data):

@@ -65,9 +65,6 @@ WEIGHTED_LAYERS = frozenset(
         "TimeDistributed",
         "LocallyConnected1D",
         "LocallyConnected2D",
-        "TextVectorization",
-        "IntegerLookup",
-        "StringLookup",
     }
 )
 # Only when they are given no vocabulary / statistics do these create variables on build;
@@ -342,11 +339,13 @@ def created_once(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> b
     return _created_once(ctx, node, fn, 0)
 
 
-def _created_once(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction, depth: int) -> bool:
+def _created_once(
+    ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction, depth: int, *, site: bool = False
+) -> bool:
     fn_node = fn.node
     if isinstance(fn_node, cst.FunctionDef) and fn_node.name.value in CREATION_METHODS:
         return True
-    if _state_guarded(ctx, node, fn_node) or under_eager_check(ctx, node, fn):
+    if _state_guarded(ctx, node, fn_node, site) or under_eager_check(ctx, node, fn):
         return True
     parent = fn.parent
     if fn.kind is not TraceKind.CALLEE or parent is None or depth > 8:
@@ -357,7 +356,8 @@ def _created_once(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction, dep
     sites = list(_call_sites(ctx, fn_node, parent))
     if not sites:
         return True  # reached some other way (passed as an argument ...): do not guess
-    return all(_created_once(ctx, site, parent, depth + 1) for site in sites)
+    # At a call site the callee may be what sets the state: `if self.v is None: self._init()`.
+    return all(_created_once(ctx, s, parent, depth + 1, site=True) for s in sites)
 
 
 def _call_sites(
@@ -374,20 +374,22 @@ def _call_sites(
             yield call
 
 
-def _state_guarded(ctx: ModuleContext, node: cst.CSTNode, fn: FunctionNode) -> bool:
+def _state_guarded(
+    ctx: ModuleContext, node: cst.CSTNode, fn: FunctionNode, site: bool = False
+) -> bool:
     child: cst.CSTNode = node
     for anc in ctx.ancestors(node):
         if anc is fn:
             return False
         if isinstance(anc, cst.If) and child is not anc.test:
-            if _is_state_guard(ctx, anc.test, anc, fn):
+            if _is_state_guard(ctx, anc.test, anc, fn, site):
                 return True
         elif isinstance(anc, cst.IfExp) and child is not anc.test:
-            if _is_state_guard(ctx, anc.test, _statement_of(ctx, anc), fn):
+            if _is_state_guard(ctx, anc.test, _statement_of(ctx, anc), fn, site):
                 return True
         elif isinstance(anc, cst.BooleanOperation) and child is anc.right:
             # `self.v = self.v or tf.Variable(...)`
-            if _is_state_guard(ctx, anc.left, _statement_of(ctx, anc), fn):
+            if _is_state_guard(ctx, anc.left, _statement_of(ctx, anc), fn, site):
                 return True
         elif isinstance(anc, cst.With):
             for item in anc.items:
@@ -411,10 +413,15 @@ _BUILT_FLAGS = frozenset({"built", "_built", "initialized", "_initialized"})
 
 
 def _is_state_guard(
-    ctx: ModuleContext, test: cst.BaseExpression, block: cst.CSTNode, fn: FunctionNode
+    ctx: ModuleContext,
+    test: cst.BaseExpression,
+    block: cst.CSTNode,
+    fn: FunctionNode,
+    site: bool = False,
 ) -> bool:
     """``test`` reads state that outlives the trace and ``block`` (what it guards) sets or
-    touches: the first trace flips it, later traces skip the creation."""
+    touches: the first trace flips it, later traces skip the creation.  Around the call of
+    a creating helper (``site``), reading state is enough: the helper may set it."""
     refs: set[str] = set()
     attrs: set[str] = set()
     for expr in _state_refs(ctx, test, fn):
@@ -436,6 +443,8 @@ def _is_state_guard(
                 attrs.add(attr)
     if not refs and not attrs:
         return False
+    if site:
+        return True
     parts: list[cst.CSTNode] = [block]
     if isinstance(block, cst.If):
         parts = [block.body] + ([block.orelse] if block.orelse is not None else [])

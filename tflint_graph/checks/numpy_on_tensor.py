@@ -26,6 +26,19 @@ _HARMLESS = frozenset(
         "numpy.isdtype",
     }
 )
+# Functions that iterate their first argument as a sequence: given one bare tensor they fail
+# with OperatorNotAllowedInGraphError/TypeError (Python iteration, TFG203's concern).
+_SEQUENCE_FUNCTIONS = frozenset(
+    {
+        "numpy.stack",
+        "numpy.vstack",
+        "numpy.hstack",
+        "numpy.dstack",
+        "numpy.column_stack",
+        "numpy.concatenate",
+        "numpy.block",
+    }
+)
 # numpy.random.* is TFG103's (python-random) finding.
 _OTHER_RULES = ("numpy.random.",)
 # The TensorFlow op to use instead, by NumPy function name.
@@ -174,7 +187,14 @@ ds = tf.data.Dataset.from_tensor_slices(["a b"]).map(to_ids)
         names = sorted(n for n in res.imported if n == "numpy" or n.startswith("numpy."))
         if not names or res.is_(*_HARMLESS) or res.startswith(*_OTHER_RULES):
             return
-        offending = next((a.value for a in node.args if self._tensor_like(a.value, fn)), None)
+        args = list(node.args)
+        if (
+            res.is_(*_SEQUENCE_FUNCTIONS)
+            and args
+            and not isinstance(args[0].value, cst.List | cst.Tuple)
+        ):
+            args = args[1:]
+        offending = next((a.value for a in args if self._tensor_like(a.value, fn)), None)
         if offending is None:
             return
         if conversion_is_safe(ctx, node, fn, ("NotImplementedError",)):

@@ -7,6 +7,17 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.context import TracedFunction
 from tflint_graph.names import dotted, root_name
 
+# Values whose creation per trace TFG205/TFG208 report; TFG106 leaves them alone.
+_VARIABLE_OWNERS = (
+    "tensorflow.Variable",
+    "keras.layers.",
+    "keras.optimizers.",
+    "keras.metrics.",
+    "keras.Model",
+    "keras.Sequential",
+    "keras.models.",
+)
+
 
 class PythonStateMutation(Rule):
     """Assigning a Python attribute in traced code happens once per trace, not per call."""
@@ -84,8 +95,10 @@ class Attention(tf.keras.layers.Layer):
         root = root_name(target)
         if root is not None and self.ctx.bindings(root) and self.ctx.is_local_to(root, fn.node):
             return  # an object created within this call
-        if isinstance(value, cst.Call) and self.ctx.resolve(value.func).is_("tensorflow.Variable"):
-            return  # variable creation is TFG205's concern
+        if isinstance(value, cst.Call) and self.ctx.resolve(value.func).startswith(
+            *_VARIABLE_OWNERS
+        ):
+            return  # creating variables or their Keras owners is TFG205's and TFG208's concern
         text = dotted(target) or self.ctx.code(target)
         attr = target.attr.value
         if inside_guard(self.ctx, target, fn.node, (text, f'"{attr}"', f"'{attr}'")):

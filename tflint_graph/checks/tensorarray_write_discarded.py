@@ -114,17 +114,18 @@ ds = tf.data.Dataset.range(3).map(
         method = func.attr.value
         code = self.ctx.code(call)
         if isinstance(receiver, cst.Name | cst.Attribute):
-            target = self.ctx.code(receiver)
-            fix = f"{target} = {code}"
-            keep = f"`{fix}`"
+            shown = self.ctx.code(receiver)
+            fix: str | None = f"{shown} = {code}"
+            label, original, keep = f"{shown}.{method}()", shown, f"write `{fix}`"
         else:
             fix = None
+            label, original = f"TensorArray.{method}()", "the original"
             keep = "assign the returned TensorArray and use it"
         self.report(
             call,
-            f"the result of TensorArray.{method}() is discarded in {fn.where}: in a graph "
-            f"{method}() returns a new TensorArray and leaves the original unchanged, so the "
-            f"write is lost; keep the result: {keep}",
+            f"the TensorArray that {label} returns is discarded in {fn.where}: in a graph "
+            f"{method}() leaves {original} unchanged and returns the updated array, so the "
+            f"write is lost; {keep}",
             fn,
             fix=fix,
         )

@@ -83,17 +83,20 @@ def step(x, training=True):
 """,
     ]
 
+    def _in_keras_class(self, fn: TracedFunction) -> bool:
+        """``fn`` is a method of a Keras layer, model or metric (``self.add_weight`` exists)."""
+        node = fn.node
+        cls = self.ctx.enclosing_class(node) if isinstance(node, cst.FunctionDef) else None
+        finder = self.ctx.trace_finder
+        return cls is not None and finder is not None and bool(finder.keras_kinds(cls))
+
     def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:
         if is_variable_call(self.ctx, node):
             shown = "tf.Variable(...)"
             func = self.ctx.code(node.func)
             if func not in ("tf.Variable",):
                 shown = f"{func}(...)"
-        elif (
-            is_self_weight_call(node)
-            and isinstance(fn.node, cst.FunctionDef)
-            and self.ctx.enclosing_class(fn.node) is not None
-        ):
+        elif is_self_weight_call(node) and self._in_keras_class(fn):
             assert isinstance(node.func, cst.Attribute)
             shown = f"self.{node.func.attr.value}(...)"
         else:
