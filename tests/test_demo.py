@@ -33,8 +33,10 @@ EXPECTED = [
     # Python list on the model appended in test_step: one symbolic tensor, never real losses.
     ("fixtures/demo/imageclf/model.py", 78, "TFG102", "self.eval_losses.append(loss)"),
     # Audit log written from the serving function: only while tracing / exporting.
-    ("fixtures/demo/imageclf/serving.py", 36, "TFG108", 'open(self.audit_log_path, "a")'),
-    ("fixtures/demo/imageclf/serving.py", 37, "TFG108", "audit_log.write("),
+    ("fixtures/demo/imageclf/serving.py", 37, "TFG108", 'open(self.audit_log_path, "a")'),
+    ("fixtures/demo/imageclf/serving.py", 38, "TFG108", "audit_log.write("),
+    ("fixtures/demo/imageclf/serving.py", 60, "TFG204", "np.percentile(top, [5, 95])"),
+    ("fixtures/demo/imageclf/serving.py", 61, "TFG201", "bool(tf.reduce_any(top < 0.5))"),
     # learning_rate is rebound per epoch by finetune_head(); the graph keeps the first value.
     ("fixtures/demo/train.py", 53, "TFG109", "variable.assign_sub(learning_rate * gradient)"),
     # `global global_step` counter incremented in a tf.function.
@@ -79,7 +81,7 @@ def test_demo_findings_are_exactly_the_known_bugs() -> None:
 def test_demo_shows_at_least_five_codes() -> None:
     codes = {code for _, _, code in _demo_findings()}
     assert len(codes) >= 5
-    assert codes == {f"TFG10{i}" for i in range(1, 10)}
+    assert {f"TFG10{i}" for i in range(1, 10)} | {"TFG201", "TFG204"} <= codes
 
 
 @pytest.mark.xfail(strict=True, reason="callees in other modules are not followed yet")

@@ -51,11 +51,14 @@ def is_graph_loop(
     it = loop.iter
     if tensors.is_tensor(it):
         return True
+    finder = ctx.trace_finder
     if isinstance(it, cst.Call):
         res = ctx.resolve(it.func)
-        if res.is_builtin("range") or res.is_builtin("enumerate") or res.is_builtin("zip"):
+        if res.is_builtin("range"):
             return any(tensors.is_tensor(a.value) for a in it.args)
-    finder = ctx.trace_finder
+        if res.is_builtin("enumerate") or res.is_builtin("zip"):
+            # Converted over datasets only; over a tensor they raise instead (TFG203).
+            return finder is not None and any(finder.is_dataset(a.value) for a in it.args)
     return finder is not None and finder.is_dataset(it)
 
 
