@@ -247,3 +247,15 @@ def inside_guard(
                     return True
         child = anc
     return False
+
+
+def calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    """Every call inside ``node`` (nested functions included), in source order."""
+    found: list[cst.Call] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(_Calls())
+    return found

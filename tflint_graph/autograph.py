@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tflint_graph.analysis import calls_in
 from tflint_graph.context import ModuleContext, TracedFunction
 from tflint_graph.tensors import TensorInference
 
@@ -145,20 +146,9 @@ def _exits_unless_eager(ctx: ModuleContext, stmt: cst.BaseStatement) -> bool:
 def _mentions_eager_check(ctx: ModuleContext, test: cst.BaseExpression) -> bool:
     if isinstance(test, cst.UnaryOperation):
         return False  # `if not tf.executing_eagerly():` guards the graph branch
-    for node in _calls(test):
+    for node in calls_in(test):
         if ctx.resolve(node.func).is_(
             "tensorflow.executing_eagerly", "tensorflow.python.eager.context.executing_eagerly"
         ):
             return True
     return False
-
-
-def _calls(expr: cst.CSTNode) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            found.append(node)
-
-    expr.visit(_Calls())
-    return found

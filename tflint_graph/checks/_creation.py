@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from tflint_graph.analysis import declared_outer_names
+from tflint_graph.analysis import calls_in, declared_outer_names
 from tflint_graph.autograph import under_eager_check
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.names import dotted, root_name
@@ -268,24 +268,13 @@ def _local_class_creation(ctx: ModuleContext, call: cst.Call, depth: int) -> Cre
 def _creates_variables(
     ctx: ModuleContext, node: cst.CSTNode, depth: int, *, construct_only: bool
 ) -> bool:
-    for call in _calls_in(node):
+    for call in calls_in(node):
         if is_variable_call(ctx, call) or _is_weight_call(call):
             return True
         inner = keras_creation(ctx, call, depth + 1)
         if inner is not None and (inner.when == "construct" or not construct_only):
             return True
     return False
-
-
-def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_Calls())
-    return found
 
 
 def is_variable_call(ctx: ModuleContext, call: cst.Call) -> bool:
@@ -431,7 +420,7 @@ def _is_state_guard(
         if isinstance(expr, cst.Attribute) and expr.attr.value in _BUILT_FLAGS:
             return True  # Keras sets `built` itself
         refs.add(text)
-    for call in _calls_in(test):
+    for call in calls_in(test):
         if (
             isinstance(call.func, cst.Name)
             and call.func.value in ("hasattr", "getattr")

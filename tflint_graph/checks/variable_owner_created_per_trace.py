@@ -4,7 +4,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from tflint_graph.analysis import assigned_value
+from tflint_graph.analysis import assigned_value, calls_in
 from tflint_graph.checks._creation import (
     Creation,
     created_once,
@@ -147,7 +147,7 @@ train_step(model, opt_b, x)  # TFG208
                 targets.add(text)
         if not targets:
             return False
-        for used in _calls_in(fn.node):
+        for used in calls_in(fn.node):
             text = dotted(used.func)
             if text in targets:
                 return True
@@ -331,19 +331,8 @@ train_step(model, opt_b, x)  # TFG208
         return None
 
 
-def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_Calls())
-    return found
-
-
 def _uses_as_optimizer(fn: cst.FunctionDef, param: str) -> bool:
-    for call in _calls_in(fn.body):
+    for call in calls_in(fn.body):
         func = call.func
         if (
             isinstance(func, cst.Attribute)
@@ -358,7 +347,7 @@ def _uses_as_optimizer(fn: cst.FunctionDef, param: str) -> bool:
 def _applies_gradients(fn: cst.FunctionDef) -> bool:
     return any(
         isinstance(c.func, cst.Attribute) and c.func.attr.value in ("apply_gradients", "minimize")
-        for c in _calls_in(fn.body)
+        for c in calls_in(fn.body)
     )
 
 
