@@ -444,9 +444,19 @@ def _param_kind(
         if p.default is None and p.star == "":
             return Kind.TENSOR
         return None
+    if fn.kind is TraceKind.KERAS and _receives_tensors(fn):
+        # Keras hands losses and metrics y_true/y_pred (and sample weights) as tensors.
+        return Kind.TENSOR if p.default is None and p.star == "" else None
     if fn.kind is TraceKind.DATASET or (fn.kind is TraceKind.KERAS and _is_call_input(fn, p)):
         return Kind.STRUCTURE if p.default is None and p.star == "" else None
     return None
+
+
+def _receives_tensors(fn: TracedFunction) -> bool:
+    """``Loss.call``, ``Metric.update_state`` and loss/metric functions given to compile()."""
+    return fn.reason.startswith(("Keras Loss.", "Keras Metric.")) or "passed to compile()" in (
+        fn.reason
+    )
 
 
 def _is_call_input(fn: TracedFunction, p: cst.Param) -> bool:

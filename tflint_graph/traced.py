@@ -703,6 +703,12 @@ class TraceFinder:
                 return self._dataset_evidence(func.value, depth)
             if res.startswith(*_NON_DATASET_LIBRARIES):
                 return False
+            # `make_dataset().map(f)`: a function of this module that returns a dataset.
+            if depth < _MAX_DEPTH and not res.imported:
+                for fn, _ in self.callables(func, None, depth + 1):
+                    returns = self.facts.get(fn, _FunctionFacts()).returns
+                    if any(self._dataset_evidence(r, depth + 1) for r in returns):
+                        return True
             return None
         if isinstance(expr, cst.Name):
             verdicts: set[bool | None] = set()
