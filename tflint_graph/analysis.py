@@ -238,15 +238,18 @@ def inside_guard(
             test = ctx.code(anc.test)
             if any(n in test for n in needles):
                 return True
-        if isinstance(anc, cst.With):
-            for item in anc.items:
-                call = item.item
-                if isinstance(call, cst.Call) and ctx.resolve(call.func).is_(
-                    "tensorflow.init_scope"
-                ):
-                    return True
+        if isinstance(anc, cst.With) and is_init_scope(ctx, anc):
+            return True
         child = anc
     return False
+
+
+def is_init_scope(ctx: ModuleContext, with_node: cst.With) -> bool:
+    """``with tf.init_scope():`` — its body runs eagerly, once, outside the graph."""
+    return any(
+        isinstance(item.item, cst.Call) and ctx.resolve(item.item.func).is_("tensorflow.init_scope")
+        for item in with_node.items
+    )
 
 
 def calls_in(node: cst.CSTNode) -> list[cst.Call]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.analysis import calls_in
+from tflint_graph.analysis import calls_in, is_init_scope
 from tflint_graph.context import ModuleContext, TracedFunction
 from tflint_graph.tensors import TensorInference
 
@@ -110,13 +110,8 @@ def runs_eagerly(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> b
     for anc in ctx.ancestors(node):
         if anc is fn.node:
             return False
-        if isinstance(anc, cst.With) and child is anc.body:
-            for item in anc.items:
-                call = item.item
-                if isinstance(call, cst.Call) and ctx.resolve(call.func).is_(
-                    "tensorflow.init_scope"
-                ):
-                    return True
+        if isinstance(anc, cst.With) and child is anc.body and is_init_scope(ctx, anc):
+            return True
         if isinstance(anc, cst.IndentedBlock):
             for stmt in anc.body:
                 if stmt is child:

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from tflint_graph.analysis import calls_in, declared_outer_names
+from tflint_graph.analysis import calls_in, declared_outer_names, is_init_scope
 from tflint_graph.autograph import under_eager_check
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.names import dotted, root_name
@@ -380,13 +380,8 @@ def _state_guarded(
             # `self.v = self.v or tf.Variable(...)`
             if _is_state_guard(ctx, anc.left, _statement_of(ctx, anc), fn, site):
                 return True
-        elif isinstance(anc, cst.With):
-            for item in anc.items:
-                call = item.item
-                if isinstance(call, cst.Call) and ctx.resolve(call.func).is_(
-                    "tensorflow.init_scope"
-                ):
-                    return True
+        elif isinstance(anc, cst.With) and is_init_scope(ctx, anc):
+            return True
         child = anc
     return False
 

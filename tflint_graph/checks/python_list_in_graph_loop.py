@@ -168,7 +168,10 @@ total(tf.data.Dataset.range(4))
         return self._inside(target, grow)
 
     def _grown_list(
-        self, receiver: cst.BaseExpression, grow: cst.CSTNode, loop: cst.CSTNode,
+        self,
+        receiver: cst.BaseExpression,
+        grow: cst.CSTNode,
+        loop: cst.CSTNode,
         fn: TracedFunction,
     ) -> bool:
         """``receiver`` is a Python list created outside ``loop`` whose growth is seen after
@@ -201,11 +204,7 @@ total(tf.data.Dataset.range(4))
         if owner_of(self.ctx, receiver, fn) is not None or any(a.scope is not own for a in found):
             return True  # module-level, closure, default argument: outlives the loop
         # A local list: only its use after the loop shows the lost entries.
-        return any(
-            not self._inside(ref.node, body)
-            for a in found
-            for ref in a.references
-        )
+        return any(not self._inside(ref.node, body) for a in found for ref in a.references)
 
     # -- report -------------------------------------------------------------------------
     def _header(self, loop: cst.For | cst.While) -> str:
@@ -217,8 +216,13 @@ total(tf.data.Dataset.range(4))
         return text if len(text) <= 50 else text[:47] + "..."
 
     def _check(
-        self, node: cst.CSTNode, receiver: cst.BaseExpression, action: str,
-        fn: TracedFunction, *, rebinds: bool,
+        self,
+        node: cst.CSTNode,
+        receiver: cst.BaseExpression,
+        action: str,
+        fn: TracedFunction,
+        *,
+        rebinds: bool,
     ) -> None:
         loop = self._enclosing_loop(node, fn)
         if loop is None or not self._grown_list(receiver, node, loop, fn):
