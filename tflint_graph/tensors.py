@@ -60,12 +60,11 @@ _NOT_TENSOR_PREFIXES = (
     "tensorflow.version.",
     "tensorflow.image.ResizeMethod",
 )
-_NOT_TENSOR = frozenset(
+# TensorFlow calls that build no graph op (nothing that could fail when the graph runs).
+NO_OP_CALLS = frozenset(
     {
         "tensorflow.function",
         "tensorflow.print",
-        "tensorflow.Assert",
-        "tensorflow.TensorArray",
         "tensorflow.TensorSpec",
         "tensorflow.TensorShape",
         "tensorflow.RaggedTensorSpec",
@@ -82,15 +81,21 @@ _NOT_TENSOR = frozenset(
         "tensorflow.as_dtype",
         "tensorflow.DType",
         "tensorflow.Module",
+        "tensorflow.get_logger",
+        "tensorflow.Graph",
+        "tensorflow.no_op",
+    }
+)
+_NOT_TENSOR = NO_OP_CALLS | frozenset(
+    {
+        "tensorflow.Assert",
+        "tensorflow.TensorArray",
         "tensorflow.py_function",
         "tensorflow.numpy_function",
-        "tensorflow.get_logger",
         "tensorflow.no_gradient",
         "tensorflow.custom_gradient",
         "tensorflow.recompute_grad",
-        "tensorflow.Graph",
         "tensorflow.group",
-        "tensorflow.no_op",
         "tensorflow.is_symbolic_tensor",
         "tensorflow.random.get_global_generator",
         # keras.ops.shape returns a Python tuple (ints, or tensors for unknown dims).

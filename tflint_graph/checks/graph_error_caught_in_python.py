@@ -7,7 +7,7 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.checks.tensor_numpy import short
 from tflint_graph.context import TracedFunction
 from tflint_graph.names import dotted
-from tflint_graph.tensors import tensors
+from tflint_graph.tensors import NO_OP_CALLS, tensors
 
 # Where TensorFlow's runtime error classes live, in every spelling the resolver leaves.
 _ERROR_MODULES = (
@@ -40,32 +40,6 @@ _PYTHON_SIDE = (
     "tensorflow.experimental.dtensor.",
     "keras.models.load_model",
     "keras.saving.",
-)
-# TensorFlow calls that build no op that could fail when the graph runs.
-_NOT_OPS = frozenset(
-    {
-        "tensorflow.function",
-        "tensorflow.print",
-        "tensorflow.TensorSpec",
-        "tensorflow.TensorShape",
-        "tensorflow.RaggedTensorSpec",
-        "tensorflow.SparseTensorSpec",
-        "tensorflow.GradientTape",
-        "tensorflow.name_scope",
-        "tensorflow.device",
-        "tensorflow.init_scope",
-        "tensorflow.control_dependencies",
-        "tensorflow.executing_eagerly",
-        "tensorflow.inside_function",
-        "tensorflow.is_tensor",
-        "tensorflow.get_static_value",
-        "tensorflow.as_dtype",
-        "tensorflow.DType",
-        "tensorflow.Module",
-        "tensorflow.get_logger",
-        "tensorflow.Graph",
-        "tensorflow.no_op",
-    }
 )
 # A tensor method that does not run an op.
 _STATIC_METHODS = frozenset({"get_shape", "set_shape", "numpy", "ref", "experimental_ref"})
@@ -246,7 +220,7 @@ ds = tf.data.Dataset.from_tensor_slices([b"not a jpeg"]).map(parse)
             if res.imported:
                 if not res.startswith("tensorflow.", "keras.ops."):
                     continue
-                if res.is_(*_NOT_OPS) or res.startswith(*_PYTHON_SIDE):
+                if res.is_(*NO_OP_CALLS) or res.startswith(*_PYTHON_SIDE):
                     continue
                 return dotted(func) or short(ctx.code(func))
             if (
