@@ -224,3 +224,24 @@ def test_lint_source_never_raises_on_random_token_soup() -> None:
         source = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 40)))
         findings = lint_source(source, "soup.py")
         assert all(isinstance(f, Finding) for f in findings), source
+
+
+def test_static_analysis_never_imports_tensorflow() -> None:
+    """Linting a whole TensorFlow project must not import TensorFlow (or the project)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    code = (
+        "import sys; from tflint_graph import lint_paths; "
+        "found = list(lint_paths(['fixtures/demo'])); "
+        "assert found, 'the demo has findings'; "
+        "leaked = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('tensorflow', 'keras', 'numpy', 'imageclf', 'train')); "
+        "assert not leaked, leaked"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
