@@ -315,6 +315,10 @@ class TensorInference:
     def may_be_tensor(self, expr: cst.BaseExpression) -> bool:
         return self.kind(expr) is not None
 
+    def param_kind(self, param: cst.Param) -> Kind | None:
+        """What parameter ``param`` of ``self.fn`` holds while tracing."""
+        return self._params.get(param)
+
     # -- calls --------------------------------------------------------------------------
     def _call_kind(self, call: cst.Call) -> Kind | None:
         func = call.func

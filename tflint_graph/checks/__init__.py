@@ -7,7 +7,9 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.checks.frozen_clock_or_env import FrozenClockOrEnv
 from tflint_graph.checks.global_write import GlobalWrite
 from tflint_graph.checks.graph_error_caught_in_python import GraphErrorCaughtInPython
+from tflint_graph.checks.large_unrolled_loop import LargeUnrolledLoop
 from tflint_graph.checks.logging_in_traced import LoggingInTraced
+from tflint_graph.checks.no_tensor_work import NoTensorWork
 from tflint_graph.checks.numpy_on_tensor import NumpyOnTensor
 from tflint_graph.checks.outer_container_mutation import OuterContainerMutation
 from tflint_graph.checks.print_in_traced import PrintInTraced
@@ -15,11 +17,13 @@ from tflint_graph.checks.python_io_in_traced import PythonIoInTraced
 from tflint_graph.checks.python_list_in_graph_loop import PythonListInGraphLoop
 from tflint_graph.checks.python_random import PythonRandom
 from tflint_graph.checks.python_state_mutation import PythonStateMutation
+from tflint_graph.checks.run_functions_eagerly_enabled import RunFunctionsEagerlyEnabled
 from tflint_graph.checks.stale_python_global import StalePythonGlobal
 from tflint_graph.checks.tensor_as_bool import TensorAsBool
 from tflint_graph.checks.tensor_as_python_value import TensorAsPythonValue
 from tflint_graph.checks.tensor_numpy import TensorNumpy
 from tflint_graph.checks.tensorarray_write_discarded import TensorArrayWriteDiscarded
+from tflint_graph.checks.tiny_helper_decorated import TinyHelperDecorated
 from tflint_graph.checks.variable_created_per_trace import VariableCreatedPerTrace
 from tflint_graph.checks.variable_owner_created_per_trace import VariableOwnerCreatedPerTrace
 from tflint_graph.finding import Severity
@@ -43,6 +47,10 @@ ALL_RULES: tuple[type[Rule], ...] = (
     VariableOwnerCreatedPerTrace,
     TensorArrayWriteDiscarded,
     PythonListInGraphLoop,
+    RunFunctionsEagerlyEnabled,
+    NoTensorWork,
+    LargeUnrolledLoop,
+    TinyHelperDecorated,
 )
 
 # Codes the engine itself emits; they have pages but no visitor.

@@ -1,0 +1,196 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from tflint_graph.checks.base import Rule
+from tflint_graph.context import ModuleContext, TracedFunction, TraceKind
+from tflint_graph.finding import Severity
+from tflint_graph.tensors import tensors
+
+# Builtins that build no op when every argument is a plain Python value.
+_PURE_BUILTINS = frozenset(
+    {
+        "abs", "all", "any", "bool", "dict", "divmod", "enumerate", "float", "format",
+        "int", "isinstance", "len", "list", "max", "min", "pow", "print", "range", "repr",
+        "reversed", "round", "set", "sorted", "str", "sum", "tuple", "zip",
+    }
+)  # fmt: skip
+_CONSTANTS = frozenset({"True", "False", "None"})
+# Anything here may run code whose work is unknown (or is a stub): stay silent.
+_UNKNOWN = (
+    cst.Attribute,
+    cst.FunctionDef,
+    cst.Lambda,
+    cst.ClassDef,
+    cst.Global,
+    cst.Nonlocal,
+    cst.Yield,
+    cst.Await,
+    cst.Import,
+    cst.ImportFrom,
+    cst.Raise,
+    cst.Try,
+    cst.With,
+)
+_LITERALS = (
+    cst.Integer,
+    cst.Float,
+    cst.Imaginary,
+    cst.SimpleString,
+    cst.ConcatenatedString,
+)
+
+
+def _python_default(default: cst.BaseExpression | None) -> bool:
+    if isinstance(default, cst.UnaryOperation):
+        default = default.expression
+    if isinstance(default, cst.Name):
+        return default.value in _CONSTANTS
+    return isinstance(default, _LITERALS)
+
+
+def _is_stub(body: cst.BaseSuite) -> bool:
+    """``pass``, ``...`` or a docstring only: a placeholder, not a pure-Python body."""
+    statements = list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
+    for stmt in statements:
+        if not isinstance(stmt, cst.SimpleStatementLine | cst.SimpleStatementSuite):
+            return False
+        small = stmt.body
+        for s in small:
+            if isinstance(s, cst.Pass):
+                continue
+            if isinstance(s, cst.Expr) and isinstance(
+                s.value, cst.Ellipsis | cst.SimpleString | cst.ConcatenatedString
+            ):
+                continue
+            return False
+    return True
+
+
+class _PurePython(cst.CSTVisitor):
+    """Walks a body and clears ``pure`` at the first thing that may build an op."""
+
+    def __init__(self, ctx: ModuleContext, fn: TracedFunction, python_params: set[cst.Param]):
+        self.ctx = ctx
+        self.fn = fn
+        self.python_params = python_params
+        self.pure = True
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if not self.pure:
+            return False
+        if isinstance(node, _UNKNOWN):
+            self.pure = False
+            return False
+        if isinstance(node, cst.Call):
+            func = node.func
+            if not (
+                isinstance(func, cst.Name)
+                and any(self.ctx.resolve(func).is_builtin(b) for b in _PURE_BUILTINS)
+            ):
+                self.pure = False
+                return False
+            for arg in node.args:
+                arg.value.visit(self)  # skip the callee and keyword names
+            return False
+        if isinstance(node, cst.Name):
+            if not self._python_name(node):
+                self.pure = False
+            return False
+        return True
+
+    def _python_name(self, name: cst.Name) -> bool:
+        if name.value in _CONSTANTS:
+            return True
+        bindings = self.ctx.bindings(name)
+        if not bindings:
+            return False  # a builtin used as a value, an import, or unknown
+        for assignment in bindings:
+            node = assignment.node
+            if isinstance(node, cst.Param):
+                if node not in self.python_params:
+                    return False
+                continue
+            if self.fn.node not in set(self.ctx.ancestors(node)):
+                return False  # a global or closure value: may be a tensor or variable
+        return True
+
+
+class NoTensorWork(Rule):
+    """`@tf.function` on a body that calls no TensorFlow op at all."""
+
+    code = "TFG404"
+    name = "no-tensor-work"
+    severity = Severity.INFO
+    traced_only = False  # the def itself is visited from the enclosing (often eager) scope
+
+    VALID = [
+        """
+import tensorflow as tf
+
+@tf.function
+def double(x):
+    return x * 2  # an op on a tensor argument
+""",
+        """
+import tensorflow as tf
+
+def helper(n):
+    return n + 1
+
+@tf.function
+def step(n=3):
+    return helper(n)  # unknown work: silent
+""",
+        """
+import tensorflow as tf
+
+@tf.function
+def log_it():
+    tf.print("hello")
+""",
+    ]
+    INVALID = [
+        """
+import tensorflow as tf
+
+@tf.function
+def schedule(step=0, warmup=100):  # TFG404
+    return min(1.0, (step + 1) / warmup)
+""",
+        """
+import tensorflow as tf
+
+@tf.function(jit_compile=True)
+def config():  # TFG404
+    sizes = [32, 64, 128]
+    return {"sizes": sizes, "total": sum(sizes)}
+""",
+    ]
+
+    def visit_FunctionDef(self, node: cst.FunctionDef, fn: TracedFunction | None) -> None:
+        traced = self.ctx.traced.get(node)
+        if traced is None or traced.kind is not TraceKind.DECORATED or traced.parent is not None:
+            return
+        if node.asynchronous is not None or _is_stub(node.body):
+            return
+        kinds = tensors(self.ctx, traced)
+        params = node.params
+        python_params = {
+            p
+            for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+            if _python_default(p.default) and kinds.param_kind(p) is None
+        }
+        walker = _PurePython(self.ctx, traced, python_params)
+        node.body.visit(walker)
+        if not walker.pure:
+            return
+        self.report(
+            node,
+            f"{traced.where} is a tf.function whose body builds no TensorFlow op: every new "
+            "argument value costs a trace and a graph-cache entry just to run plain Python "
+            "once; drop the @tf.function decorator (or compute this in Python outside the "
+            "graph)",
+            traced,
+            fix="remove the @tf.function decorator",
+        )
