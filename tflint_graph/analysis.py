@@ -30,8 +30,11 @@ class Owner(str, Enum):
     PARAMETER = "parameter"
 
 
-def assigned_value(ctx: ModuleContext, target: cst.CSTNode) -> cst.BaseExpression | None:
-    """``value`` for ``target = value`` / ``target: T = value``; None otherwise."""
+def assigned_value(
+    ctx: ModuleContext, target: cst.CSTNode, *, with_items: bool = True
+) -> cst.BaseExpression | None:
+    """``value`` for ``target = value`` / ``target: T = value`` (and, with ``with_items``,
+    the context manager of ``with value as target``); None otherwise."""
     parent = ctx.parent(target)
     if isinstance(parent, cst.AssignTarget):
         stmt = ctx.parent(parent)
@@ -39,7 +42,7 @@ def assigned_value(ctx: ModuleContext, target: cst.CSTNode) -> cst.BaseExpressio
             return stmt.value
     if isinstance(parent, cst.AnnAssign) and parent.target is target:
         return parent.value
-    if isinstance(parent, cst.AsName):
+    if with_items and isinstance(parent, cst.AsName):
         item = ctx.parent(parent)
         if isinstance(item, cst.WithItem):
             return item.item  # `with open(p) as f`: f is what the context manager gives

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from tflint_graph.analysis import assigned_value
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.names import Resolution, canonical, dotted
 
@@ -537,14 +538,7 @@ class TraceFinder:
 
     def _assigned_value(self, target: cst.Name) -> cst.BaseExpression | None:
         """``value`` for a simple ``target = value`` assignment."""
-        parent = self.ctx.parent(target)
-        if isinstance(parent, cst.AssignTarget):
-            stmt = self.ctx.parent(parent)
-            if isinstance(stmt, cst.Assign):
-                return stmt.value
-        if isinstance(parent, cst.AnnAssign) and parent.target is target:
-            return parent.value
-        return None
+        return assigned_value(self.ctx, target, with_items=False)
 
     def _class_of_expr(
         self, expr: cst.BaseExpression, at: FunctionNode | None
