@@ -377,13 +377,10 @@ class TensorInference:
         return Kind.STRUCTURE if kinds <= {Kind.TENSOR, Kind.STRUCTURE} else None
 
     def _binding_kind(self, target: cst.CSTNode) -> Kind | None:
+        value = assigned_value(self.ctx, target, with_items=False)
+        if value is not None:
+            return self.kind(value)
         parent = self.ctx.parent(target)
-        if isinstance(parent, cst.AssignTarget):
-            stmt = self.ctx.parent(parent)
-            if isinstance(stmt, cst.Assign):
-                return self.kind(stmt.value)
-        if isinstance(parent, cst.AnnAssign) and parent.value is not None:
-            return self.kind(parent.value)
         if isinstance(parent, cst.AugAssign):
             return Kind.TENSOR if self.kind(parent.value) is Kind.TENSOR else None
         if isinstance(parent, cst.NamedExpr):
