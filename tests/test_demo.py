@@ -44,15 +44,8 @@ EXPECTED = [
     # Wall-clock reads in a tf.function: both constants, so the duration is always ~0.
     ("fixtures/demo/train.py", 61, "TFG104", "started = time.time()"),
     ("fixtures/demo/train.py", 68, "TFG104", "time.time() - started"),
-]
-
-# Real bugs the tool does not report yet.  Each is a genuine trace-time bug in the demo and
-# is tested (strict xfail) below, so fixing the tool turns that test into a reminder to move the
-# entry into EXPECTED.
-KNOWN_MISSES = [
     # Cross-module callee (SPEC §1.6): clip_gradients() is imported by imageclf/model.py and
-    # called from ImageClassifier.train_step, so its print runs only at trace time.  The
-    # analysis follows callees within one module only.
+    # called from ImageClassifier.train_step, so its print runs only at trace time.
     ("fixtures/demo/imageclf/utils/helpers.py", 20, "TFG101", 'print("global gradient norm:"'),
 ]
 
@@ -66,7 +59,7 @@ def _demo_findings() -> set[tuple[str, int, str]]:
     return {(Path(f.path).relative_to(ROOT).as_posix(), f.line, f.code) for f in findings}
 
 
-@pytest.mark.parametrize("path, line, code, text", EXPECTED + KNOWN_MISSES)
+@pytest.mark.parametrize("path, line, code, text", EXPECTED)
 def test_expected_lines_hold_the_bug(path: str, line: int, code: str, text: str) -> None:
     # Guards the line numbers against edits of the fixture: each points at its bug.
     source_line = (ROOT / path).read_text(encoding="utf-8").splitlines()[line - 1]
@@ -84,10 +77,11 @@ def test_demo_shows_at_least_five_codes() -> None:
     assert {f"TFG10{i}" for i in range(1, 10)} | {"TFG201", "TFG204"} <= codes
 
 
-@pytest.mark.xfail(strict=True, reason="callees in other modules are not followed yet")
-@pytest.mark.parametrize("path, line, code, text", KNOWN_MISSES)
-def test_known_misses(path: str, line: int, code: str, text: str) -> None:
-    assert (path, line, code) in _demo_findings()
+def test_cross_module_finding_names_the_chain_across_files() -> None:
+    [finding] = [f for f in lint_paths([ROOT / DEMO], Config()) if "helpers" in f.path]
+    assert finding.chain == ("train_step()", "clip_gradients()")
+    assert "traced via train_step() -> clip_gradients()" in finding.message
+    assert finding.context is not None and "imageclf/model.py" in finding.context
 
 
 def test_console_script_on_demo() -> None:

@@ -28,6 +28,7 @@ from tflint_graph.config import Config
 from tflint_graph.names import Resolution, Resolver
 
 if TYPE_CHECKING:
+    from tflint_graph.project import ProjectView
     from tflint_graph.traced import TraceFinder
 
 FunctionNode: TypeAlias = cst.FunctionDef | cst.Lambda
@@ -55,6 +56,8 @@ class TracedFunction:
     autograph: bool = True
     input_signature: cst.BaseExpression | None = None
     parent: TracedFunction | None = field(default=None, repr=False)
+    # Traced functions of other modules that call this one ("step() in train.py").
+    callers_elsewhere: list[str] = field(default_factory=list, repr=False)
 
     @property
     def where(self) -> str:
@@ -67,11 +70,22 @@ class TracedFunction:
 class ModuleContext:
     """Everything rules may ask about one parsed module."""
 
-    def __init__(self, path: str, source: str, module: cst.Module, config: Config) -> None:
+    def __init__(
+        self,
+        path: str,
+        source: str,
+        module: cst.Module,
+        config: Config,
+        view: ProjectView | None = None,
+    ) -> None:
+        from tflint_graph.project import ProjectView
+
         self.path = path
         self.source = source
         self.module = module
         self.config = config
+        # What the rest of the run says about this module (empty for a lone source).
+        self.view = view or ProjectView()
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         self._positions = wrapper.resolve(PositionProvider)
         self._parents = wrapper.resolve(ParentNodeProvider)

@@ -26,6 +26,8 @@ from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
 from tflint_graph.files import iter_python_files
 from tflint_graph.finding import Finding, Severity
 from tflint_graph.noqa import is_suppressed, source_lines
+from tflint_graph.project import ModuleSummary, Project, ProjectView, module_imports
+from tflint_graph.summary import summarize
 from tflint_graph.traced import find_traced
 
 _log = logging.getLogger("tflint_graph")
@@ -238,62 +240,89 @@ def lint_source(
     """Lint one module's source text and return its findings, sorted.
 
     ``path`` is only used for reporting and for ``per-file-ignores``; nothing is read from
-    disk.  Syntax errors are returned as a TFG001 finding, never raised.
+    disk, so calls into other modules are not followed (``lint_paths`` does that).  Syntax
+    errors are returned as a TFG001 finding, never raised.
     """
-    config = config or Config()
+    return analyse_source(source, path, config or Config())[0]
+
+
+def analyse_source(
+    source: str, path: str, config: Config, view: ProjectView | None = None
+) -> tuple[list[Finding], ModuleSummary | None]:
+    """Findings of one module (filtered and sorted) and what other modules of the run may
+    learn from it; ``view`` is what the run knows about this module's neighbours."""
     parsed = _parse(source, path)
+    summary: ModuleSummary | None = None
     if isinstance(parsed, Finding):
         findings = [parsed]
-    elif not _MAY_TRACE.search(source) and not config.extra_function_decorators:
-        findings = []
     else:
-        findings = _run_rules(parsed, source, path, config)
+        view = view or ProjectView()
+        if (
+            not _MAY_TRACE.search(source)
+            and not config.extra_function_decorators
+            and not (view.roots)
+        ):
+            findings = []
+            summary = ModuleSummary(view.module, reexports=module_imports(parsed, view))
+        else:
+            findings, summary = _run_rules(parsed, source, path, config, view)
     lines = source_lines(source)
     kept = [
         f
         for f in findings
         if config.is_enabled(f.code, path) and not is_suppressed(lines, f.line, f.code)
     ]
-    return sorted(set(kept), key=lambda f: f.sort_key)
+    return sorted(set(kept), key=lambda f: f.sort_key), summary
 
 
-def _run_rules(module: cst.Module, source: str, path: str, config: Config) -> list[Finding]:
+def _run_rules(
+    module: cst.Module, source: str, path: str, config: Config, view: ProjectView
+) -> tuple[list[Finding], ModuleSummary | None]:
+    too_deep = [_tool_finding(path, "TFG001", "syntax error: too deeply nested to analyse")]
     try:
-        ctx = ModuleContext(path, source, module, config)
+        ctx = ModuleContext(path, source, module, config, view)
         ctx.traced = find_traced(ctx)
+        summary = summarize(ctx)
     except RecursionError:
-        return [_tool_finding(path, "TFG001", "syntax error: too deeply nested to analyse")]
+        return too_deep, None
     rules_enabled = [r for r in ALL_RULES if config.is_enabled(r.code, path)]
     if not ctx.traced and all(r.traced_only for r in rules_enabled):
-        return []
+        return [], summary
     findings: list[Finding] = []
     rules = [r(ctx, findings) for r in rules_enabled]
     try:
         module.visit(_Dispatcher(ctx, rules))
     except RecursionError:
-        return [_tool_finding(path, "TFG001", "syntax error: too deeply nested to analyse")]
-    return findings
+        return too_deep, summary
+    return findings, summary
 
 
 def lint_file(
     path: Path, config: Config | None = None, display: str | None = None
 ) -> list[Finding]:
-    """Lint one file on disk; unreadable or undecodable files give TFG002."""
+    """Lint one file on disk on its own (calls into other modules are not followed);
+    unreadable or undecodable files give TFG002."""
+    return analyse_file(path, config or Config(), display)[0]
+
+
+def analyse_file(
+    path: Path, config: Config, display: str | None = None, view: ProjectView | None = None
+) -> tuple[list[Finding], ModuleSummary | None]:
+    """``analyse_source`` for a file on disk; never raises."""
     shown = display or str(path)
-    config = config or Config()
     try:
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode):
             what = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
-            return _unreadable(shown, f"{what}; not linted", config)
+            return _unreadable(shown, f"{what}; not linted", config), None
         data = Path(path).read_bytes()
     except OSError as exc:
-        return _unreadable(shown, f"cannot read file: {_os_reason(Path(path), exc)}", config)
+        return _unreadable(shown, f"cannot read file: {_os_reason(Path(path), exc)}", config), None
     decoded = decode(data, shown)
     if isinstance(decoded, Finding):
-        return [decoded] if config.is_enabled("TFG002", shown) else []
+        return ([decoded] if config.is_enabled("TFG002", shown) else []), None
     try:
-        return lint_source(decoded, shown, config)
+        return analyse_source(decoded, shown, config, view)
     except Exception as exc:
         _log.warning(
             "internal error while linting %s: %s: %s (please report this)",
@@ -301,7 +330,7 @@ def lint_file(
             type(exc).__name__,
             exc,
         )
-        return []
+        return [], None
 
 
 def _unreadable(shown: str, message: str, config: Config) -> list[Finding]:
@@ -325,17 +354,23 @@ def lint_paths(
 ) -> Iterator[Finding]:
     """Lint files and directories (recursively, honouring excludes); yields sorted findings.
 
+    The files form one run: traced code that calls into another module of the run (or into
+    a module next to them that imports resolve to) makes that code traced too, and calls of
+    tf.functions imported from other modules are judged at their call sites.
+
     A path that does not exist raises ``FileNotFoundError`` before anything is linted: the CLI
     turns it into a usage error (exit 2).  A directory that cannot be read gives a TFG002
     finding on that directory; the rest of the run goes on.
     """
     config = config or Config()
     errors: list[tuple[Path, str]] = []
-    files = iter_python_files([Path(p) for p in paths], config, errors)
-    work: list[tuple[str, Path | None, str]] = [(str(p), p, "") for p in files]
-    work += [(str(d), None, reason) for d, reason in errors]
-    for shown, path, reason in sorted(work, key=lambda item: item[0]):
-        if path is not None:
-            yield from lint_file(path, config)
-        elif config.is_enabled("TFG002", shown):
-            yield _tool_finding(shown, "TFG002", reason)
+    files = sorted(iter_python_files([Path(p) for p in paths], config, errors), key=str)
+    results = Project(files, config, analyse_file).run()
+    work: list[tuple[str, list[Finding]]] = [(str(p), results[p]) for p in files]
+    work += [
+        (str(d), [_tool_finding(str(d), "TFG002", reason)])
+        for d, reason in errors
+        if config.is_enabled("TFG002", str(d))
+    ]
+    for _, found in sorted(work, key=lambda item: item[0]):
+        yield from found

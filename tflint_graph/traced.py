@@ -18,6 +18,7 @@ import libcst as cst
 from tflint_graph.analysis import assigned_value
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.names import Resolution, canonical, dotted
+from tflint_graph.project import Outgoing, may_be_project
 
 TF_FUNCTION = ("tensorflow.function",)
 ESCAPE_HATCHES = (
@@ -391,6 +392,8 @@ class TraceFinder:
         self._extra = tuple(ctx.config.extra_function_decorators)
         self._resolved: dict[cst.CSTNode, Resolution] = {}
         self._dataset_memo: dict[cst.CSTNode, bool | None] = {}
+        # Traced calls into other modules of the run, for the project to follow.
+        self.outgoing: list[Outgoing] = []
 
     # -- name helpers -----------------------------------------------------------------
     def resolve(self, expr: cst.BaseExpression, depth: int = 0) -> Resolution:
@@ -535,6 +538,43 @@ class TraceFinder:
             for el in expr.elements:
                 if isinstance(el, cst.DictElement):
                     yield from self.callables(el.value, at, depth + 1)
+
+    def foreign(self, expr: cst.BaseExpression | None, depth: int = 0) -> list[str]:
+        """Absolute names of functions in other modules of the project that ``expr``
+        denotes (``helpers.normalize``, ``partial(normalize, k=1)``), when it denotes no
+        function of this module."""
+        if expr is None or depth > _MAX_DEPTH:
+            return []
+        if isinstance(expr, cst.Call):
+            if (
+                self.resolve(expr.func).is_(*PARTIAL)
+                or self.tf_function_options(expr.func) is not None
+            ):
+                return self.foreign(_arg(expr, 0, "func"), depth + 1)
+            return []
+        if isinstance(expr, cst.IfExp):
+            return self.foreign(expr.body, depth + 1) + self.foreign(expr.orelse, depth + 1)
+        if not isinstance(expr, cst.Name | cst.Attribute):
+            return []
+        res = self.resolve(expr)
+        names = sorted(
+            {self.ctx.view.absolute(n) for n in res.imported if n.startswith(".") or "." in n}
+        )
+        return [n for n in names if may_be_project(n)]
+
+    def _send(
+        self,
+        expr: cst.BaseExpression | None,
+        kind: TraceKind,
+        reason: str,
+        parent: TracedFunction | None,
+        autograph: bool = True,
+    ) -> None:
+        chain = parent.chain if parent is not None else ()
+        if parent is None:
+            reason = f"{reason} in {self.ctx.path}"
+        for target in self.foreign(expr):
+            self.outgoing.append(Outgoing(target, kind, reason, chain, autograph))
 
     def _assigned_value(self, target: cst.Name) -> cst.BaseExpression | None:
         """``value`` for a simple ``target = value`` assignment."""
@@ -929,19 +969,27 @@ class TraceFinder:
                         None,
                     )
                     root(fn, TraceKind.WRAPPED, "wrapped by tf.function()", autograph, signature)
+                self._send(
+                    _arg(call, 0, "func"), TraceKind.WRAPPED, "wrapped by tf.function()", None
+                )
             elif res.is_(*ALWAYS_TRACING):
                 label = next(v for k, v in ALWAYS_TRACING.items() if res.is_(k))
                 for fn, autograph in self.callables(_arg(call, 0, "fn", "function"), at):
                     root(fn, TraceKind.CONTROL_FLOW, label, autograph)
+                self._send(_arg(call, 0, "fn", "function"), TraceKind.CONTROL_FLOW, label, None)
             elif (method := self._dataset_callback_call(call)) is not None:
                 for arg in call.args:
                     for fn, autograph in self.callables(arg.value, at):
                         root(fn, TraceKind.DATASET, f"Dataset.{method} callback", autograph)
+                    self._send(arg.value, TraceKind.DATASET, f"Dataset.{method} callback", None)
             elif (name := self._dataset_experimental(call)) is not None:
                 for arg in call.args:
                     for fn, autograph in self.callables(arg.value, at):
                         label = f"tf.data.experimental.{name} callback"
                         root(fn, TraceKind.DATASET, label, autograph)
+                    self._send(
+                        arg.value, TraceKind.DATASET, f"tf.data.experimental.{name} callback", None
+                    )
             elif (
                 isinstance(call.func, cst.Attribute)
                 and call.func.attr.value == "compile"
@@ -950,16 +998,66 @@ class TraceFinder:
                 for key in ("loss", "metrics", "weighted_metrics"):
                     for fn, autograph in self.callables(_kwarg(call, key), at):
                         root(fn, TraceKind.KERAS, f"Keras {key} passed to compile()", autograph)
+                    value = _kwarg(call, key)
+                    label = f"Keras {key} passed to compile()"
+                    for item in _elements(value):
+                        self._send(item, TraceKind.KERAS, label, None)
 
         roots.sort(key=lambda r: (r[0], r[1]))
         for _, _, fn, kind, reason, autograph, signature in roots:
             add(fn, kind, reason, autograph=autograph, signature=signature)  # type: ignore[arg-type]
+
+        # Roots handed over by other modules of the run: `helpers.normalize` called from a
+        # traced step in train.py.  A function already traced here keeps its own reason and
+        # only learns about the outside caller (TFG401 wants to know).
+        for ext in self.ctx.view.roots:
+            for fn, autograph in self._defined(ext.qualname):
+                if fn in traced:
+                    if ext.chain:
+                        traced[fn].callers_elsewhere.append(ext.chain[-1])
+                    continue
+                if fn in self.escaped:
+                    continue
+                display = _display(ctx, fn)
+                info = TracedFunction(
+                    fn,
+                    display,
+                    ext.kind,
+                    ext.reason,
+                    (*ext.chain, display),
+                    ext.autograph and autograph and not self._no_autograph_decorator(fn),
+                )
+                traced[fn] = info
+                order.append(info)
 
         # Breadth-first over what traced code reaches, so chains are shortest.
         while order:
             info = order.popleft()
             self._follow(info, add)
         return traced
+
+    def _from(self, info: TracedFunction) -> str:
+        return f"called from {info.display} in {self.ctx.path}"
+
+    def _defined(self, qualname: str) -> list[tuple[FunctionNode, bool]]:
+        """The functions a module-level name (``normalize``, ``Trainer.step``) denotes."""
+        head, _, rest = qualname.partition(".")
+        found: list[tuple[FunctionNode, bool]] = []
+        for stmt in self.ctx.module.body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == head and not rest:
+                found.append((stmt, True))
+            elif isinstance(stmt, cst.ClassDef) and stmt.name.value == head and rest:
+                method = self.find_method(stmt, rest)
+                if method is not None:
+                    found.append((method, True))
+            elif isinstance(stmt, cst.SimpleStatementLine) and not rest:
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign) and any(
+                        isinstance(t.target, cst.Name) and t.target.value == head
+                        for t in small.targets
+                    ):
+                        found += self.callables(small.value, None)
+        return found
 
     def _follow(self, info: TracedFunction, add) -> None:  # type: ignore[no-untyped-def]
         facts = self.facts.get(info.node)
@@ -999,9 +1097,20 @@ class TraceFinder:
                             info,
                             autograph and info.autograph,
                         )
+                    self._send(
+                        arg.value,
+                        TraceKind.CONTROL_FLOW,
+                        f"{label} callable in {info.display} ({self.ctx.path})",
+                        info,
+                        info.autograph,
+                    )
                 continue
+            local = False
             for fn, _ in self.callables(func, info.node):
+                local = True
                 add(fn, TraceKind.CALLEE, f"called from {info.display}", info, info.autograph)
+            if not local:
+                self._send(func, TraceKind.CALLEE, self._from(info), info, info.autograph)
             name = dotted(func) or "a call"
             for arg in call.args:
                 if isinstance(arg.value, cst.Lambda):
@@ -1018,6 +1127,15 @@ class TraceFinder:
         for lam in facts.lambdas:
             if lam not in fenced:
                 add(lam, TraceKind.CALLEE, f"lambda in {info.display}", info, info.autograph)
+
+
+def _elements(expr: cst.BaseExpression | None) -> list[cst.BaseExpression]:
+    """The items of a list/tuple/dict literal (``metrics=[a, b]``), or ``expr`` itself."""
+    if isinstance(expr, cst.List | cst.Tuple | cst.Set):
+        return [el.value for el in expr.elements]
+    if isinstance(expr, cst.Dict):
+        return [el.value for el in expr.elements if isinstance(el, cst.DictElement)]
+    return [expr] if expr is not None else []
 
 
 def find_traced(ctx: ModuleContext) -> dict[FunctionNode, TracedFunction]:

@@ -257,7 +257,7 @@ def step(x, y):
         finder = self.ctx.trace_finder
         if finder is None:
             return []
-        callers: list[str] = []
+        callers: list[str] = list(info.callers_elsewhere)  # traced code of other modules
         for other in self.ctx.traced.values():
             if other is info:
                 continue

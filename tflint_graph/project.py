@@ -1,0 +1,365 @@
+"""The modules of one run, and what crosses between them (SPEC §1.6, issue 4).
+
+A run lints each file on its own first.  What one module learns about another travels as
+small, picklable facts (a :class:`ModuleSummary` out, a :class:`ProjectView` in), never as
+parsed trees, so memory stays per-file and files can later be linted in parallel:
+
+* a traced function that calls ``helpers.normalize`` makes ``normalize`` a traced root of
+  ``helpers.py`` (with the chain so far), which may reach further modules in turn;
+* a module that calls ``step`` imported from ``model.py`` learns that ``step`` is a
+  ``tf.function`` (and with which options), for the call-site rules TFG302/TFG303/TFG403.
+
+Imports are resolved against the analysed roots only: the directory above each file's
+top-level package (the ``sys.path`` entry that makes its imports work), or the file's own
+directory for scripts.  Installed packages are never read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import libcst as cst
+
+from tflint_graph.config import Config
+from tflint_graph.context import TraceKind
+from tflint_graph.finding import Finding
+
+# Canonical prefixes that never name code of the analysed project.
+FOREIGN_PREFIXES = (
+    "tensorflow.",
+    "keras.",
+    "builtins.",
+    "numpy.",
+    "functools.",
+    "tensorflow_",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TfFunction:
+    """A ``tf.function`` object that calls can reach, and the options that matter at call
+    sites.  ``qualname`` is ``step`` / ``Trainer.step`` inside its module."""
+
+    qualname: str
+    display: str  # "step()"
+    signature: bool  # input_signature given
+    jit_compile: bool = False
+    reduce_retracing: bool = False
+    origin: str | None = None  # the file that defines it
+    line: int = 0  # the def (or assignment) line in that file
+
+
+@dataclass(frozen=True, slots=True)
+class ExternalRoot:
+    """Traced code of another module calls (or hands to TensorFlow) ``qualname`` here."""
+
+    qualname: str
+    kind: TraceKind
+    reason: str  # "called from step() in train.py"
+    chain: tuple[str, ...]  # the chain up to and excluding this function
+    autograph: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """A traced call from this module into a name imported from elsewhere (absolute)."""
+
+    target: str
+    kind: TraceKind
+    reason: str
+    chain: tuple[str, ...]
+    autograph: bool = True
+
+
+@dataclass(slots=True)
+class ModuleSummary:
+    """What other modules may need to know about one module after it was analysed."""
+
+    module: str | None
+    exports: dict[str, TfFunction] = field(default_factory=dict)
+    reexports: dict[str, str] = field(default_factory=dict)  # name -> absolute import
+    outgoing: list[Outgoing] = field(default_factory=list)
+    # Absolute names imported from elsewhere that this module calls (call-site candidates).
+    called_imports: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class ProjectView:
+    """What a module is told about the rest of the run before it is analysed."""
+
+    module: str | None = None  # dotted name, when the file lies in an analysed root
+    is_package: bool = False  # an ``__init__.py``: relative imports start at the module
+    roots: tuple[ExternalRoot, ...] = ()
+    tf_functions: dict[str, TfFunction] = field(default_factory=dict)  # absolute name -> fn
+
+    def absolute(self, name: str) -> str:
+        """``.helpers.f`` seen from ``pkg.train`` is ``pkg.helpers.f``."""
+        if not name.startswith("."):
+            return name
+        dots = len(name) - len(name.lstrip("."))
+        rest = name[dots:]
+        if self.module is None:
+            return rest
+        parts = self.module.split(".")
+        if not self.is_package:
+            parts = parts[:-1]
+        drop = dots - 1
+        if drop > len(parts):
+            return rest
+        base = parts[: len(parts) - drop]
+        return ".".join([*base, rest]) if rest else ".".join(base)
+
+
+def may_be_project(name: str) -> bool:
+    """``name`` (absolute) could be code of the analysed project, not a library we know."""
+    return not name.startswith(FOREIGN_PREFIXES) and "." in name
+
+
+def _real(path: Path) -> Path:
+    """The canonical path; never raises (``Path.resolve`` does on symlink loops)."""
+    return Path(os.path.realpath(path))
+
+
+@lru_cache(maxsize=4096)
+def package_root(path: Path) -> tuple[Path, str]:
+    """(the ``sys.path`` entry that imports ``path``, its dotted module name).
+
+    Walks up while directories are packages (hold an ``__init__.py``): ``src/pkg/sub/m.py``
+    is ``pkg.sub.m`` under ``src``; a script outside any package is imported by its stem
+    from its own directory.
+    """
+    path = _real(path)
+    parts = [] if path.name == "__init__.py" else [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        parts.append(folder.name)
+        folder = folder.parent
+    return folder, ".".join(reversed(parts))
+
+
+class ModuleIndex:
+    """Finds the file of a dotted module name under the analysed roots."""
+
+    def __init__(self, files: Iterable[Path]) -> None:
+        roots: set[Path] = set()
+        for file in files:
+            root, name = package_root(_real(file))
+            if name:
+                roots.add(root)
+        self.roots = sorted(roots)
+        self._cache: dict[tuple[str, Path | None], Path | None] = {}
+
+    def module_of(self, path: Path) -> str | None:
+        root, name = package_root(_real(path))
+        return name if name and root in self.roots else None
+
+    def file_of(self, module: str, importer: Path | None = None) -> Path | None:
+        """The file of ``module``; the importer's own root is searched first, as Python's
+        ``sys.path[0]`` is the script's directory."""
+        first = package_root(importer)[0] if importer is not None else None
+        key = (module, first)
+        if key in self._cache:
+            return self._cache[key]
+        found: Path | None = None
+        rel = Path(*module.split("."))
+        roots = ([first] if first is not None else []) + [r for r in self.roots if r != first]
+        for root in roots:
+            for candidate in (root / rel.with_suffix(".py"), root / rel / "__init__.py"):
+                if candidate.is_file():
+                    found = _real(candidate)
+                    break
+            if found is not None:
+                break
+        self._cache[key] = found
+        return found
+
+    def split(self, name: str, importer: Path | None = None) -> tuple[str, str] | None:
+        """``pkg.helpers.normalize`` -> (``pkg.helpers``, ``normalize``): the longest
+        prefix that is a module of the analysed roots, and the rest."""
+        parts = name.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:i])
+            if self.file_of(module, importer) is not None:
+                return module, ".".join(parts[i:])
+        return None
+
+
+def module_imports(module: cst.Module, view: ProjectView) -> dict[str, str]:
+    """Module-level import bindings, as absolute names: what ``from pkg import name`` can
+    reach through this module (``from .helpers import normalize`` in ``__init__.py``)."""
+    found: dict[str, str] = {}
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    # `import a.b` binds `a`, which is absolute already.
+                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                        found[alias.asname.name.value] = _dotted(alias.name)
+            elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                base = "." * len(small.relative)
+                if small.module is not None:
+                    base += _dotted(small.module)
+                for alias in small.names:
+                    name = _dotted(alias.name)
+                    bound = name
+                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                        bound = alias.asname.name.value
+                    sep = "" if not base or base.endswith(".") else "."
+                    found[bound] = view.absolute(f"{base}{sep}{name}")
+    return found
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+Analyse = Callable[
+    [Path, Config, "str | None", "ProjectView | None"],
+    tuple[list[Finding], "ModuleSummary | None"],
+]
+
+# Cross-module propagation stops after this many rounds (a chain this long through
+# different modules is already beyond what a reader follows).
+_MAX_ROUNDS = 12
+
+
+class Project:
+    """Lints the files of one run, then lets them learn from each other.
+
+    1. Every file is analysed on its own (findings and a summary).
+    2. tf.functions exported by modules are looked up for the names each module calls.
+    3. Traced calls into other modules become traced roots there; those modules are analysed
+       again with their new roots, which may reach further modules, until nothing changes.
+       Modules outside the run that imports resolve to are parsed only when traced code or a
+       call site reaches them; their findings are not reported.
+    """
+
+    def __init__(self, files: Sequence[Path], config: Config, analyse: Analyse) -> None:
+        self.files = list(files)
+        self.config = config
+        self.analyse = analyse
+        self.index = ModuleIndex(self.files)
+        self.findings: dict[Path, list[Finding]] = {}
+        self.summaries: dict[Path, ModuleSummary | None] = {}
+        self.in_run: dict[Path, list[Path]] = {}
+        for file in self.files:
+            self.in_run.setdefault(_real(file), []).append(file)
+        self.roots: dict[Path, dict[str, ExternalRoot]] = {}
+        self.tables: dict[Path, dict[str, TfFunction]] = {}
+
+    def _view(self, resolved: Path) -> ProjectView:
+        return ProjectView(
+            module=self.index.module_of(resolved),
+            is_package=resolved.name == "__init__.py",
+            roots=tuple(self.roots.get(resolved, {}).values()),
+            tf_functions=self.tables.get(resolved, {}),
+        )
+
+    def _analyse(self, resolved: Path) -> None:
+        # Two paths of the run may be one file (a symlink): each is reported as given.
+        summary = None
+        for shown in self.in_run.get(resolved, [resolved]):
+            findings, summary = self.analyse(shown, self.config, None, self._view(resolved))
+            self.findings[shown] = findings
+        self.summaries[resolved] = summary
+
+    def summary(self, resolved: Path) -> ModuleSummary | None:
+        """A module's summary; files outside the run are read now, the first time."""
+        if resolved not in self.summaries:
+            self._analyse(resolved)
+        return self.summaries[resolved]
+
+    def locate(self, name: str, importer: Path, depth: int = 0) -> tuple[Path, str] | None:
+        """(file, qualname in it) that the absolute ``name`` denotes, following re-exports
+        (``from .helpers import normalize`` in a package's ``__init__.py``)."""
+        split = self.index.split(name, importer) if depth <= 4 else None
+        if split is None:
+            return None
+        module, rest = split
+        file = self.index.file_of(module, importer)
+        assert file is not None
+        summary = self.summary(file)
+        if summary is not None:
+            head, _, tail = rest.partition(".")
+            target = summary.reexports.get(head)
+            if target is not None and target != name:
+                further = f"{target}.{tail}" if tail else target
+                found = self.locate(further, file, depth + 1)
+                if found is not None:
+                    return found
+        return file, rest
+
+    def run(self) -> dict[Path, list[Finding]]:
+        for resolved in self.in_run:
+            self._analyse(resolved)
+        stale = self._link_tf_functions()
+        self._propagate(stale)
+        return {f: self.findings[f] for f in self.files}
+
+    def _link_tf_functions(self) -> set[Path]:
+        """Tell each module which of the names it calls are tf.functions of other modules."""
+        stale: set[Path] = set()
+        for resolved in self.in_run:
+            summary = self.summaries.get(resolved)
+            if summary is None:
+                continue
+            table: dict[str, TfFunction] = {}
+            for name in sorted(summary.called_imports):
+                found = self.locate(name, resolved)
+                if found is None or found[0] == resolved:
+                    continue
+                target = self.summary(found[0])
+                if target is not None and found[1] in target.exports:
+                    table[name] = target.exports[found[1]]
+            if table:
+                self.tables[resolved] = table
+                stale.add(resolved)
+        return stale
+
+    def _propagate(self, stale: set[Path]) -> None:
+        seen: set[tuple[Path, Outgoing]] = set()
+        pending = self._outgoing(sorted(self.summaries), seen)
+        for _ in range(_MAX_ROUNDS):
+            if not pending:
+                break
+            changed: set[Path] = set()
+            # Shortest chains first, so each function keeps the shortest way it is reached.
+            for source, out in sorted(
+                pending, key=lambda p: (len(p[1].chain), p[1].target, p[1].chain, str(p[0]))
+            ):
+                found = self.locate(out.target, source)
+                if found is None or found[0] == source:
+                    continue
+                file, qualname = found
+                known = self.roots.setdefault(file, {})
+                if qualname not in known:
+                    known[qualname] = ExternalRoot(
+                        qualname, out.kind, out.reason, out.chain, out.autograph
+                    )
+                    changed.add(file)
+            for file in sorted(changed):
+                self._analyse(file)
+            stale -= changed
+            pending = self._outgoing(sorted(changed), seen)
+        for file in sorted(stale):
+            self._analyse(file)
+
+    def _outgoing(
+        self, files: Iterable[Path], seen: set[tuple[Path, Outgoing]]
+    ) -> list[tuple[Path, Outgoing]]:
+        found = []
+        for file in files:
+            summary = self.summaries.get(file)
+            for out in summary.outgoing if summary is not None else ():
+                if (file, out) not in seen:
+                    seen.add((file, out))
+                    found.append((file, out))
+        return found

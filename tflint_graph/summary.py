@@ -1,0 +1,30 @@
+"""What one analysed module tells the rest of the run (see ``project.py``)."""
+
+from __future__ import annotations
+
+from tflint_graph.callsites import module_tf_functions
+from tflint_graph.context import ModuleContext
+from tflint_graph.project import ModuleSummary, may_be_project, module_imports
+
+
+def summarize(ctx: ModuleContext) -> ModuleSummary:
+    finder = ctx.trace_finder
+    called: set[str] = set()
+    outgoing = []
+    if finder is not None:
+        outgoing = list(finder.outgoing)
+        for _, call in finder.collector.calls:
+            res = ctx.resolve(call.func)
+            if res.local:
+                continue
+            for name in res.imported:
+                absolute = ctx.view.absolute(name)
+                if may_be_project(absolute):
+                    called.add(absolute)
+    return ModuleSummary(
+        module=ctx.view.module,
+        exports=module_tf_functions(ctx),
+        reexports=module_imports(ctx.module, ctx.view),
+        outgoing=outgoing,
+        called_imports=called,
+    )
