@@ -26,7 +26,13 @@ from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
 from tflint_graph.files import iter_python_files
 from tflint_graph.finding import Finding, Severity
 from tflint_graph.noqa import is_suppressed, source_lines
-from tflint_graph.project import ModuleSummary, Project, ProjectView, module_imports
+from tflint_graph.project import (
+    ModuleSummary,
+    Project,
+    ProjectView,
+    module_classes,
+    module_imports,
+)
 from tflint_graph.summary import summarize
 from tflint_graph.traced import find_traced
 
@@ -260,10 +266,13 @@ def analyse_source(
         if (
             not _MAY_TRACE.search(source)
             and not config.extra_function_decorators
-            and not (view.roots)
+            and not (view.roots or view.keras_classes)
         ):
             findings = []
-            summary = ModuleSummary(view.module, reexports=module_imports(parsed, view))
+            imports = module_imports(parsed, view)
+            summary = ModuleSummary(
+                view.module, reexports=imports, classes=module_classes(parsed, imports)
+            )
         else:
             findings, summary = _run_rules(parsed, source, path, config, view)
     lines = source_lines(source)

@@ -67,6 +67,22 @@ def canonical(name: str) -> str:
     return name
 
 
+def keras_kinds_of(names: Iterable[str]) -> frozenset[str]:
+    """Which Keras base classes (``model``, ``layer``, ``loss``, ``metric``) the canonical
+    ``names`` of a class's base are."""
+    kinds: set[str] = set()
+    for name in names:
+        if name in ("keras.Model", "keras.Sequential") or name.startswith("keras.models."):
+            kinds |= {"model", "layer"}
+        elif name.startswith("keras.layers."):
+            kinds.add("layer")
+        elif name.startswith("keras.losses."):
+            kinds.add("loss")
+        elif name.startswith("keras.metrics."):
+            kinds.add("metric")
+    return frozenset(kinds)
+
+
 def dotted(node: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a chain of plain attribute accesses on a name, else None."""
     parts: list[str] = []

@@ -27,6 +27,7 @@ import libcst as cst
 from tflint_graph.config import Config
 from tflint_graph.context import TraceKind
 from tflint_graph.finding import Finding
+from tflint_graph.names import canonical, keras_kinds_of
 
 # Canonical prefixes that never name code of the analysed project.
 FOREIGN_PREFIXES = (
@@ -85,6 +86,8 @@ class ModuleSummary:
     outgoing: list[Outgoing] = field(default_factory=list)
     # Absolute names imported from elsewhere that this module calls (call-site candidates).
     called_imports: set[str] = field(default_factory=set)
+    # Module-level classes -> their bases: absolute names, or "<local>Name" for a class here.
+    classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -95,6 +98,8 @@ class ProjectView:
     is_package: bool = False  # an ``__init__.py``: relative imports start at the module
     roots: tuple[ExternalRoot, ...] = ()
     tf_functions: dict[str, TfFunction] = field(default_factory=dict)  # absolute name -> fn
+    # Keras kinds ("model", "layer", ...) of base classes defined in other modules.
+    keras_classes: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def absolute(self, name: str) -> str:
         """``.helpers.f`` seen from ``pkg.train`` is ``pkg.helpers.f``."""
@@ -198,9 +203,12 @@ def module_imports(module: cst.Module, view: ProjectView) -> dict[str, str]:
         for small in stmt.body:
             if isinstance(small, cst.Import):
                 for alias in small.names:
-                    # `import a.b` binds `a`, which is absolute already.
+                    full = _dotted(alias.name)
                     if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                        found[alias.asname.name.value] = _dotted(alias.name)
+                        found[alias.asname.name.value] = full
+                    else:  # `import a.b` binds `a`
+                        head = full.partition(".")[0]
+                        found[head] = head
             elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
                 base = "." * len(small.relative)
                 if small.module is not None:
@@ -212,6 +220,29 @@ def module_imports(module: cst.Module, view: ProjectView) -> dict[str, str]:
                         bound = alias.asname.name.value
                     sep = "" if not base or base.endswith(".") else "."
                     found[bound] = view.absolute(f"{base}{sep}{name}")
+    return found
+
+
+LOCAL = "<local>"
+
+
+def module_classes(module: cst.Module, imports: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    """Module-level classes and what their bases refer to, from the syntax alone (a module
+    subclassing another module's Keras model need not import TensorFlow itself)."""
+    names = {s.name.value for s in module.body if isinstance(s, cst.ClassDef)}
+    found: dict[str, tuple[str, ...]] = {}
+    for stmt in module.body:
+        if not isinstance(stmt, cst.ClassDef):
+            continue
+        refs: list[str] = []
+        for arg in stmt.bases:
+            text = _dotted(arg.value) if arg.keyword is None else ""
+            head, _, tail = text.partition(".")
+            if head in imports:
+                refs.append(f"{imports[head]}.{tail}" if tail else imports[head])
+            elif head in names and not tail:
+                refs.append(LOCAL + head)
+        found[stmt.name.value] = tuple(refs)
     return found
 
 
@@ -254,6 +285,7 @@ class Project:
             self.in_run.setdefault(_real(file), []).append(file)
         self.roots: dict[Path, dict[str, ExternalRoot]] = {}
         self.tables: dict[Path, dict[str, TfFunction]] = {}
+        self.keras_classes: dict[Path, dict[str, frozenset[str]]] = {}
 
     def _view(self, resolved: Path) -> ProjectView:
         return ProjectView(
@@ -261,6 +293,7 @@ class Project:
             is_package=resolved.name == "__init__.py",
             roots=tuple(self.roots.get(resolved, {}).values()),
             tf_functions=self.tables.get(resolved, {}),
+            keras_classes=self.keras_classes.get(resolved, {}),
         )
 
     def _analyse(self, resolved: Path) -> None:
@@ -290,8 +323,8 @@ class Project:
         if summary is not None:
             head, _, tail = rest.partition(".")
             target = summary.reexports.get(head)
-            if target is not None and target != name:
-                further = f"{target}.{tail}" if tail else target
+            further = (f"{target}.{tail}" if tail else target) if target else None
+            if further is not None and further != name:
                 found = self.locate(further, file, depth + 1)
                 if found is not None:
                     return found
@@ -305,7 +338,8 @@ class Project:
         return {f: self.findings[f] for f in self.files}
 
     def _link_tf_functions(self) -> set[Path]:
-        """Tell each module which of the names it calls are tf.functions of other modules."""
+        """Tell each module which names it calls are tf.functions of other modules, and
+        which base classes of its classes are Keras classes defined elsewhere."""
         stale: set[Path] = set()
         for resolved in self.in_run:
             summary = self.summaries.get(resolved)
@@ -319,10 +353,43 @@ class Project:
                 target = self.summary(found[0])
                 if target is not None and found[1] in target.exports:
                     table[name] = target.exports[found[1]]
+            classes: dict[str, frozenset[str]] = {}
+            for bases in summary.classes.values():
+                for ref in bases:
+                    if ref.startswith(LOCAL) or not may_be_project(ref):
+                        continue
+                    found = self.locate(ref, resolved)
+                    if found is not None and found[0] != resolved:
+                        kinds = self.class_kinds(*found)
+                        if kinds:
+                            classes[ref] = kinds
             if table:
                 self.tables[resolved] = table
+            if classes:
+                self.keras_classes[resolved] = classes
+            if table or classes:
                 stale.add(resolved)
         return stale
+
+    def class_kinds(self, file: Path, qualname: str, depth: int = 0) -> frozenset[str]:
+        """Keras kinds of class ``qualname`` of ``file``, through bases in any module."""
+        summary = self.summary(file)
+        bases = summary.classes.get(qualname) if summary is not None else None
+        if not bases or depth > 8:
+            return frozenset()
+        kinds: set[str] = set()
+        for ref in bases:
+            if ref.startswith(LOCAL):
+                kinds |= self.class_kinds(file, ref[len(LOCAL) :], depth + 1)
+                continue
+            direct = keras_kinds_of([canonical(ref)])
+            if direct:
+                kinds |= direct
+            elif may_be_project(ref):
+                found = self.locate(ref, file)
+                if found is not None and found != (file, qualname):
+                    kinds |= self.class_kinds(*found, depth + 1)
+        return frozenset(kinds)
 
     def _propagate(self, stale: set[Path]) -> None:
         seen: set[tuple[Path, Outgoing]] = set()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tflint_graph.callsites import module_tf_functions
 from tflint_graph.context import ModuleContext
-from tflint_graph.project import ModuleSummary, may_be_project, module_imports
+from tflint_graph.project import ModuleSummary, may_be_project, module_classes, module_imports
 
 
 def summarize(ctx: ModuleContext) -> ModuleSummary:
@@ -21,10 +21,12 @@ def summarize(ctx: ModuleContext) -> ModuleSummary:
                 absolute = ctx.view.absolute(name)
                 if may_be_project(absolute):
                     called.add(absolute)
+    imports = module_imports(ctx.module, ctx.view)
     return ModuleSummary(
         module=ctx.view.module,
         exports=module_tf_functions(ctx),
-        reexports=module_imports(ctx.module, ctx.view),
+        reexports=imports,
         outgoing=outgoing,
         called_imports=called,
+        classes=module_classes(ctx.module, imports),
     )

@@ -17,7 +17,7 @@ import libcst as cst
 
 from tflint_graph.analysis import assigned_value
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
-from tflint_graph.names import Resolution, canonical, dotted
+from tflint_graph.names import Resolution, canonical, dotted, keras_kinds_of
 from tflint_graph.project import Outgoing, may_be_project
 
 TF_FUNCTION = ("tensorflow.function",)
@@ -681,14 +681,11 @@ class TraceFinder:
             if arg.keyword is not None:
                 continue
             res = self.resolve(arg.value)
-            if res.is_("keras.Model", "keras.Sequential") or res.startswith("keras.models."):
-                kinds |= {"model", "layer"}
-            elif res.startswith("keras.layers."):
-                kinds.add("layer")
-            elif res.startswith("keras.losses."):
-                kinds.add("loss")
-            elif res.startswith("keras.metrics."):
-                kinds.add("metric")
+            kinds |= keras_kinds_of(res.imported)
+            # A base class defined in another module of the run.
+            view = self.ctx.view
+            for name in res.imported if view.keras_classes else ():
+                kinds |= view.keras_classes.get(view.absolute(name), frozenset())
         for base in self._module_bases(cls):
             if base not in seen:
                 kinds |= self.keras_kinds(base, seen | {cls})

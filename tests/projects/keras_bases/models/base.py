@@ -1,0 +1,5 @@
+import tensorflow as tf
+
+
+class BaseModel(tf.keras.Model):
+    pass

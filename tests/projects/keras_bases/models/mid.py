@@ -1,0 +1,5 @@
+from .base import BaseModel
+
+
+class Mid(BaseModel):
+    pass
