@@ -24,9 +24,7 @@ import pytest
 
 from tflint_graph.docs import pages_dir, section_code
 
-CODES = sorted(
-    {f"TFG20{n}" for n in range(1, 10)} | {p.stem for p in pages_dir().glob("TFG2*.md")}
-)
+CODES = sorted({f"TFG20{n}" for n in range(1, 10)} | {p.stem for p in pages_dir().glob("TFG2*.md")})
 _RAISES = re.compile(r"^Raises: (\S.*?)\s*$", re.M)
 NO_EXCEPTION = "none"
 

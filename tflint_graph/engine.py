@@ -30,6 +30,7 @@ from tflint_graph.project import (
     ModuleSummary,
     Project,
     ProjectView,
+    called_imports,
     module_classes,
     module_imports,
 )
@@ -266,12 +267,15 @@ def analyse_source(
         if (
             not _MAY_TRACE.search(source)
             and not config.extra_function_decorators
-            and not (view.roots or view.keras_classes)
+            and not (view.roots or view.keras_classes or view.tf_functions)
         ):
             findings = []
             imports = module_imports(parsed, view)
             summary = ModuleSummary(
-                view.module, reexports=imports, classes=module_classes(parsed, imports)
+                view.module,
+                reexports=imports,
+                called_imports=called_imports(parsed, imports),
+                classes=module_classes(parsed, imports),
             )
         else:
             findings, summary = _run_rules(parsed, source, path, config, view)

@@ -246,6 +246,27 @@ def module_classes(module: cst.Module, imports: dict[str, str]) -> dict[str, tup
     return found
 
 
+class _CalledImports(cst.CSTVisitor):
+    def __init__(self, imports: dict[str, str]) -> None:
+        self.imports = imports
+        self.found: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        head, _, tail = _dotted(node.func).partition(".")
+        if head in self.imports:
+            name = f"{self.imports[head]}.{tail}" if tail else self.imports[head]
+            if may_be_project(name):
+                self.found.add(name)
+
+
+def called_imports(module: cst.Module, imports: dict[str, str]) -> set[str]:
+    """Imported names the module calls, from the syntax alone (for a module that never
+    mentions TensorFlow but calls a tf.function imported from another module)."""
+    visitor = _CalledImports(imports)
+    module.visit(visitor)
+    return visitor.found
+
+
 def _dotted(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.Attribute):
         return f"{_dotted(node.value)}.{node.attr.value}"

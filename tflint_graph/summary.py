@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tflint_graph.callsites import module_tf_functions
+from tflint_graph.checks._export import export_references
 from tflint_graph.context import ModuleContext
 from tflint_graph.project import ModuleSummary, may_be_project, module_classes, module_imports
 
@@ -21,6 +22,8 @@ def summarize(ctx: ModuleContext) -> ModuleSummary:
                 absolute = ctx.view.absolute(name)
                 if may_be_project(absolute):
                     called.add(absolute)
+        # Exported without being called (`signatures={"embed": embed}`): TFG301 needs to know.
+        called |= export_references(ctx)
     imports = module_imports(ctx.module, ctx.view)
     return ModuleSummary(
         module=ctx.view.module,

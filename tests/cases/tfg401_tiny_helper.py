@@ -68,7 +68,7 @@ def with_signature(x):
 
 
 @tf.function
-def serving_default(x):
+def serving_default(x):  # TFG301
     return x * 2.0
 
 

@@ -4,7 +4,9 @@ and write its page in ``rules/``."""
 from __future__ import annotations
 
 from tflint_graph.checks.base import Rule
+from tflint_graph.checks.benchmark_includes_tracing import BenchmarkIncludesTracing
 from tflint_graph.checks.frozen_clock_or_env import FrozenClockOrEnv
+from tflint_graph.checks.function_recreated import FunctionRecreated
 from tflint_graph.checks.global_write import GlobalWrite
 from tflint_graph.checks.graph_error_caught_in_python import GraphErrorCaughtInPython
 from tflint_graph.checks.large_unrolled_loop import LargeUnrolledLoop
@@ -17,7 +19,9 @@ from tflint_graph.checks.python_io_in_traced import PythonIoInTraced
 from tflint_graph.checks.python_list_in_graph_loop import PythonListInGraphLoop
 from tflint_graph.checks.python_random import PythonRandom
 from tflint_graph.checks.python_state_mutation import PythonStateMutation
+from tflint_graph.checks.python_value_argument import PythonValueArgument
 from tflint_graph.checks.run_functions_eagerly_enabled import RunFunctionsEagerlyEnabled
+from tflint_graph.checks.serving_without_input_signature import ServingWithoutInputSignature
 from tflint_graph.checks.stale_python_global import StalePythonGlobal
 from tflint_graph.checks.tensor_as_bool import TensorAsBool
 from tflint_graph.checks.tensor_as_python_value import TensorAsPythonValue
@@ -26,6 +30,7 @@ from tflint_graph.checks.tensorarray_write_discarded import TensorArrayWriteDisc
 from tflint_graph.checks.tiny_helper_decorated import TinyHelperDecorated
 from tflint_graph.checks.variable_created_per_trace import VariableCreatedPerTrace
 from tflint_graph.checks.variable_owner_created_per_trace import VariableOwnerCreatedPerTrace
+from tflint_graph.checks.xla_dynamic_shape import XlaDynamicShape
 from tflint_graph.finding import Severity
 
 ALL_RULES: tuple[type[Rule], ...] = (
@@ -49,8 +54,13 @@ ALL_RULES: tuple[type[Rule], ...] = (
     PythonListInGraphLoop,
     RunFunctionsEagerlyEnabled,
     NoTensorWork,
+    ServingWithoutInputSignature,
     LargeUnrolledLoop,
     TinyHelperDecorated,
+    FunctionRecreated,
+    PythonValueArgument,
+    XlaDynamicShape,
+    BenchmarkIncludesTracing,
 )
 
 # Codes the engine itself emits; they have pages but no visitor.

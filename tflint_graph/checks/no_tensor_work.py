@@ -41,11 +41,24 @@ _LITERALS = (
 )
 
 
+# Methods of Python's own str/list/dict/set/tuple values: on a receiver built only from
+# literals and Python-valued names they build no op.
+_PURE_METHODS = frozenset(
+    {
+        "append", "extend", "insert", "pop", "items", "keys", "values", "get", "update",
+        "setdefault", "add", "copy", "join", "format", "split", "strip", "lower", "upper",
+        "replace", "startswith", "endswith", "count", "index", "sort",
+    }
+)  # fmt: skip
+
+
 def _python_default(default: cst.BaseExpression | None) -> bool:
     if isinstance(default, cst.UnaryOperation):
         default = default.expression
     if isinstance(default, cst.Name):
         return default.value in _CONSTANTS
+    if isinstance(default, cst.Tuple | cst.List):
+        return all(_python_default(el.value) for el in default.elements)
     return isinstance(default, _LITERALS)
 
 
@@ -79,12 +92,11 @@ class _PurePython(cst.CSTVisitor):
     def on_visit(self, node: cst.CSTNode) -> bool:
         if not self.pure:
             return False
-        if isinstance(node, _UNKNOWN):
-            self.pure = False
-            return False
         if isinstance(node, cst.Call):
             func = node.func
-            if not (
+            if isinstance(func, cst.Attribute) and func.attr.value in _PURE_METHODS:
+                func.value.visit(self)  # `names.append(...)` on a plain Python value
+            elif not (
                 isinstance(func, cst.Name)
                 and any(self.ctx.resolve(func).is_builtin(b) for b in _PURE_BUILTINS)
             ):
@@ -92,6 +104,9 @@ class _PurePython(cst.CSTVisitor):
                 return False
             for arg in node.args:
                 arg.value.visit(self)  # skip the callee and keyword names
+            return False
+        if isinstance(node, _UNKNOWN):
+            self.pure = False
             return False
         if isinstance(node, cst.Name):
             if not self._python_name(node):
@@ -149,6 +164,16 @@ import tensorflow as tf
 def log_it():
     tf.print("hello")
 """,
+        """
+import tensorflow as tf
+
+@tf.function
+def flat(x, sizes=(2, 3)):
+    parts = []
+    for n in sizes:
+        parts.append(x.get(n))  # a method of an argument that may be a tensor structure
+    return parts
+""",
     ]
     INVALID = [
         """
@@ -165,6 +190,16 @@ import tensorflow as tf
 def config():  # TFG404
     sizes = [32, 64, 128]
     return {"sizes": sizes, "total": sum(sizes)}
+""",
+        """
+import tensorflow as tf
+
+@tf.function
+def lr_table(base=1e-3, epochs=30, shape=((784, 128), (10,))):  # TFG404
+    table = []
+    for epoch in range(epochs):
+        table.append(base * 0.9**epoch)
+    return table, ", ".join(str(s) for s in shape)
 """,
     ]
 

@@ -1,0 +1,596 @@
+"""A timed block around the first call of a tf.function: the figure includes tracing."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import CodeRange, ImportAssignment
+
+from tflint_graph.callsites import TfFunctionRef, module_tf_functions, tf_function_of
+from tflint_graph.checks.base import Rule
+from tflint_graph.context import FunctionNode, TracedFunction
+from tflint_graph.finding import Severity
+from tflint_graph.project import may_be_project
+from tflint_graph.traced import TraceFinder
+
+_TIMERS = frozenset(
+    {
+        "time.perf_counter",
+        "time.perf_counter_ns",
+        "time.time",
+        "time.time_ns",
+        "time.monotonic",
+        "time.monotonic_ns",
+        "time.process_time",
+        "time.process_time_ns",
+        "time.thread_time",
+        "time.thread_time_ns",
+        "timeit.default_timer",
+    }
+)
+# timeit functions that run ``stmt`` (first argument) after ``setup`` (second).
+_TIMEIT = ("timeit.timeit", "timeit.repeat")
+_TIMER_CLASS = "timeit.Timer"
+_TIMER_METHODS = frozenset({"timeit", "repeat", "autorange"})
+# Words that say the author times the first call on purpose ("trace_time", "# cold start").
+_DELIBERATE = ("trac", "compil", "warm", "first", "cold")
+
+_Pos = tuple[int, int]
+_IMPORTS_CLOCK = re.compile(r"\b(?:import|from)\b[^\n]*\b(?:time|timeit)\b")
+
+
+@dataclass(frozen=True, slots=True)
+class _Event:
+    call: cst.Call
+    sure: bool  # runs whenever the statement holding it runs to its end
+
+
+def _events(root: cst.CSTNode, sure: bool = True) -> Iterator[_Event]:
+    """Calls under ``root`` in source order, except in nested defs, classes and lambdas
+    (they do not run here); ``sure`` is False under a branch that may not run."""
+    stack: list[tuple[cst.CSTNode, bool]] = [(root, sure)]
+    while stack:
+        node, ok = stack.pop()
+        if isinstance(node, cst.Call):
+            yield _Event(node, ok)
+        children = _children(node, ok)
+        stack.extend(reversed(children))
+
+
+def _children(node: cst.CSTNode, ok: bool) -> list[tuple[cst.CSTNode, bool]]:
+    if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda | cst.GeneratorExp):
+        return []
+    if isinstance(node, cst.If):
+        rest = [node.orelse] if node.orelse is not None else []
+        return [(node.test, ok), (node.body, False), *((r, False) for r in rest)]
+    if isinstance(node, cst.IfExp):
+        return [(node.test, ok), (node.body, False), (node.orelse, False)]
+    if isinstance(node, cst.BooleanOperation):
+        return [(node.left, ok), (node.right, False)]
+    if isinstance(node, cst.Try | cst.TryStar):
+        out: list[tuple[cst.CSTNode, bool]] = [(node.body, ok)]
+        out += [(h, False) for h in node.handlers]
+        if node.orelse is not None:
+            out.append((node.orelse, False))
+        if node.finalbody is not None:
+            out.append((node.finalbody, ok))
+        return out
+    if isinstance(node, cst.For):
+        out = [(node.target, ok), (node.iter, ok), (node.body, ok)]
+        return out + ([(node.orelse, False)] if node.orelse is not None else [])
+    if isinstance(node, cst.While):
+        out = [(node.test, ok), (node.body, ok)]
+        return out + ([(node.orelse, False)] if node.orelse is not None else [])
+    if isinstance(node, cst.Match):
+        return [(node.subject, ok), *((c, False) for c in node.cases)]
+    if isinstance(node, cst.ListComp | cst.SetComp | cst.DictComp):
+        has_if = False
+        comp: cst.CompFor | None = node.for_in
+        while comp is not None:
+            has_if = has_if or bool(comp.ifs)
+            comp = comp.inner_for_in
+        return [(c, ok and not has_if) for c in node.children]
+    return [(c, ok) for c in node.children]
+
+
+class _Names(cst.CSTVisitor):
+    """Every name and call of the module, in source order."""
+
+    def __init__(self) -> None:
+        self.names: list[cst.Name] = []
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.append(node)
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False  # an import binds a name; it runs nothing
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+
+class BenchmarkIncludesTracing(Rule):
+    """A timing block around the first call of a tf.function measures its tracing too."""
+
+    code = "TFG403"
+    name = "benchmark-includes-tracing"
+    severity = Severity.INFO
+    traced_only = False  # benchmarks are eager code
+
+    VALID = [
+        """
+import time
+import tensorflow as tf
+
+@tf.function
+def step(x):
+    return tf.reduce_sum(x * 2.0)
+
+x = tf.ones([64, 64])
+step(x)  # warm-up: traces once
+start = time.perf_counter()
+for _ in range(100):
+    step(x)
+print(time.perf_counter() - start)
+""",
+        """
+import timeit
+import tensorflow as tf
+
+@tf.function
+def step(x):
+    return tf.reduce_sum(x * 2.0)
+
+x = tf.ones([64, 64])
+print(timeit.timeit(lambda: step(x), setup=lambda: step(x), number=100))
+""",
+    ]
+    INVALID = [
+        """
+import time
+import tensorflow as tf
+
+@tf.function
+def step(x):
+    return tf.reduce_sum(x * 2.0)
+
+x = tf.ones([64, 64])
+start = time.perf_counter()
+for _ in range(100):
+    step(x)  # TFG403
+print(time.perf_counter() - start)
+""",
+        """
+import timeit
+import tensorflow as tf
+
+@tf.function
+def step(x):
+    return tf.reduce_sum(x * 2.0)
+
+x = tf.ones([64, 64])
+print(timeit.timeit(lambda: step(x), number=100))  # TFG403
+""",
+    ]
+
+    def visit_Module(self, node: cst.Module, fn: TracedFunction | None) -> None:
+        ctx = self.ctx
+        if not _IMPORTS_CLOCK.search(ctx.source):
+            return  # neither time nor timeit imported: nothing is timed
+        self.finder = ctx.trace_finder or TraceFinder(ctx)
+        ctx.trace_finder = self.finder
+        collector = _Names()
+        node.visit(collector)
+        self.names: dict[str, list[cst.Name]] = {}
+        for name in collector.names:
+            self.names.setdefault(name.value, []).append(name)
+        # timeit statements given as strings: "step(x)" mentions step, like code would.
+        self.strings: list[tuple[_Pos, str]] = []
+        timed: list[tuple[cst.Call, cst.Call]] = []
+        reported: set[cst.Call] = set()
+        for call in collector.calls:
+            if self._traced(call):
+                continue
+            res = self.finder.resolve(call.func)
+            if res.is_(*_TIMERS):
+                self._timed_block(call, reported)
+            elif res.is_(*_TIMEIT):
+                timed.append((call, call))
+            elif (
+                isinstance(call.func, cst.Attribute)
+                and call.func.attr.value in _TIMER_METHODS
+                and isinstance(call.func.value, cst.Call)
+                and self.finder.resolve(call.func.value.func).is_(_TIMER_CLASS)
+            ):
+                timed.append((call.func.value, call))
+            if res.is_(*_TIMEIT, _TIMER_CLASS):
+                for arg in (_arg(call, 0, "stmt"), _arg(call, 1, "setup")):
+                    if isinstance(arg, cst.SimpleString) and isinstance(arg.evaluated_value, str):
+                        self.strings.append((self._pos(arg), arg.evaluated_value))
+        for config, call in timed:
+            self._timeit(config, call, reported)
+
+    # -- t0 = time.perf_counter() ... time.perf_counter() - t0 ----------------------------
+    def _timed_block(self, timer: cst.Call, reported: set[cst.Call]) -> None:
+        ctx = self.ctx
+        assign = ctx.parent(timer)
+        if not isinstance(assign, cst.Assign | cst.AnnAssign) or assign.value is not timer:
+            return
+        if isinstance(assign, cst.Assign):
+            if len(assign.targets) != 1:
+                return
+            target = assign.targets[0].target
+        else:
+            target = assign.target
+        stmt = ctx.parent(assign)
+        if not isinstance(target, cst.Name) or not isinstance(stmt, cst.SimpleStatementLine):
+            return
+        scope = ctx.enclosing_function(stmt)
+        start = self._pos(stmt)
+        first: dict[object, tuple[cst.Call, TfFunctionRef]] = {}
+        end_stmt: cst.CSTNode | None = None
+        for later in self._after(stmt):
+            for event in _events(later):
+                if self.finder.resolve(event.call.func).is_(*_TIMERS):
+                    if not self._reports_duration(event.call, later):
+                        return  # a time budget or a running clock, not a measurement
+                    end_stmt = later
+                    break
+                if not event.sure or self._pos(event.call) <= start:
+                    continue
+                if not self._repeats_only(event.call, stmt):
+                    continue  # a loop over data: an epoch timer, not a benchmark
+                ref = tf_function_of(ctx, event.call.func, ctx.enclosing_function(event.call))
+                if ref is not None and ref.info not in first:
+                    first[ref.info] = (event.call, ref)
+            if end_stmt is not None:
+                break
+        if end_stmt is None or not first:
+            return
+        if not self._read_after(target.value, scope, start):
+            return  # not a start time: nothing subtracts it
+        if self._deliberate(stmt) or self._deliberate(end_stmt):
+            return
+        end = ctx.position(end_stmt).start.line
+        line = ctx.position(stmt).start.line
+        clock = ctx.code(timer.func)
+        for call, ref in first.values():
+            if call in reported or self._warm(call, stmt, scope, start):
+                continue
+            reported.add(call)
+            shown = ref.info.display
+            self.report(
+                call,
+                f"the first call of {shown} runs inside the block timed by {clock}() "
+                f"(lines {line}-{end}): the figure includes tracing {shown} into a graph, "
+                f"which takes far longer than a call; call {shown} once before the timer "
+                "starts (a warm-up call)",
+                None,
+                fix=f"call {shown} once before the timer starts",
+            )
+
+    def _after(self, stmt: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        """The statements that run after ``stmt`` in its function (or module), in order:
+        its later siblings, then those of each compound statement around it."""
+        ctx = self.ctx
+        node = stmt
+        while True:
+            block = ctx.parent(node)
+            if not isinstance(block, cst.Module | cst.IndentedBlock):
+                return
+            body = list(block.body)
+            index = next((i for i, s in enumerate(body) if s is node), None)
+            if index is None:
+                return
+            yield from body[index + 1 :]
+            if isinstance(block, cst.Module):
+                return
+            # Climb from the block (and any else/except/finally/elif) to its statement.
+            owner = ctx.parent(block)
+            while owner is not None and not isinstance(
+                ctx.parent(owner), cst.IndentedBlock | cst.Module
+            ):
+                if isinstance(owner, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+                    return
+                owner = ctx.parent(owner)
+            if owner is None or isinstance(owner, cst.FunctionDef | cst.ClassDef):
+                return
+            node = owner
+
+    def _repeats_only(self, call: cst.Call, start: cst.CSTNode) -> bool:
+        """Every loop around ``call`` that the timed block itself opens only repeats it
+        (``for _ in range(100)``, a literal list): a loop over a dataset times training or
+        evaluation, where the elapsed time is meant to include everything."""
+        around = set(map(id, self.ctx.ancestors(start)))
+        for a in self.ctx.ancestors(call):
+            if id(a) in around:
+                break
+            if isinstance(a, cst.While):
+                return False
+            if isinstance(a, cst.For | cst.CompFor) and not self._counted(a.iter):
+                return False
+        return True
+
+    def _counted(self, iterable: cst.BaseExpression) -> bool:
+        if isinstance(iterable, cst.List | cst.Tuple):
+            return True
+        if isinstance(iterable, cst.Call):
+            res = self.finder.resolve(iterable.func)
+            return res.is_builtin("range") or res.is_("itertools.repeat")
+        return False
+
+    def _reports_duration(self, end: cst.Call, stmt: cst.CSTNode) -> bool:
+        """The closing clock read measures once: it is not compared (``while time.time() -
+        t0 < budget``) and not repeated in a loop (periodic ``elapsed`` logs, which should
+        include everything)."""
+        for a in self.ctx.ancestors(end):
+            if isinstance(a, cst.Comparison | cst.For | cst.While | cst.CompFor):
+                return False
+            if a is stmt:
+                break
+        return True
+
+    def _read_after(self, name: str, scope: FunctionNode | None, start: _Pos) -> bool:
+        for use in self.names.get(name, ()):
+            if self._pos(use) > start and self._within(use, scope) and not self._binding(use):
+                return True
+        return False
+
+    # -- timeit.timeit(lambda: step(x), number=N) -------------------------------------
+    def _timeit(self, config: cst.Call, call: cst.Call, reported: set[cst.Call]) -> None:
+        ctx = self.ctx
+        stmt = _arg(config, 0, "stmt")
+        if stmt is None:
+            return
+        setup = _arg(config, 1, "setup")
+        scope = ctx.enclosing_function(call)
+        start = self._pos(call)
+        found: list[tuple[cst.CSTNode, TfFunctionRef, cst.BaseExpression]] = []
+        if isinstance(stmt, cst.Lambda):
+            seen: set[object] = set()
+            for event in _events(stmt.body):
+                if not event.sure:
+                    continue
+                ref = tf_function_of(ctx, event.call.func, stmt)
+                if ref is not None and ref.info not in seen:
+                    seen.add(ref.info)
+                    found.append((event.call, ref, event.call.func))
+        elif isinstance(stmt, cst.Name | cst.Attribute):
+            ref = tf_function_of(ctx, stmt, scope)
+            if ref is not None:
+                found.append((stmt, ref, stmt))
+        elif isinstance(stmt, cst.SimpleString) and _keyword(config, "globals"):
+            found += self._string_stmt(stmt)
+        if not found:
+            return
+        holder = next(
+            (a for a in ctx.ancestors(call) if isinstance(a, cst.SimpleStatementLine)), call
+        )
+        if self._deliberate(holder):
+            return
+        what = ctx.code(call.func) if call is config else f"timeit.Timer(...).{_attr(call)}"
+        for where, ref, callee in found:
+            if setup is not None and _mentions(ctx.code(setup), _key(callee)):
+                continue  # warmed up in setup
+            if isinstance(where, cst.Call) and where in reported:
+                continue
+            if self._warm(callee, call, scope, start, inside=call):
+                continue
+            if isinstance(where, cst.Call):
+                reported.add(where)
+            shown = ref.info.display
+            self.report(
+                where,
+                f"{what}() times the first call of {shown}, which traces it into a graph: "
+                f"the figure includes tracing; call {shown} once before timing it (or in "
+                "setup=)",
+                None,
+                fix=f"call {shown} once before timing it",
+            )
+
+    def _string_stmt(
+        self, stmt: cst.SimpleString
+    ) -> list[tuple[cst.CSTNode, TfFunctionRef, cst.BaseExpression]]:
+        """``timeit.timeit("step(x)", globals=globals())``: module-level tf.functions
+        called by name in the string."""
+        value = stmt.evaluated_value
+        if not isinstance(value, str):
+            return []
+        try:
+            parsed = cst.parse_module(value)
+        except Exception:
+            return []
+        exports = module_tf_functions(self.ctx)
+        found = []
+        seen: set[str] = set()
+        for event in _events(parsed):
+            func = event.call.func
+            if event.sure and isinstance(func, cst.Name) and func.value not in seen:
+                info = exports.get(func.value)
+                if info is not None:
+                    seen.add(func.value)
+                    found.append((stmt, TfFunctionRef(info), func))
+        return found
+
+    # -- was it surely not called before? ----------------------------------------------
+    def _warm(
+        self,
+        callee: cst.BaseExpression,
+        anchor: cst.CSTNode,
+        scope: FunctionNode | None,
+        start: _Pos,
+        inside: cst.CSTNode | None = None,
+    ) -> bool:
+        """The tf.function may already have been called (or traced) before ``start``:
+        any earlier mention of it, or of the object it belongs to, counts."""
+        ctx = self.ctx
+        if isinstance(callee, cst.Call):
+            callee = callee.func
+        # `step` or `model.step` (a module imported whole): a global function, mentioned
+        # by its name or as an attribute of the module.
+        key: cst.Name
+        imported_module = False
+        if isinstance(callee, cst.Name):
+            key = callee
+        elif isinstance(callee, cst.Attribute):
+            root = callee
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            if not isinstance(root, cst.Name) or root.value in ("self", "cls"):
+                return True  # an object whose earlier life we cannot see
+            bindings = ctx.bindings(root)
+            if bindings and all(isinstance(b, ImportAssignment) for b in bindings):
+                key, imported_module = callee.attr, True
+            else:
+                owner = ctx.scope(anchor)
+                if not bindings or any(
+                    isinstance(b.node, cst.Param) or b.scope is not owner for b in bindings
+                ):
+                    return True
+                key = root
+        else:
+            return True
+        is_global = isinstance(callee, cst.Name) or imported_module
+        if is_global:
+            for at, text in self.strings:
+                if at < start and _mentions(text, key.value):
+                    return True
+        span = ctx.position(inside) if inside is not None else None
+        same = {a.node for a in ctx.bindings(key)} if not imported_module else set()
+        for use in self.names.get(key.value, ()):
+            if use is key or self._binding(use):
+                continue
+            if self._is_attr(use):
+                if not is_global or self._other_object(use):
+                    continue
+            else:
+                other = {a.node for a in ctx.bindings(use)}
+                if same and other and not same & other:
+                    continue  # another variable of the same name
+            if span is not None and _contains(span, ctx.position(use)):
+                continue
+            if scope is None:
+                # Module code: an earlier mention at module level, or in a function that
+                # something calls, may have run first.
+                if self._pos(use) < start and self._may_run_before(use, start):
+                    return True
+            elif self._within(use, scope):
+                if self._pos(use) < start:
+                    return True
+            elif is_global and self._may_run_before(use, None):
+                return True  # other code of the module uses it: it may have run first
+        return False
+
+    def _may_run_before(self, use: cst.Name, start: _Pos | None) -> bool:
+        """A mention outside the timing code may have run before it: it is module code, in
+        a method, or in a function that this module calls (from other functions, or from
+        module code before ``start`` when the timing code is module code too).  A function
+        this module never calls is an entry point of its own; other modules are not seen."""
+        outer: FunctionNode | None = None
+        for a in self.ctx.ancestors(use):
+            if isinstance(a, cst.FunctionDef | cst.Lambda):
+                outer = a
+        if outer is None or not isinstance(outer, cst.FunctionDef):
+            return True
+        if self.ctx.enclosing_class(outer) is not None:
+            return True
+        for ref in self.names.get(outer.name.value, ()):
+            if ref is outer.name or self._binding(ref) or self._is_attr(ref):
+                continue
+            inside = any(
+                isinstance(a, cst.FunctionDef | cst.Lambda) for a in self.ctx.ancestors(ref)
+            )
+            if inside or start is None or self._pos(ref) < start:
+                return True
+        return False
+
+    def _other_object(self, use: cst.Name) -> bool:
+        """``use`` is the attribute of something other than a module of the run:
+        ``tf.math.tanh`` or ``self.step`` do not mention the global ``tanh``/``step``."""
+        parent = self.ctx.parent(use)
+        assert isinstance(parent, cst.Attribute)
+        res = self.ctx.resolve(parent)
+        return not any(may_be_project(name) for name in res.imported)
+
+    # -- small helpers -------------------------------------------------------------------
+    def _deliberate(self, stmt: cst.CSTNode) -> bool:
+        """The statement's own text (not the comments above it) says it times tracing."""
+        if hasattr(stmt, "leading_lines"):
+            stmt = stmt.with_changes(leading_lines=())
+        text = self.ctx.code(stmt).lower()
+        return any(word in text for word in _DELIBERATE)
+
+    def _traced(self, node: cst.CSTNode) -> bool:
+        return any(a in self.ctx.traced for a in self.ctx.ancestors(node))
+
+    def _pos(self, node: cst.CSTNode) -> _Pos:
+        where = self.ctx.position(node).start
+        return where.line, where.column
+
+    def _within(self, node: cst.CSTNode, scope: FunctionNode | None) -> bool:
+        if scope is None:
+            return True
+        return any(a is scope for a in self.ctx.ancestors(node))
+
+    def _binding(self, name: cst.Name) -> bool:
+        """``name`` is what a def, class, parameter or assignment binds."""
+        parent = self.ctx.parent(name)
+        if isinstance(parent, cst.FunctionDef | cst.ClassDef | cst.Param):
+            return parent.name is name
+        if isinstance(parent, cst.AssignTarget | cst.AnnAssign):
+            return parent.target is name
+        return isinstance(parent, cst.For) and parent.target is name
+
+    def _is_attr(self, name: cst.Name) -> bool:
+        parent = self.ctx.parent(name)
+        return isinstance(parent, cst.Attribute) and parent.attr is name
+
+
+def _arg(call: cst.Call, index: int, keyword: str) -> cst.BaseExpression | None:
+    positional = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if positional == index:
+                return arg.value
+            positional += 1
+        elif arg.keyword.value == keyword:
+            return arg.value
+    return None
+
+
+def _keyword(call: cst.Call, name: str) -> bool:
+    return any(arg.keyword is not None and arg.keyword.value == name for arg in call.args)
+
+
+def _attr(call: cst.Call) -> str:
+    return call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+
+
+def _key(callee: cst.BaseExpression) -> str:
+    """The name whose mention in ``setup=`` counts as a warm-up."""
+    node = callee.func if isinstance(callee, cst.Call) else callee
+    while isinstance(node, cst.Attribute):
+        node = node.attr if isinstance(node.attr, cst.Name) else node.value
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+def _mentions(text: str, name: str) -> bool:
+    if not name:
+        return True
+    return re.search(rf"\b{re.escape(name)}\b", text) is not None
+
+
+def _contains(outer: CodeRange, inner: CodeRange) -> bool:
+    return (outer.start.line, outer.start.column) <= (inner.start.line, inner.start.column) and (
+        inner.end.line,
+        inner.end.column,
+    ) <= (outer.end.line, outer.end.column)

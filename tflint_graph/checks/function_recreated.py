@@ -1,0 +1,569 @@
+"""TFG302: a tf.function created again and again, so that every new one traces again.
+
+A ``tf.function`` object owns its graph cache.  Making a new one in each iteration of a loop
+(``f = tf.function(g); f(x)``), on each call of a step or helper that is called in a loop, in
+a per-epoch Keras callback hook, or in a Keras ``call`` that runs eagerly, and calling it
+there, traces the Python function anew every time.  Verified with TensorFlow 2.21 (a Python
+counter in the traced body): 6 iterations trace 6 times and TensorFlow warns "5 out of the
+last 5 calls ... triggered tf.function retracing ... (1) creating @tf.function repeatedly in
+a loop"; the same holds for ``@tf.function`` on a ``def`` inside the loop, for a helper called
+from a loop, for ``on_epoch_end`` (4 epochs, 4 traces) and for an eager Keras ``call``; a
+guarded cache (``if self._fn is None``) or ``functools.lru_cache`` on the factory trace once,
+and a tf.function made inside another tf.function traces once per trace of the outer one.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from tflint_graph.callsites import call_sites, callback_hook, loops_around
+from tflint_graph.checks.base import Rule
+from tflint_graph.context import FunctionNode, TracedFunction, TraceKind
+from tflint_graph.finding import Severity
+from tflint_graph.names import dotted
+
+# Decorators that make a function body run once per distinct arguments.
+_CACHES = (
+    "functools.lru_cache",
+    "functools.cache",
+    "functools.cached_property",
+    "builtins.property",
+)
+_MAX_DEPTH = 3
+
+
+class FunctionRecreated(Rule):
+    """A tf.function created inside a loop or a repeatedly called function retraces each time."""
+
+    code = "TFG302"
+    name = "function-recreated"
+    severity = Severity.WARNING
+    traced_only = False  # the loops and callers that repeat it are eager code
+
+    VALID = [
+        """
+import tensorflow as tf
+
+def train_step(x):
+    return x * 2.0
+
+step = tf.function(train_step)  # created once
+
+x = tf.ones([2])
+for epoch in range(10):
+    step(x)
+""",
+        """
+import tensorflow as tf
+
+class Trainer:
+    def __init__(self):
+        self._step = None
+
+    def step(self, x):
+        if self._step is None:  # created on the first call only
+            self._step = tf.function(self._train)
+        return self._step(x)
+
+    def _train(self, x):
+        return x * 2.0
+
+trainer = Trainer()
+for epoch in range(10):
+    trainer.step(tf.ones([2]))
+""",
+    ]
+    INVALID = [
+        """
+import tensorflow as tf
+
+def train_step(x):
+    return x * 2.0
+
+x = tf.ones([2])
+for epoch in range(10):
+    step = tf.function(train_step)  # TFG302
+    step(x)
+""",
+        """
+import tensorflow as tf
+
+def forward(x):
+    return x * 2.0
+
+def evaluate(x):
+    predict = tf.function(forward)  # TFG302
+    return predict(x)
+
+for epoch in range(10):
+    evaluate(tf.ones([2]))
+""",
+    ]
+
+    def visit_Call(self, node: cst.Call, fn: TracedFunction | None) -> None:
+        finder = self.ctx.trace_finder
+        if finder is None or finder.tf_function_options(node.func) is None:
+            return
+        wrapped = _function_argument(node)
+        if wrapped is None:
+            return  # `tf.function(jit_compile=True)`: a decorator factory, no function yet
+        what = self.ctx.code(node)
+        what = what if len(what) <= 50 else what[:47] + "..."
+        self._check(node, node, wrapped, f"`{what}`", fn)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef, fn: TracedFunction | None) -> None:
+        finder = self.ctx.trace_finder
+        if finder is None:
+            return
+        for dec in node.decorators:
+            if finder.tf_function_options(dec.decorator) is not None:
+                # The decorator applies tf.function each time the `def` statement runs; the
+                # finding goes on the decorator, the application (SPEC: "at the offending
+                # ... tf.function(...) application").
+                what = f"@tf.function on {node.name.value}()"
+                self._check(dec, node, node, what, fn)
+                return
+
+    # -- the judgement --------------------------------------------------------------------
+    def _check(
+        self,
+        at: cst.CSTNode,
+        made: cst.CSTNode,
+        wrapped: cst.CSTNode,
+        what: str,
+        fn: TracedFunction | None,
+    ) -> None:
+        """``made`` evaluates to a new tf.function of ``wrapped``; report at ``at`` when it is
+        made repeatedly and called after each making."""
+        ctx = self.ctx
+        owner = ctx.enclosing_function(made)
+        if fn is not None:
+            self._check_traced(at, made, what, fn, owner)
+            return
+        for loop in loops_around(ctx, made):
+            if _guarded(ctx, made, loop) or _bound_in(ctx, wrapped, loop):
+                return  # created once, or a different function in each iteration
+            if _called_in(ctx, made, loop):
+                line = ctx.position(loop).start.line
+                self.report(
+                    at,
+                    f"{what} inside the loop at line {line} creates a new tf.function on every "
+                    "iteration, and the loop calls it: a new tf.function starts with an empty "
+                    "graph cache, so it traces again every time; create it once, before the loop",
+                    None,
+                    fix="move the tf.function(...) call (or the decorated def) before the loop",
+                )
+                return
+        if not isinstance(owner, cst.FunctionDef) or _cached(ctx, owner):
+            return
+        if _guarded(ctx, made, owner):
+            return
+        if _called_in(ctx, made, owner):
+            if _bound_in(ctx, wrapped, owner, skip_self=True):
+                return  # wraps what the caller passes: maybe another function each call
+            why = self._repeated(owner, frozenset())
+            if why is not None:
+                self.report(
+                    at,
+                    f"{what} creates a new tf.function on every call of {owner.name.value}(), "
+                    f"which {why}, and calls it there: each call traces it again; create it "
+                    "once (at module level or in __init__) and reuse it",
+                    None,
+                    fix="create the tf.function once, outside the repeatedly called function",
+                )
+            return
+        if _returned(ctx, made, owner):
+            self._check_factory(at, what, owner)
+
+    def _check_traced(
+        self,
+        at: cst.CSTNode,
+        made: cst.CSTNode,
+        what: str,
+        fn: TracedFunction,
+        owner: FunctionNode | None,
+    ) -> None:
+        """In traced code a new tf.function is made once per trace of the enclosing graph:
+        harmless under ``@tf.function``, but a Keras ``call`` also runs eagerly (``layer(x)``
+        outside a graph), once per forward pass."""
+        root = fn
+        while root.parent is not None:
+            root = root.parent
+        node = root.node
+        if not (
+            root.kind is TraceKind.KERAS
+            and isinstance(node, cst.FunctionDef)
+            and node.name.value in ("call", *_KERAS_STEPS)
+        ):
+            return
+        cls = _keras_class(self.ctx, node)
+        if cls is None:
+            return
+        if (
+            owner is None
+            or _guarded(self.ctx, made, owner)
+            or not _called_in(self.ctx, made, owner)
+        ):
+            return
+        if node.name.value in _KERAS_STEPS:
+            # SPEC names steps explicitly: one new tf.function per trace of the step, and one
+            # per batch whenever the model runs eagerly (run_eagerly=True, debugging).
+            self.report(
+                at,
+                f"{what} in {fn.where} creates a new tf.function each time the Keras step "
+                "runs: every trace of the step, and every batch when the model runs eagerly "
+                "(run_eagerly=True), traces it again; create it once, in __init__",
+                fn,
+                fix=f"create the tf.function in __init__ and reuse it in {node.name.value}()",
+            )
+            return
+        self.report(
+            at,
+            f"{what} in {fn.where} creates a new tf.function on every forward pass of the "
+            f"Keras {cls}: whenever it runs eagerly (`{cls.lower()}(x)` outside a graph) the new "
+            "tf.function traces again; create it once, in __init__ or build()",
+            fn,
+            fix="create the tf.function in __init__ or build() and reuse it in call()",
+        )
+
+    def _check_factory(self, at: cst.CSTNode, what: str, factory: cst.FunctionDef) -> None:
+        """``factory`` returns the new tf.function: a loop that calls the factory and then
+        what it returned traces once per iteration."""
+        ctx = self.ctx
+        name = factory.name.value
+        for where, call in call_sites(ctx, factory):
+            if where is not None and where in ctx.traced:
+                continue
+            for loop in loops_around(ctx, call):
+                if _guarded(ctx, call, loop) or _bound_in(ctx, call, loop):
+                    break
+                if _called_in(ctx, call, loop):
+                    line = ctx.position(loop).start.line
+                    self.report(
+                        at,
+                        f"{what} makes {name}() return a new tf.function on every call, and "
+                        f"the loop at line {line} calls {name}() and then what it returns: "
+                        f"each iteration traces again; call {name}() once, before the loop "
+                        "(or cache it with functools.lru_cache)",
+                        None,
+                        fix=f"call {name}() once before the loop and reuse its result",
+                    )
+                    return
+
+    def _repeated(self, fn: cst.FunctionDef, seen: frozenset[cst.FunctionDef]) -> str | None:
+        """Why ``fn`` runs again and again, when this module shows it: a Keras callback hook,
+        a call inside a loop, or a call from a function that itself repeats."""
+        ctx = self.ctx
+        hook = callback_hook(ctx, fn)
+        if hook is not None:
+            every = "epoch" if "epoch" in hook else "batch"
+            return f"Keras calls every {every} (a callback hook)"
+        if len(seen) >= _MAX_DEPTH or _cached(ctx, fn):
+            return None
+        for where, call in call_sites(ctx, fn):
+            if where is not None and where in ctx.traced:
+                continue
+            loops = loops_around(ctx, call)
+            line = ctx.position(call).start.line
+            if loops:
+                return f"is called in a loop (line {line})"
+            if isinstance(where, cst.FunctionDef) and where not in seen and where is not fn:
+                why = self._repeated(where, seen | {fn})
+                if why is not None:
+                    return f"is called from {where.name.value}() (line {line}), which {why}"
+        return None
+
+
+_KERAS_STEPS = ("train_step", "test_step", "predict_step")
+
+
+def _keras_class(ctx, method: cst.FunctionDef) -> str | None:  # type: ignore[no-untyped-def]
+    """``layer`` or ``model`` for the Keras class that defines ``method``."""
+    cls = ctx.enclosing_class(method)
+    finder = ctx.trace_finder
+    if cls is None or finder is None:
+        return None
+    kinds = finder.keras_kinds(cls)
+    if "model" in kinds:
+        return "model"
+    if "layer" in kinds:
+        return "layer"
+    return None
+
+
+# -- helpers -----------------------------------------------------------------------------
+def _function_argument(call: cst.Call) -> cst.BaseExpression | None:
+    """The function given to ``tf.function(fn, ...)`` (or ``func=fn``)."""
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            return arg.value
+        if arg.keyword.value == "func":
+            return arg.value
+    return None
+
+
+def _target(ctx, made: cst.CSTNode) -> cst.BaseExpression | None:  # type: ignore[no-untyped-def]
+    """The name or ``self.attr`` the new tf.function is stored in (``step = tf.function(f)``,
+    or the name a decorated ``def`` binds)."""
+    if isinstance(made, cst.FunctionDef):
+        return made.name
+    parent = ctx.parent(made)
+    if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+        target = parent.targets[0].target
+    elif isinstance(parent, cst.AnnAssign) and parent.value is made:
+        target = parent.target
+    else:
+        return None
+    if isinstance(target, cst.Name) or (
+        isinstance(target, cst.Attribute) and dotted(target) is not None
+    ):
+        return target
+    return None  # `cache[key] = tf.function(f)`: a table, not one recreated object
+
+
+def _body(region: cst.CSTNode) -> cst.CSTNode | None:
+    if isinstance(region, cst.For | cst.While | cst.FunctionDef):
+        return region.body
+    return None  # a comprehension clause: only an immediate call counts
+
+
+def _called_in(ctx, made: cst.CSTNode, region: cst.CSTNode) -> bool:  # type: ignore[no-untyped-def]
+    """The new tf.function is called within ``region`` (a loop or a function body):
+    ``tf.function(f)(x)``, or through the name / ``self.attr`` it was stored in."""
+    parent = ctx.parent(made)
+    if isinstance(parent, cst.Call) and parent.func is made:
+        return True
+    target = _target(ctx, made)
+    body = _body(region)
+    if target is None or body is None:
+        return False
+    home = ctx.enclosing_function(made)
+    wanted = dotted(target)
+    for call in ctx.memo("tfg302-calls", body, lambda: _calls(body)):
+        func = call.func
+        if dotted(func) != wanted or ctx.enclosing_function(call) is not home:
+            continue
+        if isinstance(target, cst.Name):
+            assert isinstance(func, cst.Name)
+            if any(a.node is target or a.node is made for a in ctx.bindings(func)):
+                return True
+        else:
+            return True
+    return False
+
+
+def _returned(ctx, made: cst.CSTNode, owner: cst.FunctionDef) -> bool:  # type: ignore[no-untyped-def]
+    """``owner`` returns the new tf.function: ``return tf.function(f)``, or a local name
+    bound to it (or a decorated nested ``def``)."""
+    parent = ctx.parent(made)
+    if isinstance(parent, cst.Return) and parent.value is made:
+        return True
+    target = _target(ctx, made)
+    if not isinstance(target, cst.Name):
+        return False
+    for ret in ctx.memo("tfg302-returns", owner, lambda: _returns(owner)):
+        value = ret.value
+        if (
+            isinstance(value, cst.Name)
+            and value.value == target.value
+            and ctx.enclosing_function(ret) is owner
+            and ctx.is_local_to(value, owner)
+        ):
+            return True
+    return False
+
+
+def _cached(ctx, fn: cst.FunctionDef) -> bool:  # type: ignore[no-untyped-def]
+    """``@functools.lru_cache`` / ``@cache`` / ``@cached_property``: the body runs once per
+    distinct arguments."""
+    for dec in fn.decorators:
+        expr = dec.decorator
+        target = expr.func if isinstance(expr, cst.Call) else expr
+        if ctx.resolve(target).is_(*_CACHES):
+            return True
+    return False
+
+
+def _guarded(ctx, made: cst.CSTNode, region: cst.CSTNode) -> bool:  # type: ignore[no-untyped-def]
+    """The new tf.function may be made only once in ``region``: under an ``if`` whose test
+    reads state (the stored tf.function, an attribute, a call, anything ``region`` binds,
+    e.g. ``if epoch == 0``), or after an ``if`` that tests the stored tf.function (an early
+    ``return`` of the cached one)."""
+    target = _target(ctx, made)
+    needles = _needles(target)
+    child = made
+    for anc in ctx.ancestors(made):
+        if anc is region:
+            break
+        if (
+            isinstance(anc, cst.If)
+            and child is not anc.test
+            and _stateful_test(ctx, anc.test, region, needles)
+        ):
+            return True
+        if isinstance(anc, cst.IfExp) and child is not anc.test:
+            return True
+        if isinstance(anc, cst.Try) and child is not anc.body:
+            return True  # a fallback in an `except`
+        child = anc
+    body = _body(region)
+    if body is not None and needles:
+        for test in ctx.memo("tfg302-tests", body, lambda: _tests(body)):
+            if _mentions(ctx.code(test), needles):
+                return True
+    return False
+
+
+def _mentions(code: str, needles: tuple[str, ...]) -> bool:
+    """``code`` holds one of ``needles`` as a whole name (``h`` is not in ``epoch``)."""
+    return any(re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", code) for n in needles)
+
+
+def _needles(target: cst.BaseExpression | None) -> tuple[str, ...]:
+    if target is None:
+        return ()
+    text = dotted(target)
+    if text is None:
+        return ()
+    if isinstance(target, cst.Attribute):
+        return (text, f'"{target.attr.value}"', f"'{target.attr.value}'")
+    return (text,)
+
+
+def _stateful_test(ctx, test: cst.BaseExpression, region: cst.CSTNode, needles) -> bool:  # type: ignore[no-untyped-def]
+    if _mentions(ctx.code(test), needles):
+        return True
+    finder = _Names()
+    test.visit(finder)
+    if finder.opaque:
+        return True
+    return any(_bound_inside(ctx, name, region, None) for name in finder.names)
+
+
+def _bound_in(ctx, expr: cst.CSTNode, region: cst.CSTNode, skip_self: bool = False) -> bool:  # type: ignore[no-untyped-def]
+    """``expr`` reads a name that ``region`` binds (a loop target, something assigned in the
+    loop, a parameter of the function): it may be a different function each time.  With
+    ``skip_self``, a method's ``self``/``cls`` does not count (the same object, typically)."""
+    finder = _Names()
+    if isinstance(expr, cst.FunctionDef):
+        expr.body.visit(finder)
+        for dec in expr.decorators:
+            dec.visit(finder)
+    else:
+        expr.visit(finder)
+    names = finder.names
+    if skip_self and isinstance(region, cst.FunctionDef) and region.params.params:
+        first = region.params.params[0].name.value
+        if first in ("self", "cls") and ctx.enclosing_class(region) is not None:
+            names = [n for n in names if n.value != first]
+    return any(_bound_inside(ctx, name, region, expr) for name in names)
+
+
+def _bound_inside(ctx, name: cst.Name, region: cst.CSTNode, own: cst.CSTNode | None) -> bool:  # type: ignore[no-untyped-def]
+    """Some binding of ``name`` lies inside ``region`` (and outside ``own``), or is a
+    parameter of ``region``."""
+    for a in ctx.bindings(name):
+        node = a.node
+        if isinstance(node, cst.Param) and isinstance(region, cst.FunctionDef):
+            if node in region.params.params or node in region.params.kwonly_params:
+                return True
+            if node in region.params.posonly_params or node is region.params.star_arg:
+                return True
+            if node is region.params.star_kwarg:
+                return True
+        inside_region = False
+        inside_own = False
+        for anc in ctx.ancestors(node):
+            if own is not None and anc is own:
+                inside_own = True
+            if anc is region:
+                inside_region = True
+                break
+        if node is own:
+            inside_own = True
+        if inside_region and not inside_own:
+            return True
+    return False
+
+
+class _Names(cst.CSTVisitor):
+    """Variable reads in an expression (not attribute names or keywords); ``opaque`` when
+    it also reads attributes, calls or subscripts (state this module cannot follow)."""
+
+    def __init__(self) -> None:
+        self.names: list[cst.Name] = []
+        self.opaque = False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value not in ("True", "False", "None"):
+            self.names.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self.opaque = True
+        node.value.visit(self)
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.opaque = True
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        self.opaque = True
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        if node.default is not None:
+            node.default.visit(self)
+        return False
+
+
+def _calls(body: cst.CSTNode) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class _Visit(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            found.append(node)
+
+    body.visit(_Visit())
+    return found
+
+
+def _returns(owner: cst.FunctionDef) -> list[cst.Return]:
+    found: list[cst.Return] = []
+
+    class _Visit(cst.CSTVisitor):
+        def visit_Return(self, node: cst.Return) -> None:
+            if node.value is not None:
+                found.append(node)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is owner
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+    owner.visit(_Visit())
+    return found
+
+
+def _tests(body: cst.CSTNode) -> list[cst.BaseExpression]:
+    found: list[cst.BaseExpression] = []
+
+    class _Visit(cst.CSTVisitor):
+        def visit_If(self, node: cst.If) -> None:
+            found.append(node.test)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+    body.visit(_Visit())
+    return found

@@ -1,0 +1,459 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fnmatch import fnmatch
+
+import libcst as cst
+
+from tflint_graph.callsites import TfFunctionRef, decorated, tf_function_of, wrapped
+from tflint_graph.checks._export import (
+    GCF,
+    Exported,
+    Saved,
+    export_sites,
+    finder_of,
+    is_gcf,
+    needs_inputs,
+    signature_skeleton,
+    single_value,
+    tf_alias,
+)
+from tflint_graph.checks.base import Rule
+from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
+from tflint_graph.finding import Severity
+
+_TF_MODULE = ("tensorflow.Module",)
+
+
+@dataclass(frozen=True)
+class _Case:
+    """One function to report, and why (lower ``rank`` wins when several reasons meet)."""
+
+    rank: int
+    node: cst.CSTNode  # the def (or lambda, or the tf.function(...) call) to report at
+    fn: FunctionNode | None  # the Python function, for the skeleton
+    display: str
+    why: str  # what makes it exported, and what goes wrong
+    plain: bool = False  # a plain Python function, not a tf.function
+
+
+class ServingWithoutInputSignature(Rule):
+    """An exported or served `tf.function` without `input_signature` serves only traced shapes."""
+
+    code = "TFG301"
+    name = "serving-without-input-signature"
+    severity = Severity.WARNING
+    traced_only = False  # export sites are eager code
+
+    VALID = [
+        """
+import tensorflow as tf
+
+class Scaler(tf.Module):
+    def __init__(self):
+        self.w = tf.Variable(2.0)
+
+    @tf.function(input_signature=[tf.TensorSpec(shape=[None], dtype=tf.float32)])
+    def serve(self, x):
+        return x * self.w
+
+    @tf.function
+    def reset(self):  # no inputs: tf.saved_model.save traces it itself
+        self.w.assign(2.0)
+        return self.w
+
+m = Scaler()
+tf.saved_model.save(m, "/tmp/scaler", signatures=m.serve)
+""",
+        """
+import tensorflow as tf
+
+class Scaler(tf.Module):
+    @tf.function
+    def __call__(self, x):
+        return x * 2.0
+
+m = Scaler()
+spec = tf.TensorSpec(shape=[None], dtype=tf.float32)
+tf.saved_model.save(m, "/tmp/scaler", signatures=m.__call__.get_concrete_function(spec))
+
+def serve(x):  # a plain function nobody exports
+    return x
+
+@tf.function
+def step(x):  # a tf.function called eagerly only
+    return x * 2.0
+
+step(tf.constant([1.0]))
+""",
+    ]
+    INVALID = [
+        """
+import tensorflow as tf
+
+@tf.function
+def serving_fn(x):  # TFG301
+    return tf.strings.upper(x)
+
+class Scaler(tf.Module):
+    @tf.function
+    def scale(self, x):  # TFG301
+        return x[:, 0] * 2.0
+
+tf.saved_model.save(Scaler(), "/tmp/scaler")
+""",
+        """
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+@tf.function
+def predict(x):  # TFG301
+    return model(x)
+
+tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
+""",
+    ]
+
+    def visit_Module(self, node: cst.Module, fn: TracedFunction | None) -> None:
+        ctx = self.ctx
+        self.finder = finder_of(ctx)
+        self.tf = tf_alias(ctx)
+        self.cases: dict[cst.CSTNode, _Case] = {}
+        self.concretized = self._concretized()
+        exported, saved = export_sites(ctx)
+        for item in exported:
+            if item.endpoint:
+                self._endpoint(item)
+            else:
+                self._signature(item)
+        for obj in saved:
+            self._saved_module(obj)
+        self._name_patterns()
+        for case in self.cases.values():
+            self._emit(case)
+
+    # -- what a tf.function reference is --------------------------------------------------
+    def _add(self, case: _Case) -> None:
+        known = self.cases.get(case.node)
+        if known is None or case.rank < known.rank:
+            self.cases[case.node] = case
+
+    def _given(self, ref: TfFunctionRef) -> bool:
+        """The tf.function has an input_signature (or options we cannot read)."""
+        if ref.info.signature:
+            return True
+        for call in ref.options:
+            if any(a.star == "**" for a in call.args):
+                return True
+            # tf.function(fn, [spec, ...]): the second positional argument is the signature.
+            positional = [a for a in call.args if a.keyword is None]
+            if len(positional) >= 2 and self.finder.is_tf_function(call.func):
+                return True
+        return False
+
+    def _anchor(self, ref: TfFunctionRef) -> cst.CSTNode | None:
+        """Where a tf.function of this module is reported: its def, else its lambda, else
+        the ``tf.function(...)`` call that makes it; None for another module's."""
+        if ref.node is not None:
+            return ref.node
+        if ref.info.origin == self.ctx.path and ref.options:
+            return ref.options[0]
+        return None
+
+    def _unspecified(self, ref: TfFunctionRef | None) -> bool:
+        """``ref`` is a tf.function that has no input_signature and needs inputs."""
+        if ref is None or self._given(ref):
+            return False
+        return ref.node is None or needs_inputs(self.ctx, ref.node)
+
+    def _concretized(self) -> set[cst.CSTNode]:
+        """tf.functions given specs elsewhere: ``f.get_concrete_function(spec, ...)``."""
+        found: set[cst.CSTNode] = set()
+        for at, call in self.finder.collector.calls:
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == GCF and call.args:
+                ref = tf_function_of(self.ctx, func.value, at)
+                anchor = self._anchor(ref) if ref is not None else None
+                if anchor is not None:
+                    found.add(anchor)
+                # `make_serve(model).get_concrete_function(spec)`: what the factory returns.
+                found.update(f for f, _ in self.finder.callables(func.value, at))
+        return found
+
+    # -- export sites -------------------------------------------------------------------
+    def _signature(self, item: Exported) -> None:
+        expr, at, where = item.expr, item.at, item.where
+        if isinstance(expr, cst.Name):
+            value = single_value(self.ctx, expr)
+            if value is not None and is_gcf(value):
+                expr = value  # `cf = f.get_concrete_function()`, then `signatures=cf`
+        if isinstance(expr, cst.Call):
+            if not is_gcf(expr) or expr.args:
+                return  # a concrete function with specs, or something we cannot read
+            assert isinstance(expr.func, cst.Attribute)
+            ref = tf_function_of(self.ctx, expr.func.value, at)
+            if self._unspecified(ref):
+                assert ref is not None
+                why = (
+                    f"get_concrete_function() without specs, for signatures= of {where}, "
+                    "raises TypeError on a tf.function without input_signature"
+                )
+                self._tf_function(ref, expr, 0, why)
+            return
+        ref = tf_function_of(self.ctx, expr, at)
+        if ref is not None:
+            if self._unspecified(ref):
+                if where.startswith("export("):
+                    why = (
+                        f"passed in signatures= to {where} without an input_signature: Keras "
+                        "3's export ignores signatures= (it is not exported at all); register "
+                        "it with ExportArchive.add_endpoint() and specs"
+                    )
+                else:
+                    why = (
+                        f"passed in signatures= to {where} without an input_signature: saving "
+                        "raises ValueError (a signature needs an input_signature or a "
+                        "concrete function)"
+                    )
+                self._tf_function(ref, expr, 0, why)
+            return
+        plain = self._plain_function(expr, at)
+        if plain is not None and needs_inputs(self.ctx, plain):
+            why = (
+                f"passed in signatures= to {where} but not a tf.function: saving raises "
+                "ValueError (a signature needs a tf.function with an input_signature or a "
+                "concrete function)"
+            )
+            self._add(_Case(0, plain, plain, _display(self.ctx, plain), why, plain=True))
+
+    def _endpoint(self, item: Exported) -> None:
+        ref = tf_function_of(self.ctx, item.expr, item.at)
+        if ref is not None:
+            if self._unspecified(ref):
+                why = (
+                    f"registered with {item.where} without specs: that raises ValueError "
+                    "unless it was called before, and then exports only the shapes traced "
+                    "so far"
+                )
+                self._tf_function(ref, item.expr, 1, why)
+            return
+        plain = self._plain_function(item.expr, item.at) if item.archive else None
+        if plain is not None and needs_inputs(self.ctx, plain):
+            why = (
+                f"registered with ExportArchive.{item.where} without input_signature= and "
+                "not a tf.function: add_endpoint raises ValueError"
+            )
+            self._add(_Case(1, plain, plain, _display(self.ctx, plain), why, plain=True))
+
+    def _saved_module(self, item: Saved) -> None:
+        """``tf.saved_model.save(obj, path)`` without signatures: every tf.function of a
+        tf.Module subclass is saved with only its traced concrete functions."""
+        cls = self._instance_class(item.obj, item.at)
+        if cls is None or not self._is_tf_module(cls, frozenset()):
+            return
+        if self.finder.keras_kinds(cls):
+            return  # Keras decides what a model saves
+        why = (
+            f"a tf.function of {cls.name.value}, saved by tf.saved_model.save() "
+            f"(line {item.line}) without signatures= or input_signature: the SavedModel gets "
+            "no serving signature and keeps only the input shapes traced before saving"
+        )
+        for owner in self._class_chain(cls):
+            for stmt in owner.body.body:
+                if isinstance(stmt, cst.FunctionDef):
+                    ref = decorated(self.ctx, stmt)
+                    if stmt not in self.concretized and self._unspecified(ref):
+                        assert ref is not None
+                        self._tf_function(ref, item.obj, 3, why)
+            for attr, values in self.finder.collector.self_values.get(owner, {}).items():
+                if len(values) != 1:
+                    continue
+                value, where = values[0]
+                ref = wrapped(self.ctx, value, f"self.{attr}", where)
+                if ref is not None and self._unspecified(ref):
+                    anchor = self._anchor(ref)
+                    if anchor is not None and anchor not in self.concretized:
+                        self._tf_function(ref, item.obj, 3, why)
+
+    # -- serving names ------------------------------------------------------------------
+    def _name_patterns(self) -> None:
+        why = (
+            "named like a serving endpoint but without input_signature: a SavedModel keeps "
+            "only the input shapes traced before export, with no serving signature, and each "
+            "new request shape retraces it"
+        )
+        for fn in self.finder.collector.functions:
+            ref = decorated(self.ctx, fn)
+            if (
+                ref is not None
+                and self._serving(fn.name.value)
+                and fn not in self.concretized
+                and fn not in self._helpers()
+                and self._unspecified(ref)
+            ):
+                self._tf_function(ref, fn, 2, why)
+        for at, call in self.finder.collector.calls:
+            target = self._assigned_to(call)
+            if target is None:
+                continue
+            ref = wrapped(self.ctx, call, target, at)
+            if ref is None or not self._unspecified(ref):
+                continue
+            inner = ref.node.name.value if isinstance(ref.node, cst.FunctionDef) else ""
+            if not (self._serving(target.rpartition(".")[2]) or self._serving(inner)):
+                continue
+            anchor = self._anchor(ref)
+            if (
+                anchor is not None
+                and anchor not in self.concretized
+                and anchor not in self._helpers()
+            ):
+                shown = (
+                    None if ref.node is not None else f"{target} = {_short(self.ctx.code(call))}"
+                )
+                self._tf_function(ref, call, 2, why, shown)
+
+    def _helpers(self) -> set[cst.CSTNode]:
+        """Functions called by a traced function that has specs: a serving-named helper of
+        another endpoint (``serve_text``, exported with specs, calling ``self.serve``) gets
+        its shapes from that caller, so its name alone says nothing."""
+        return self.ctx.memo("tfg301-helpers", self.ctx.module, self._called_with_specs)
+
+    def _called_with_specs(self) -> set[cst.CSTNode]:
+        found: set[cst.CSTNode] = set()
+        for node, info in self.ctx.traced.items():
+            if info.input_signature is None and node not in self.concretized:
+                continue
+            facts = self.finder.facts.get(node)
+            for call in facts.calls if facts is not None else ():
+                found.update(f for f, _ in self.finder.callables(call.func, node) if f is not node)
+        return found
+
+    def _serving(self, name: str) -> bool:
+        return bool(name) and any(fnmatch(name, p) for p in self.ctx.config.serving_name_patterns)
+
+    def _assigned_to(self, call: cst.Call) -> str | None:
+        """``serve`` / ``self.serve`` for ``serve = tf.function(...)``."""
+        parent = self.ctx.parent(call)
+        if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
+            return None
+        target = parent.targets[0].target
+        if isinstance(target, cst.Name):
+            return target.value
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+            return f"{target.value.value}.{target.attr.value}"
+        return None
+
+    # -- resolution helpers -------------------------------------------------------------
+    def _tf_function(
+        self,
+        ref: TfFunctionRef,
+        site: cst.CSTNode,
+        rank: int,
+        why: str,
+        shown: str | None = None,
+    ) -> None:
+        anchor = self._anchor(ref)
+        if anchor is None:
+            # Defined in another module of the run: its def is out of reach, so the export
+            # site is reported.  A serving name is already reported in its own module.
+            if self._serving(ref.info.qualname.rpartition(".")[2]):
+                return
+            anchor = site
+            where = f" (defined in {ref.info.origin})" if ref.info.origin else ""
+            display = f"{ref.info.display}{where}"
+        elif isinstance(ref.node, cst.FunctionDef) and ref.info.display != (
+            own := f"{ref.node.name.value}()"
+        ):
+            display = f"{own} (as {ref.info.display.removesuffix('()')})"
+        else:
+            display = shown or ref.info.display
+        self._add(_Case(rank, anchor, ref.node, display, why))
+
+    def _plain_function(
+        self, expr: cst.BaseExpression, at: FunctionNode | None
+    ) -> FunctionNode | None:
+        """A function of this module without any decorator (surely no tf.function)."""
+        if isinstance(expr, cst.Lambda):
+            return expr
+        if isinstance(expr, cst.Name):
+            found = self.ctx.bindings(expr)
+            if len(found) == 1 and isinstance(found[0].node, cst.FunctionDef):
+                node = found[0].node
+                return node if not node.decorators else None
+        if isinstance(expr, cst.Attribute):
+            methods = self.finder._methods_of(expr, at)
+            if (
+                len(methods) == 1
+                and not methods[0].decorators
+                and not self.finder._attribute_values(expr, at)
+            ):
+                return methods[0]
+        return None
+
+    def _instance_class(
+        self, expr: cst.BaseExpression, at: FunctionNode | None
+    ) -> cst.ClassDef | None:
+        """The class of this module that ``expr`` is surely an instance of."""
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+            found = self.ctx.bindings(expr.func)
+            if len(found) == 1 and isinstance(found[0].node, cst.ClassDef):
+                return found[0].node
+            return None
+        if isinstance(expr, cst.Name):
+            if expr.value == "self" and isinstance(at, cst.FunctionDef):
+                params = at.params.params
+                if params and params[0].name.value == "self":
+                    return self.ctx.enclosing_class(at)
+                return None
+            value = single_value(self.ctx, expr)
+            if isinstance(value, cst.Call):
+                return self._instance_class(value, at)
+        return None
+
+    def _is_tf_module(self, cls: cst.ClassDef, seen: frozenset[cst.ClassDef]) -> bool:
+        for arg in cls.bases:
+            if arg.keyword is None and self.finder.resolve(arg.value).is_(*_TF_MODULE):
+                return True
+        return any(
+            self._is_tf_module(base, seen | {cls})
+            for base in self.finder._module_bases(cls)
+            if base not in seen
+        )
+
+    def _class_chain(self, cls: cst.ClassDef) -> list[cst.ClassDef]:
+        chain: list[cst.ClassDef] = []
+        todo = [cls]
+        while todo:
+            current = todo.pop()
+            if current not in chain:
+                chain.append(current)
+                todo += self.finder._module_bases(current)
+        return chain
+
+    # -- reporting ----------------------------------------------------------------------
+    def _emit(self, case: _Case) -> None:
+        skeleton = signature_skeleton(self.ctx, case.fn, self.tf)
+        if case.plain:
+            name = case.display.removesuffix("()") if case.display.endswith("()") else "fn"
+            fix = f"{self.tf}.function({name}, {skeleton})"
+            todo = f"wrap it as {fix}"
+        else:
+            fix = skeleton
+            todo = f"add {skeleton} to its tf.function"
+        if case.fn is not None:
+            todo += " (guessed from the body: adjust)"
+        traced = self.ctx.traced.get(case.fn) if case.fn is not None else None
+        self.report(case.node, f"{case.display}: {case.why}; {todo}", traced, fix=fix)
+
+
+def _display(ctx: ModuleContext, fn: FunctionNode) -> str:
+    if isinstance(fn, cst.FunctionDef):
+        return f"{fn.name.value}()"
+    return f"lambda (line {ctx.position(fn).start.line})"
+
+
+def _short(text: str, limit: int = 50) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
