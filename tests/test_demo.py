@@ -37,6 +37,8 @@ EXPECTED = [
     ("fixtures/demo/imageclf/serving.py", 38, "TFG108", "audit_log.write("),
     ("fixtures/demo/imageclf/serving.py", 60, "TFG204", "np.percentile(top, [5, 95])"),
     ("fixtures/demo/imageclf/serving.py", 61, "TFG201", "bool(tf.reduce_any(top < 0.5))"),
+    # A signature without input_signature: tf.saved_model.save raises ValueError at export.
+    ("fixtures/demo/imageclf/serving.py", 66, "TFG301", "def embed(self, images):"),
     # learning_rate is rebound per epoch by finetune_head(); the graph keeps the first value.
     ("fixtures/demo/train.py", 53, "TFG109", "variable.assign_sub(learning_rate * gradient)"),
     # `global global_step` counter incremented in a tf.function.
