@@ -22,6 +22,9 @@ DEMO = "fixtures/demo"
 
 # (path relative to the repo root, line, code, text the offending line contains)
 EXPECTED = [
+    # A benchmark that times the first call of a tf.function imported from train.py: the
+    # figure is mostly tracing.
+    ("fixtures/demo/bench.py", 23, "TFG403", "evaluate_batch(model, images, labels)"),
     # logger.debug in a helper of a Dataset.map callback: traced via parse_example().
     ("fixtures/demo/imageclf/data.py", 45, "TFG107", 'logger.debug("decoding %s", path)'),
     # Python randomness in an augmentation function: one rotation frozen into the graph.
