@@ -76,6 +76,23 @@ class Outgoing:
     autograph: bool = True
 
 
+@dataclass(frozen=True, slots=True)
+class ExportFact:
+    """Another module exports something defined here (TFG301 reports at the def).
+
+    ``kind`` is ``function`` (passed in ``signatures=`` or to ``add_endpoint``) or ``object``
+    (an instance of class ``target`` saved with ``tf.saved_model.save``).  ``target`` is an
+    absolute name in the exporting module and becomes a qualname here."""
+
+    target: str
+    kind: str
+    why: str
+    signatures: bool = False  # object saved with signatures=
+    # Attributes the exporting module touches on the saved object (`m.rank` in signatures=,
+    # `m.rank.get_concrete_function(spec)`, a warm-up call): judged there, not here.
+    touched: tuple[str, ...] = ()
+
+
 @dataclass(slots=True)
 class ModuleSummary:
     """What other modules may need to know about one module after it was analysed."""
@@ -88,6 +105,8 @@ class ModuleSummary:
     called_imports: set[str] = field(default_factory=set)
     # Module-level classes -> their bases: absolute names, or "<local>Name" for a class here.
     classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # What this module exports that other modules define.
+    exports_elsewhere: list[ExportFact] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -100,6 +119,8 @@ class ProjectView:
     tf_functions: dict[str, TfFunction] = field(default_factory=dict)  # absolute name -> fn
     # Keras kinds ("model", "layer", ...) of base classes defined in other modules.
     keras_classes: dict[str, frozenset[str]] = field(default_factory=dict)
+    # Functions and classes of this module that other modules export (targets are qualnames).
+    exported: tuple[ExportFact, ...] = ()
 
     def absolute(self, name: str) -> str:
         """``.helpers.f`` seen from ``pkg.train`` is ``pkg.helpers.f``."""
@@ -307,6 +328,7 @@ class Project:
         self.roots: dict[Path, dict[str, ExternalRoot]] = {}
         self.tables: dict[Path, dict[str, TfFunction]] = {}
         self.keras_classes: dict[Path, dict[str, frozenset[str]]] = {}
+        self.exported: dict[Path, list[ExportFact]] = {}
 
     def _view(self, resolved: Path) -> ProjectView:
         return ProjectView(
@@ -315,6 +337,7 @@ class Project:
             roots=tuple(self.roots.get(resolved, {}).values()),
             tf_functions=self.tables.get(resolved, {}),
             keras_classes=self.keras_classes.get(resolved, {}),
+            exported=tuple(self.exported.get(resolved, ())),
         )
 
     def _analyse(self, resolved: Path) -> None:
@@ -390,6 +413,14 @@ class Project:
                 self.keras_classes[resolved] = classes
             if table or classes:
                 stale.add(resolved)
+            for fact in summary.exports_elsewhere:
+                found = self.locate(fact.target, resolved)
+                if found is not None and found[0] != resolved:
+                    local = ExportFact(found[1], fact.kind, fact.why, fact.signatures, fact.touched)
+                    known = self.exported.setdefault(found[0], [])
+                    if local not in known:
+                        known.append(local)
+                        stale.add(found[0])
         return stale
 
     def class_kinds(self, file: Path, qualname: str, depth: int = 0) -> frozenset[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tflint_graph.callsites import module_tf_functions
-from tflint_graph.checks._export import export_references
+from tflint_graph.checks._export import export_references, foreign_exports
 from tflint_graph.context import ModuleContext
 from tflint_graph.project import ModuleSummary, may_be_project, module_classes, module_imports
 
@@ -32,4 +32,5 @@ def summarize(ctx: ModuleContext) -> ModuleSummary:
         outgoing=outgoing,
         called_imports=called,
         classes=module_classes(ctx.module, imports),
+        exports_elsewhere=foreign_exports(ctx) if finder is not None else [],
     )

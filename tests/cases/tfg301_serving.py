@@ -116,14 +116,19 @@ tf.saved_model.save(scorer, "/tmp/scorer")
 
 
 class Exported(tf.Module):
-    """Saved with explicit signatures: its other tf.functions are left alone."""
+    """Saved with explicit signatures: its other tf.functions are saved too, with only the
+    shapes traced before saving (none here), so calling them after loading fails."""
 
     @tf.function(input_signature=SPEC)
     def predict(self, x):
-        return x * 2.0
+        return self._scale(x) * 2.0
 
     @tf.function
-    def debug(self, x):
+    def _scale(self, x):  # a helper of a specced signature: gets its shapes from it
+        return x * 3.0
+
+    @tf.function
+    def debug(self, x):  # TFG301
         return x + 1.0
 
 

@@ -21,7 +21,7 @@ import libcst as cst
 
 from tflint_graph.analysis import assigned_value
 from tflint_graph.context import FunctionNode, ModuleContext
-from tflint_graph.project import may_be_project
+from tflint_graph.project import ExportFact, may_be_project
 from tflint_graph.traced import TraceFinder
 
 _SAVE = ("tensorflow.saved_model.save",)
@@ -43,11 +43,12 @@ class Exported:
 
 @dataclass(frozen=True)
 class Saved:
-    """``tf.saved_model.save(obj, path)`` without ``signatures=``."""
+    """``tf.saved_model.save(obj, path)``: the object whose tf.functions are saved."""
 
     obj: cst.BaseExpression
     at: FunctionNode | None
     line: int
+    signatures: bool = False  # saved with signatures=: its other tf.functions ride along
 
 
 def finder_of(ctx: ModuleContext) -> TraceFinder:
@@ -94,8 +95,8 @@ def _export_sites(ctx: ModuleContext) -> tuple[list[Exported], list[Saved]]:
             if signatures is not None:
                 where = f"tf.saved_model.save() (line {line})"
                 exported += [Exported(v, at, False, where) for v in _values(ctx, signatures)]
-            elif (obj := _argument(call, 0, "obj")) is not None:
-                saved.append(Saved(obj, at, line))
+            if (obj := _argument(call, 0, "obj")) is not None:
+                saved.append(Saved(obj, at, line, signatures is not None))
         elif res.is_(*_KERAS_SAVE) or (
             isinstance(func, cst.Attribute)
             and func.attr.value in ("save", "export")
@@ -364,3 +365,82 @@ def signature_skeleton(ctx: ModuleContext, fn: FunctionNode | None, tf: str = "t
         dtype = evidence.dtype.get(name, "float32")
         specs.append(f'{tf}.TensorSpec(shape={shape}, dtype={tf}.{dtype}, name="{name}")')
     return f"input_signature=[{', '.join(specs)}]"
+
+
+def foreign_exports(ctx: ModuleContext) -> list[ExportFact]:
+    """What this module exports that another module of the run defines: a function passed
+    in ``signatures=``/``add_endpoint`` (``signatures={"rank": module.rank}`` with
+    ``module = RankerModule(...)`` imported), or an instance of an imported ``tf.Module``
+    class saved here.  The defining module reports them at their def (SPEC: TFG301 goes on
+    the def line)."""
+    exported, saved = export_sites(ctx)
+    facts: list[ExportFact] = []
+    for item in exported:
+        expr = item.expr
+        if isinstance(expr, cst.Name):
+            value = single_value(ctx, expr)
+            if value is not None and is_gcf(value):
+                expr = value
+        if is_gcf(expr):
+            assert isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+            if expr.args:
+                continue  # specs given here
+            expr = expr.func.value
+        verb = "registered with" if item.endpoint else "passed in signatures= to"
+        for target in _foreign_names(ctx, expr):
+            why = f"{verb} {item.where} in {ctx.path} without an input_signature"
+            facts.append(ExportFact(target, "function", why))
+    for obj in saved:
+        for target in _foreign_class(ctx, obj.obj):
+            where = f"tf.saved_model.save() in {ctx.path} (line {obj.line})"
+            touched = _touched(ctx, obj.obj) if isinstance(obj.obj, cst.Name) else ()
+            facts.append(ExportFact(target, "object", where, obj.signatures, touched))
+    return facts
+
+
+class _Attributes(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found: set[str] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name) and node.value.value == self.name:
+            self.found.add(node.attr.value)
+
+
+def _touched(ctx: ModuleContext, obj: cst.Name) -> tuple[str, ...]:
+    visitor = _Attributes(obj.value)
+    ctx.module.visit(visitor)
+    return tuple(sorted(visitor.found))
+
+
+def _foreign_class(ctx: ModuleContext, expr: cst.BaseExpression) -> list[str]:
+    """Absolute names of the imported class ``expr`` is surely an instance of."""
+    if isinstance(expr, cst.Name):
+        value = single_value(ctx, expr)
+        if value is None:
+            return []
+        expr = value
+    if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Name | cst.Attribute):
+        return []
+    res = ctx.resolve(expr.func)
+    if res.local:
+        return []
+    names = {ctx.view.absolute(n) for n in res.imported}
+    return sorted(n for n in names if may_be_project(n))
+
+
+def _foreign_names(ctx: ModuleContext, expr: cst.BaseExpression) -> list[str]:
+    """``helpers.embed`` / ``embed`` imported, or ``module.rank`` on an instance of an
+    imported class: absolute names in another module."""
+    if isinstance(expr, cst.Attribute):
+        owner = _foreign_class(ctx, expr.value) if isinstance(expr.value, cst.Name) else []
+        if owner:
+            return [f"{name}.{expr.attr.value}" for name in owner]
+    if not isinstance(expr, cst.Name | cst.Attribute):
+        return []
+    res = ctx.resolve(expr)
+    if res.local:
+        return []
+    names = {ctx.view.absolute(n) for n in res.imported}
+    return sorted(n for n in names if may_be_project(n))

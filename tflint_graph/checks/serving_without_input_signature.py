@@ -21,6 +21,7 @@ from tflint_graph.checks._export import (
 from tflint_graph.checks.base import Rule
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
 from tflint_graph.finding import Severity
+from tflint_graph.project import ExportFact
 
 _TF_MODULE = ("tensorflow.Module",)
 
@@ -129,6 +130,8 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
                 self._signature(item)
         for obj in saved:
             self._saved_module(obj)
+        for fact in ctx.view.exported:
+            self._exported_elsewhere(fact)
         self._name_patterns()
         for case in self.cases.values():
             self._emit(case)
@@ -247,34 +250,109 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
             self._add(_Case(1, plain, plain, _display(self.ctx, plain), why, plain=True))
 
     def _saved_module(self, item: Saved) -> None:
-        """``tf.saved_model.save(obj, path)`` without signatures: every tf.function of a
-        tf.Module subclass is saved with only its traced concrete functions."""
+        """``tf.saved_model.save(obj, path)``: every tf.function of a tf.Module subclass is
+        saved with only its traced concrete functions."""
         cls = self._instance_class(item.obj, item.at)
-        if cls is None or not self._is_tf_module(cls, frozenset()):
+        if cls is not None:
+            self._saved_class(cls, f"tf.saved_model.save() (line {item.line})", item.signatures)
+
+    def _exported_elsewhere(self, fact: ExportFact) -> None:
+        """Another module of the run exports a function or saves an instance of a class
+        defined here: reported here, at the def."""
+        head, _, rest = fact.target.partition(".")
+        if fact.kind == "object":
+            cls = self._module_class(head) if not rest else None
+            if cls is not None:
+                self._saved_class(cls, fact.why, fact.signatures, frozenset(fact.touched))
+            return
+        for fn, _ in self.finder._defined(fact.target):
+            if not isinstance(fn, cst.FunctionDef):
+                continue
+            ref = decorated(self.ctx, fn)
+            if ref is None and not rest:
+                ref = self._module_wrapped(head)
+            if ref is not None:
+                if self._unspecified(ref) and fn not in self.concretized:
+                    why = fact.why
+                    if "signatures=" in why:
+                        why += (
+                            ": saving raises ValueError (a signature needs an input_signature "
+                            "or a concrete function)"
+                        )
+                    else:
+                        why += ": that raises ValueError unless it was called before"
+                    self._tf_function(ref, fn, 0, why)
+            elif not fn.decorators and needs_inputs(self.ctx, fn):
+                why = f"{fact.why}, but not a tf.function: that raises ValueError"
+                self._add(_Case(0, fn, fn, _display(self.ctx, fn), why, plain=True))
+
+    def _module_wrapped(self, name: str) -> TfFunctionRef | None:
+        """``name = tf.function(fn, ...)`` at module level."""
+        for stmt in self.ctx.module.body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if (
+                        isinstance(small, cst.Assign)
+                        and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name)
+                        and small.targets[0].target.value == name
+                    ):
+                        return wrapped(self.ctx, small.value, name, None)
+        return None
+
+    def _module_class(self, name: str) -> cst.ClassDef | None:
+        for stmt in self.ctx.module.body:
+            if isinstance(stmt, cst.ClassDef) and stmt.name.value == name:
+                return stmt
+        return None
+
+    def _saved_class(
+        self,
+        cls: cst.ClassDef,
+        where: str,
+        signatures: bool,
+        touched: frozenset[str] = frozenset(),
+    ) -> None:
+        if not self._is_tf_module(cls, frozenset()):
             return
         if self.finder.keras_kinds(cls):
             return  # Keras decides what a model saves
         why = (
-            f"a tf.function of {cls.name.value}, saved by tf.saved_model.save() "
-            f"(line {item.line}) without signatures= or input_signature: the SavedModel gets "
-            "no serving signature and keeps only the input shapes traced before saving"
+            f"a tf.function of {cls.name.value}, saved by {where} without signatures= or "
+            "input_signature: the SavedModel gets no serving signature and keeps only the "
+            "input shapes traced before saving"
         )
+        # With signatures=, the object's other tf.functions are still saved (and callable
+        # after loading), but only with the shapes traced before saving.  Helpers the
+        # exported signatures call get their shapes from them: not reported.
+        skip = self._helpers() if signatures else set()
+        if signatures:
+            why = (
+                f"a tf.function of {cls.name.value}, saved by {where} outside its "
+                "signatures= and without input_signature: the SavedModel keeps only the "
+                "input shapes traced before saving, and calling it after loading with any "
+                "other shape fails"
+            )
         for owner in self._class_chain(cls):
             for stmt in owner.body.body:
-                if isinstance(stmt, cst.FunctionDef):
+                if (
+                    isinstance(stmt, cst.FunctionDef)
+                    and stmt not in skip
+                    and stmt.name.value not in touched
+                ):
                     ref = decorated(self.ctx, stmt)
                     if stmt not in self.concretized and self._unspecified(ref):
                         assert ref is not None
-                        self._tf_function(ref, item.obj, 3, why)
+                        self._tf_function(ref, stmt, 3, why)
             for attr, values in self.finder.collector.self_values.get(owner, {}).items():
-                if len(values) != 1:
+                if len(values) != 1 or attr in touched:
                     continue
                 value, where = values[0]
                 ref = wrapped(self.ctx, value, f"self.{attr}", where)
                 if ref is not None and self._unspecified(ref):
                     anchor = self._anchor(ref)
-                    if anchor is not None and anchor not in self.concretized:
-                        self._tf_function(ref, item.obj, 3, why)
+                    if anchor is not None and anchor not in self.concretized | skip:
+                        self._tf_function(ref, anchor, 3, why)
 
     # -- serving names ------------------------------------------------------------------
     def _name_patterns(self) -> None:
@@ -356,13 +434,9 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
     ) -> None:
         anchor = self._anchor(ref)
         if anchor is None:
-            # Defined in another module of the run: its def is out of reach, so the export
-            # site is reported.  A serving name is already reported in its own module.
-            if self._serving(ref.info.qualname.rpartition(".")[2]):
-                return
-            anchor = site
-            where = f" (defined in {ref.info.origin})" if ref.info.origin else ""
-            display = f"{ref.info.display}{where}"
+            # Defined in another module of the run: that module reports it at its def (the
+            # project hands it this module's export as an ExportFact).
+            return
         elif isinstance(ref.node, cst.FunctionDef) and ref.info.display != (
             own := f"{ref.node.name.value}()"
         ):
