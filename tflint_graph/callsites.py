@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import ImportAssignment
 
+from tflint_graph.analysis import assigned_value
 from tflint_graph.context import FunctionNode, ModuleContext
-from tflint_graph.project import TfFunction
+from tflint_graph.project import TfFunction, may_be_project
 from tflint_graph.traced import TraceFinder
 
 
@@ -163,14 +164,33 @@ def _imported(ctx: ModuleContext, expr: cst.BaseExpression) -> TfFunctionRef | N
     """A tf.function that another module of the run defines and this one imports."""
     if not ctx.view.tf_functions:
         return None
-    res = ctx.resolve(expr)
-    if res.local:
-        return None
-    for name in sorted(res.imported):
-        info = ctx.view.tf_functions.get(ctx.view.absolute(name))
+    for name in imported_names(ctx, expr):
+        info = ctx.view.tf_functions.get(name)
         if info is not None:
             return TfFunctionRef(info)
     return None
+
+
+def imported_names(ctx: ModuleContext, expr: cst.BaseExpression) -> list[str]:
+    """Absolute names in other modules that ``expr`` denotes: an imported name
+    (``step``, ``model.step``), or a method of an instance of an imported class
+    (``trainer.step`` with ``trainer = Trainer(...)`` bound once)."""
+    res = ctx.resolve(expr)
+    if not res.local:
+        return sorted({ctx.view.absolute(n) for n in res.imported if may_be_project(n)})
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        found = ctx.bindings(expr.value)
+        if len(found) == 1 and isinstance(found[0].node, cst.Name):
+            value = assigned_value(ctx, found[0].node, with_items=False)
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Name | cst.Attribute):
+                owner = ctx.resolve(value.func)
+                if not owner.local:
+                    return sorted(
+                        f"{ctx.view.absolute(n)}.{expr.attr.value}"
+                        for n in owner.imported
+                        if may_be_project(ctx.view.absolute(n))
+                    )
+    return []
 
 
 def module_tf_functions(ctx: ModuleContext) -> dict[str, TfFunction]:
@@ -182,6 +202,13 @@ def module_tf_functions(ctx: ModuleContext) -> dict[str, TfFunction]:
             ref = decorated(ctx, stmt)
             if ref is not None:
                 found[stmt.name.value] = ref.info
+        elif isinstance(stmt, cst.ClassDef):
+            # Decorated methods: `enc = Encoder(); enc.encode(x)` in another module.
+            for item in stmt.body.body:
+                if isinstance(item, cst.FunctionDef):
+                    ref = decorated(ctx, item)
+                    if ref is not None:
+                        found[f"{stmt.name.value}.{item.name.value}"] = ref.info
         elif isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, cst.Assign) and len(small.targets) == 1:

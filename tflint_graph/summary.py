@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tflint_graph.callsites import module_tf_functions
+from tflint_graph.callsites import imported_names, module_tf_functions
 from tflint_graph.checks._export import export_references, foreign_exports
 from tflint_graph.context import ModuleContext
-from tflint_graph.project import ModuleSummary, may_be_project, module_classes, module_imports
+from tflint_graph.project import ModuleSummary, module_classes, module_imports
 
 
 def summarize(ctx: ModuleContext) -> ModuleSummary:
@@ -15,13 +15,7 @@ def summarize(ctx: ModuleContext) -> ModuleSummary:
     if finder is not None:
         outgoing = list(finder.outgoing)
         for _, call in finder.collector.calls:
-            res = ctx.resolve(call.func)
-            if res.local:
-                continue
-            for name in res.imported:
-                absolute = ctx.view.absolute(name)
-                if may_be_project(absolute):
-                    called.add(absolute)
+            called.update(imported_names(ctx, call.func))
         # Exported without being called (`signatures={"embed": embed}`): TFG301 needs to know.
         called |= export_references(ctx)
     imports = module_imports(ctx.module, ctx.view)

@@ -217,3 +217,10 @@ class Trainer:
             self.compiled(x, epoch)  # TFG303
             self.signed(x, epoch)
             self.step(x, tf.constant(epoch))
+
+RATES = (1e-3, 3e-4, 1e-4)
+MODES = ("train", "eval")
+for base_rate in RATES:
+    relaxed_step(x, base_rate)  # TFG303
+for mode in MODES:
+    bare_step(x, mode)

@@ -155,8 +155,9 @@ def kwargs_only(**kwargs):
     return len(kwargs)
 
 
+# A module constant assigned once is as plain as a literal default.
 @tf.function
-def default_from_global(n=FACTOR):
+def default_from_global(n=FACTOR):  # TFG404
     return n + 1
 
 
@@ -186,3 +187,18 @@ wrapped = tf.function(lambda n=3: n + 1)  # not a decorator form
 class Model(tf.keras.Model):
     def call(self, inputs):
         return 1
+
+
+SPEC_DEFAULT = tf.TensorSpec([None])
+REBOUND = 1
+REBOUND = 2
+
+
+@tf.function
+def default_from_tensor_global(spec=SPEC_DEFAULT):
+    return spec
+
+
+@tf.function
+def default_from_rebound_global(n=REBOUND):
+    return n + 1

@@ -464,8 +464,25 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
                     return True
         span = ctx.position(inside) if inside is not None else None
         same = {a.node for a in ctx.bindings(key)} if not imported_module else set()
+        # `enc.encode(x)` earlier does not warm up `enc.encode_fixed`: another method of
+        # the object has its own graph cache.
+        method = (
+            callee.attr.value
+            if isinstance(callee, cst.Attribute) and key is not callee.attr
+            else None
+        )
         for use in self.names.get(key.value, ()):
             if use is key or self._binding(use):
+                continue
+            parent = ctx.parent(use)
+            if (
+                method is not None
+                and isinstance(parent, cst.Attribute)
+                and parent.value is use
+                and parent.attr.value != method
+                and isinstance(ctx.parent(parent), cst.Call)
+                and ctx.parent(parent).func is parent  # type: ignore[union-attr]
+            ):
                 continue
             if self._is_attr(use):
                 if not is_global or self._other_object(use):

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tflint_graph.analysis import assigned_value
 from tflint_graph.checks.base import Rule
 from tflint_graph.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.finding import Severity
@@ -52,13 +53,23 @@ _PURE_METHODS = frozenset(
 )  # fmt: skip
 
 
-def _python_default(default: cst.BaseExpression | None) -> bool:
+def _python_default(ctx: ModuleContext, default: cst.BaseExpression | None, depth: int = 0) -> bool:
+    """A default that is surely a plain Python value: literals, tuples/lists of them, and
+    module-level constants assigned such a value exactly once (``dims=KERNELS``)."""
     if isinstance(default, cst.UnaryOperation):
         default = default.expression
     if isinstance(default, cst.Name):
-        return default.value in _CONSTANTS
+        if default.value in _CONSTANTS:
+            return True
+        found = ctx.bindings(default)
+        if depth > 3 or len(found) != 1 or not isinstance(found[0].node, cst.Name):
+            return False
+        if ctx.enclosing_function(found[0].node) is not None:
+            return False
+        value = assigned_value(ctx, found[0].node, with_items=False)
+        return value is not None and _python_default(ctx, value, depth + 1)
     if isinstance(default, cst.Tuple | cst.List):
-        return all(_python_default(el.value) for el in default.elements)
+        return all(_python_default(ctx, el.value, depth) for el in default.elements)
     return isinstance(default, _LITERALS)
 
 
@@ -214,7 +225,7 @@ def lr_table(base=1e-3, epochs=30, shape=((784, 128), (10,))):  # TFG404
         python_params = {
             p
             for p in (*params.posonly_params, *params.params, *params.kwonly_params)
-            if _python_default(p.default) and kinds.param_kind(p) is None
+            if _python_default(self.ctx, p.default) and kinds.param_kind(p) is None
         }
         walker = _PurePython(self.ctx, traced, python_params)
         node.body.visit(walker)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ImportAssignment
 
+from tflint_graph.analysis import assigned_value
 from tflint_graph.callsites import callback_hook, loops_around, tf_function_calls
 from tflint_graph.checks.base import Rule
 from tflint_graph.context import TracedFunction
@@ -300,7 +301,7 @@ class _Values:
             if not it.args or it.args[0].keyword is not None or it.args[0].star:
                 return set()
             it = it.args[0].value  # tqdm(range(n)), reversed(range(n))
-        if _number_sweep(it):
+        if _number_sweep(self._constant(it)):
             return {target} if isinstance(target, cst.Name) else set()
         if not isinstance(it, cst.Call):
             return set()
@@ -324,6 +325,20 @@ class _Values:
                 found |= self._int_targets(sub, arg.value)
             return found
         return set()
+
+    def _constant(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """A module-level name assigned once (``LRS = (0.1, 0.03)``) stands for its value."""
+        if isinstance(expr, cst.Name):
+            found = self.ctx.bindings(expr)
+            if (
+                len(found) == 1
+                and isinstance(found[0].node, cst.Name)
+                and self.ctx.enclosing_function(found[0].node) is None
+            ):
+                value = assigned_value(self.ctx, found[0].node, with_items=False)
+                if value is not None:
+                    return value
+        return expr
 
     def _hook_param(self, param: cst.Param) -> Loops | None:
         """``epoch`` of ``on_epoch_end(self, epoch, logs)``: a new Python int per call."""
