@@ -265,3 +265,29 @@ def calls_in(node: cst.CSTNode) -> list[cst.Call]:
 
     node.visit(_Calls())
     return found
+
+
+def module_constant(ctx: ModuleContext, name: cst.Name) -> cst.BaseExpression | None:
+    """The value of a module-level name bound exactly once, by ``NAME = value`` or by
+    unpacking a literal tuple (``BATCH, SEQ = 32, 128``); None otherwise."""
+    found = ctx.bindings(name)
+    if len(found) != 1 or not isinstance(found[0].node, cst.Name):
+        return None
+    target = found[0].node
+    if ctx.enclosing_function(target) is not None:
+        return None
+    value = assigned_value(ctx, target, with_items=False)
+    if value is not None:
+        return value
+    element = ctx.parent(target)
+    pack = ctx.parent(element) if isinstance(element, cst.Element) else None
+    holder = ctx.parent(pack) if isinstance(pack, cst.Tuple | cst.List) else None
+    stmt = ctx.parent(holder) if isinstance(holder, cst.AssignTarget) else None
+    if not (isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.Tuple | cst.List)):
+        return None
+    assert isinstance(pack, cst.Tuple | cst.List)
+    targets, values = pack.elements, stmt.value.elements
+    if len(targets) != len(values) or any(isinstance(v, cst.StarredElement) for v in values):
+        return None
+    index = next(i for i, el in enumerate(targets) if el is element)
+    return values[index].value

@@ -377,8 +377,11 @@ class Project:
     def run(self) -> dict[Path, list[Finding]]:
         for resolved in self.in_run:
             self._analyse(resolved)
-        stale = self._link_tf_functions()
-        self._propagate(stale)
+        # Modules that learnt about other modules' tf.functions, Keras bases or exports are
+        # analysed again first: what they now trace (a subclass's steps) reaches further.
+        for file in sorted(self._link_tf_functions()):
+            self._analyse(file)
+        self._propagate()
         return {f: self.findings[f] for f in self.files}
 
     def _link_tf_functions(self) -> set[Path]:
@@ -443,7 +446,7 @@ class Project:
                     kinds |= self.class_kinds(*found, depth + 1)
         return frozenset(kinds)
 
-    def _propagate(self, stale: set[Path]) -> None:
+    def _propagate(self) -> None:
         seen: set[tuple[Path, Outgoing]] = set()
         pending = self._outgoing(sorted(self.summaries), seen)
         for _ in range(_MAX_ROUNDS):
@@ -466,10 +469,7 @@ class Project:
                     changed.add(file)
             for file in sorted(changed):
                 self._analyse(file)
-            stale -= changed
             pending = self._outgoing(sorted(changed), seen)
-        for file in sorted(stale):
-            self._analyse(file)
 
     def _outgoing(
         self, files: Iterable[Path], seen: set[tuple[Path, Outgoing]]

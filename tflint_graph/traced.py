@@ -1033,6 +1033,32 @@ class TraceFinder:
             self._follow(info, add)
         return traced
 
+    def _inherited(self, func: cst.BaseExpression, at: FunctionNode) -> list[str]:
+        """``self.embed(...)`` where ``embed`` comes from a base class defined in another
+        module of the run: ``pkg.base.EncoderBase.embed``."""
+        if not (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value in ("self", "cls")
+            and isinstance(at, cst.FunctionDef)
+        ):
+            return []
+        cls = self.ctx.enclosing_class(at)
+        found: list[str] = []
+        todo = [cls] if cls is not None else []
+        seen: set[cst.ClassDef] = set()
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            todo += self._module_bases(current)
+            for arg in current.bases:
+                if arg.keyword is None:
+                    for name in self.foreign(arg.value):
+                        found.append(f"{name}.{func.attr.value}")
+        return sorted(set(found))
+
     def _from(self, info: TracedFunction) -> str:
         return f"called from {info.display} in {self.ctx.path}"
 
@@ -1108,6 +1134,12 @@ class TraceFinder:
                 add(fn, TraceKind.CALLEE, f"called from {info.display}", info, info.autograph)
             if not local:
                 self._send(func, TraceKind.CALLEE, self._from(info), info, info.autograph)
+                for target in self._inherited(func, info.node):
+                    self.outgoing.append(
+                        Outgoing(
+                            target, TraceKind.CALLEE, self._from(info), info.chain, info.autograph
+                        )
+                    )
             name = dotted(func) or "a call"
             for arg in call.args:
                 if isinstance(arg.value, cst.Lambda):

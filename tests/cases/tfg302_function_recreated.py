@@ -249,3 +249,34 @@ class Distiller(tf.keras.Model):
     def test_step(self, data):
         images, labels = data
         return {"loss": tf.reduce_mean(self.teacher_fn(images))}
+
+
+def make_loss(smoothing):
+    def loss(y, p):
+        return tf.reduce_mean(tf.square(y - p)) * (1.0 - smoothing)
+
+    return loss
+
+
+def sweep(y, p, smoothings):
+    for smoothing in smoothings:
+        loss_fn = tf.function(make_loss(smoothing))  # TFG302
+        loss_fn(y, p)
+    for fn in (make_loss(0.0), make_loss(0.1)):
+        tf.function(fn)(y, p)  # a different function each iteration: traced once each
+
+
+def evaluate_with(model, ds):
+    predict = tf.function(model.call)  # TFG302
+    return [predict(x) for x in ds]
+
+
+def evaluate_each(models, ds):
+    return [tf.function(m.call)(ds) for m in models]
+
+
+def fit(model, candidates, ds, epochs):
+    for epoch in range(epochs):
+        evaluate_with(model, ds)  # the same model every epoch: recreated and retraced
+    for candidate in candidates:
+        evaluate_each([candidate], ds)

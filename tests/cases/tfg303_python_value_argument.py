@@ -224,3 +224,12 @@ for base_rate in RATES:
     relaxed_step(x, base_rate)  # TFG303
 for mode in MODES:
     bare_step(x, mode)
+
+WIDTH, DEPTH = 32, 128
+for sweep_lr, sweep_smoothing in itertools.product(RATES, (0.0, 0.1)):
+    relaxed_step(x, sweep_lr)  # TFG303
+    bare_step(x, sweep_smoothing)  # TFG303
+for sweep_mode, sweep_n in itertools.product(MODES, range(1)):
+    bare_step(x, sweep_mode)
+for width in (16, WIDTH, DEPTH):
+    train_step(x, width)  # TFG303

@@ -143,7 +143,11 @@ for epoch in range(10):
             self._check_traced(at, made, what, fn, owner)
             return
         for loop in loops_around(ctx, made):
-            if _guarded(ctx, made, loop) or _bound_in(ctx, wrapped, loop):
+            # `tf.function(make_loss(smoothing))`: the same code closing over another Python
+            # value each iteration still retraces (pass the value as a tensor instead); only
+            # a different function (`tf.function(fn)` with `fn` from the loop) is exempt.
+            identity = wrapped.func if isinstance(wrapped, cst.Call) else wrapped
+            if _guarded(ctx, made, loop) or _bound_in(ctx, identity, loop):
                 return  # created once, or a different function in each iteration
             if _called_in(ctx, made, loop):
                 line = ctx.position(loop).start.line
@@ -161,7 +165,9 @@ for epoch in range(10):
         if _guarded(ctx, made, owner):
             return
         if _called_in(ctx, made, owner):
-            if _bound_in(ctx, wrapped, owner, skip_self=True):
+            if _bound_in(ctx, wrapped, owner, skip_self=True) and not _same_each_call(
+                ctx, wrapped, owner
+            ):
                 return  # wraps what the caller passes: maybe another function each call
             why = self._repeated(owner, frozenset())
             if why is not None:
@@ -461,6 +467,38 @@ def _bound_in(ctx, expr: cst.CSTNode, region: cst.CSTNode, skip_self: bool = Fal
         if first in ("self", "cls") and ctx.enclosing_class(region) is not None:
             names = [n for n in names if n.value != first]
     return any(_bound_inside(ctx, name, region, expr) for name in names)
+
+
+def _same_each_call(ctx, wrapped: cst.CSTNode, owner: cst.FunctionDef) -> bool:  # type: ignore[no-untyped-def]
+    """``tf.function(model.call)`` in ``evaluate(model, ds)``: every call of ``owner`` from a
+    loop of this module passes, for each parameter ``wrapped`` reads, a value the loop does not
+    change (``evaluate(model, val_ds)`` with ``model`` built before the loop)."""
+    finder = _Names()
+    wrapped.visit(finder)
+    params = {p.name.value: i for i, p in enumerate(owner.params.params)}
+    used = {n.value for n in finder.names if n.value in params}
+    if not used or ctx.enclosing_class(owner) is not None:
+        return False  # methods: the receiver shifts positions; stay cautious
+    sites = [(at, call) for at, call in call_sites(ctx, owner) if loops_around(ctx, call)]
+    if not sites:
+        return False
+    for _, call in sites:
+        loop = loops_around(ctx, call)[0]  # the innermost loop: one value per iteration
+        for name in used:
+            arg = _argument_for(call, name, params[name])
+            if arg is None or _bound_in(ctx, arg, loop):
+                return False
+    return True
+
+
+def _argument_for(call: cst.Call, name: str, index: int) -> cst.BaseExpression | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional[: index + 1]):
+        return None
+    return positional[index].value if index < len(positional) else None
 
 
 def _bound_inside(ctx, name: cst.Name, region: cst.CSTNode, own: cst.CSTNode | None) -> bool:  # type: ignore[no-untyped-def]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.analysis import assigned_value
+from tflint_graph.analysis import module_constant
 from tflint_graph.checks.base import Rule
 from tflint_graph.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.finding import Severity
@@ -53,6 +53,16 @@ _PURE_METHODS = frozenset(
 )  # fmt: skip
 
 
+# Methods only Python's dicts, lists and strings have (no tensor, variable or Keras object
+# does): the receiver is surely a plain container even when it is an argument.
+_CONTAINER_ONLY = frozenset(
+    {
+        "items", "keys", "values", "append", "extend", "setdefault", "join", "split",
+        "strip", "lower", "upper", "startswith", "endswith",
+    }
+)  # fmt: skip
+
+
 def _python_default(ctx: ModuleContext, default: cst.BaseExpression | None, depth: int = 0) -> bool:
     """A default that is surely a plain Python value: literals, tuples/lists of them, and
     module-level constants assigned such a value exactly once (``dims=KERNELS``)."""
@@ -61,12 +71,7 @@ def _python_default(ctx: ModuleContext, default: cst.BaseExpression | None, dept
     if isinstance(default, cst.Name):
         if default.value in _CONSTANTS:
             return True
-        found = ctx.bindings(default)
-        if depth > 3 or len(found) != 1 or not isinstance(found[0].node, cst.Name):
-            return False
-        if ctx.enclosing_function(found[0].node) is not None:
-            return False
-        value = assigned_value(ctx, found[0].node, with_items=False)
+        value = module_constant(ctx, default) if depth <= 3 else None
         return value is not None and _python_default(ctx, value, depth + 1)
     if isinstance(default, cst.Tuple | cst.List):
         return all(_python_default(ctx, el.value, depth) for el in default.elements)
@@ -105,7 +110,13 @@ class _PurePython(cst.CSTVisitor):
             return False
         if isinstance(node, cst.Call):
             func = node.func
-            if isinstance(func, cst.Attribute) and func.attr.value in _PURE_METHODS:
+            if (
+                isinstance(func, cst.Attribute)
+                and func.attr.value in _CONTAINER_ONLY
+                and isinstance(func.value, cst.Name)
+            ):
+                pass  # `metrics.items()`: a method tensors do not have, on a plain name
+            elif isinstance(func, cst.Attribute) and func.attr.value in _PURE_METHODS:
                 func.value.visit(self)  # `names.append(...)` on a plain Python value
             elif not (
                 isinstance(func, cst.Name)

@@ -15,10 +15,10 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ImportAssignment
 
-from tflint_graph.analysis import assigned_value
+from tflint_graph.analysis import module_constant
 from tflint_graph.callsites import callback_hook, loops_around, tf_function_calls
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import TracedFunction
+from tflint_graph.context import ModuleContext, TracedFunction
 from tflint_graph.finding import Severity
 
 # Iterables whose items are Python ints.
@@ -301,10 +301,23 @@ class _Values:
             if not it.args or it.args[0].keyword is not None or it.args[0].star:
                 return set()
             it = it.args[0].value  # tqdm(range(n)), reversed(range(n))
-        if _number_sweep(self._constant(it)):
+        if _number_sweep(self.ctx, it):
             return {target} if isinstance(target, cst.Name) else set()
         if not isinstance(it, cst.Call):
             return set()
+        if self._res(it.func).is_("itertools.product"):
+            # `for lr, smoothing in itertools.product(LRS, SMOOTHING)`: each sweep varies.
+            pairs = _unpack(target)
+            if pairs is None or len(pairs) != len(it.args):
+                return set()
+            return {
+                sub
+                for sub, arg in zip(pairs, it.args, strict=True)
+                if isinstance(sub, cst.Name)
+                and arg.keyword is None
+                and not arg.star
+                and _number_sweep(self.ctx, arg.value)
+            }
         res = self._res(it.func)
         if res.is_builtin("range") or res.is_(*_COUNTERS):
             return {target} if isinstance(target, cst.Name) else set()
@@ -326,20 +339,6 @@ class _Values:
             return found
         return set()
 
-    def _constant(self, expr: cst.BaseExpression) -> cst.BaseExpression:
-        """A module-level name assigned once (``LRS = (0.1, 0.03)``) stands for its value."""
-        if isinstance(expr, cst.Name):
-            found = self.ctx.bindings(expr)
-            if (
-                len(found) == 1
-                and isinstance(found[0].node, cst.Name)
-                and self.ctx.enclosing_function(found[0].node) is None
-            ):
-                value = assigned_value(self.ctx, found[0].node, with_items=False)
-                if value is not None:
-                    return value
-        return expr
-
     def _hook_param(self, param: cst.Param) -> Loops | None:
         """``epoch`` of ``on_epoch_end(self, epoch, logs)``: a new Python int per call."""
         fn = next(
@@ -360,17 +359,24 @@ class _Values:
 _EMPTY = cst.Module(body=[])
 
 
-def _number_sweep(it: cst.BaseExpression) -> bool:
-    """``(0.5, 1.0, 2.0)``: a literal sweep over distinct numbers, one trace per value
-    (modes such as ``("train", "eval")`` or ``(True, False)`` are chosen, not swept)."""
+def _number_sweep(ctx: ModuleContext, it: cst.BaseExpression) -> bool:
+    """``(0.5, 1.0, 2.0)`` or ``(32, 64, SEQ)``: a literal sweep over distinct numbers (module
+    constants count), one trace per value.  Modes such as ``("train", "eval")`` or
+    ``(True, False)`` are chosen, not swept."""
+    if isinstance(it, cst.Name):
+        it = module_constant(ctx, it) or it
     if not isinstance(it, cst.Tuple | cst.List | cst.Set):
         return False
     values = []
     for el in it.elements:
+        if el.__class__ is not cst.Element:
+            return False
         value = el.value
+        if isinstance(value, cst.Name):
+            value = module_constant(ctx, value) or value
         if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
             value = value.expression
-        if el.__class__ is not cst.Element or not isinstance(value, cst.Integer | cst.Float):
+        if not isinstance(value, cst.Integer | cst.Float):
             return False
         values.append(_EMPTY.code_for_node(el.value))
     return len(set(values)) >= 2
