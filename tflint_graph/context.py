@@ -28,7 +28,7 @@ from tflint_graph.config import Config
 from tflint_graph.names import Resolution, Resolver
 
 if TYPE_CHECKING:
-    from tflint_graph.project import ProjectView
+    from tflint_graph.project import ProjectView, RemoteFinding
     from tflint_graph.traced import TraceFinder
 
 FunctionNode: TypeAlias = cst.FunctionDef | cst.Lambda
@@ -95,6 +95,8 @@ class ModuleContext:
         self.traced: dict[FunctionNode, TracedFunction] = {}
         self._memo: dict[tuple[str, cst.CSTNode], Any] = {}
         self.trace_finder: TraceFinder | None = None
+        # Findings about functions of other modules (see ``Rule.report_elsewhere``).
+        self.remote: list[RemoteFinding] = []
 
     def memo(self, kind: str, node: cst.CSTNode, compute: Callable[[], T]) -> T:
         """Compute a per-node fact once per module (rules ask the same questions often)."""

@@ -267,7 +267,7 @@ def analyse_source(
         if (
             not _MAY_TRACE.search(source)
             and not config.extra_function_decorators
-            and not (view.roots or view.keras_classes or view.tf_functions)
+            and not (view.roots or view.keras_classes or view.tf_functions or view.remote)
         ):
             findings = []
             imports = module_imports(parsed, view)
@@ -295,19 +295,47 @@ def _run_rules(
     try:
         ctx = ModuleContext(path, source, module, config, view)
         ctx.traced = find_traced(ctx)
-        summary = summarize(ctx)
     except RecursionError:
         return too_deep, None
     rules_enabled = [r for r in ALL_RULES if config.is_enabled(r.code, path)]
-    if not ctx.traced and all(r.traced_only for r in rules_enabled):
-        return [], summary
     findings: list[Finding] = []
-    rules = [r(ctx, findings) for r in rules_enabled]
     try:
-        module.visit(_Dispatcher(ctx, rules))
+        if ctx.traced or not all(r.traced_only for r in rules_enabled):
+            rules = [r(ctx, findings) for r in rules_enabled]
+            module.visit(_Dispatcher(ctx, rules))
+        findings += _remote_findings(ctx)
+        # After the rules: they may have judged other modules' functions (ctx.remote).
+        summary = summarize(ctx)
     except RecursionError:
-        return too_deep, summary
+        return too_deep, None
     return findings, summary
+
+
+def _remote_findings(ctx: ModuleContext) -> list[Finding]:
+    """Findings other modules of the run made about this module's functions, at the def."""
+    found: list[Finding] = []
+    finder = ctx.trace_finder
+    for fact in ctx.view.remote if finder is not None else ():
+        for fn, _ in finder._defined(fact.target):
+            if not isinstance(fn, cst.FunctionDef):
+                continue
+            where = ctx.position(fn)
+            info = ctx.traced.get(fn)
+            found.append(
+                Finding(
+                    path=ctx.path,
+                    line=where.start.line,
+                    column=where.start.column + 1,
+                    code=fact.code,
+                    name=fact.name,
+                    message=fact.message,
+                    severity=Severity(fact.severity),
+                    context=info.reason if info is not None else None,
+                    chain=info.chain if info is not None else (),
+                    fix=fact.fix,
+                )
+            )
+    return found
 
 
 def lint_file(

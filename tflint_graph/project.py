@@ -93,6 +93,20 @@ class ExportFact:
     touched: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class RemoteFinding:
+    """A finding about a function of another module, judged from this module's calls (an
+    XLA function called here with varying shapes): SPEC puts it on that function's def.
+    ``target`` is absolute in the judging module and becomes a qualname where it lands."""
+
+    target: str
+    code: str
+    name: str
+    severity: str
+    message: str
+    fix: str | None = None
+
+
 @dataclass(slots=True)
 class ModuleSummary:
     """What other modules may need to know about one module after it was analysed."""
@@ -107,6 +121,8 @@ class ModuleSummary:
     classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # What this module exports that other modules define.
     exports_elsewhere: list[ExportFact] = field(default_factory=list)
+    # Findings this module's code makes about functions defined elsewhere.
+    remote: list[RemoteFinding] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -121,6 +137,8 @@ class ProjectView:
     keras_classes: dict[str, frozenset[str]] = field(default_factory=dict)
     # Functions and classes of this module that other modules export (targets are qualnames).
     exported: tuple[ExportFact, ...] = ()
+    # Findings other modules make about this module's functions (targets are qualnames).
+    remote: tuple[RemoteFinding, ...] = ()
 
     def absolute(self, name: str) -> str:
         """``.helpers.f`` seen from ``pkg.train`` is ``pkg.helpers.f``."""
@@ -329,6 +347,7 @@ class Project:
         self.tables: dict[Path, dict[str, TfFunction]] = {}
         self.keras_classes: dict[Path, dict[str, frozenset[str]]] = {}
         self.exported: dict[Path, list[ExportFact]] = {}
+        self.remote: dict[Path, list[RemoteFinding]] = {}
 
     def _view(self, resolved: Path) -> ProjectView:
         return ProjectView(
@@ -338,6 +357,7 @@ class Project:
             tf_functions=self.tables.get(resolved, {}),
             keras_classes=self.keras_classes.get(resolved, {}),
             exported=tuple(self.exported.get(resolved, ())),
+            remote=tuple(self.remote.get(resolved, ())),
         )
 
     def _analyse(self, resolved: Path) -> None:
@@ -382,7 +402,27 @@ class Project:
         for file in sorted(self._link_tf_functions()):
             self._analyse(file)
         self._propagate()
+        for file in sorted(self._route_remote()):
+            self._analyse(file)
         return {f: self.findings[f] for f in self.files}
+
+    def _route_remote(self) -> set[Path]:
+        """Hand findings about other modules' functions to the modules that define them."""
+        stale: set[Path] = set()
+        for resolved in sorted(self.in_run):
+            summary = self.summaries.get(resolved)
+            for fact in summary.remote if summary is not None else ():
+                found = self.locate(fact.target, resolved)
+                if found is None or found[0] == resolved or found[0] not in self.in_run:
+                    continue
+                local = RemoteFinding(
+                    found[1], fact.code, fact.name, fact.severity, fact.message, fact.fix
+                )
+                known = self.remote.setdefault(found[0], [])
+                if local not in known:
+                    known.append(local)
+                    stale.add(found[0])
+        return stale
 
     def _link_tf_functions(self) -> set[Path]:
         """Tell each module which names it calls are tf.functions of other modules, and

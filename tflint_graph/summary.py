@@ -27,4 +27,5 @@ def summarize(ctx: ModuleContext) -> ModuleSummary:
         called_imports=called,
         classes=module_classes(ctx.module, imports),
         exports_elsewhere=foreign_exports(ctx) if finder is not None else [],
+        remote=list(ctx.remote),
     )

@@ -61,3 +61,12 @@ class Rule:
                 end_column=where.end.column + 1,
             )
         )
+
+    def report_elsewhere(self, target: str, message: str, *, fix: str | None = None) -> None:
+        """A finding about ``target`` (an absolute name of a function defined in another
+        module of the run), reported at that function's def once the run reaches it."""
+        from tflint_graph.project import RemoteFinding
+
+        self.ctx.remote.append(
+            RemoteFinding(target, self.code, self.name, self.severity.value, message, fix)
+        )

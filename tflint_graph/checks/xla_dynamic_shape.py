@@ -8,7 +8,13 @@ from dataclasses import dataclass
 import libcst as cst
 
 from tflint_graph.analysis import assigned_value
-from tflint_graph.callsites import TfFunctionRef, decorated, tf_function_calls, wrapped
+from tflint_graph.callsites import (
+    TfFunctionRef,
+    decorated,
+    imported_names,
+    tf_function_calls,
+    wrapped,
+)
 from tflint_graph.checks.base import Rule
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
 from tflint_graph.finding import Severity
@@ -314,20 +320,28 @@ for n in (8, 16, 32):
                 continue
             varying, why = evidence
             ref = refs[info]
-            # Defined in another module: report at the call whose shape differs.
-            where = local[info][0] if info in local else varying.call
-            origin = ""
-            if info.origin is not None and info.origin != self.ctx.path:
-                origin = f" (defined in {info.origin}:{info.line})"
-            self.report(
-                where,
-                f"{_flag(ref)} on {ref.info.display}{origin} without input_signature, "
-                f"and it is called with {why}: it retraces and XLA compiles it again for "
-                "every new input shape; call it with fixed shapes (pad inputs to a few "
-                "bucket sizes) or drop jit_compile",
-                None,
-                fix="pad inputs to a few fixed shapes, or drop jit_compile",
-            )
+            fix = "pad inputs to a few fixed shapes, or drop jit_compile"
+            if info in local:
+                self.report(
+                    local[info][0],
+                    f"{_flag(ref)} on {ref.info.display} without input_signature, and it is "
+                    f"called with {why}: it retraces and XLA compiles it again for every new "
+                    "input shape; call it with fixed shapes (pad inputs to a few bucket "
+                    "sizes) or drop jit_compile",
+                    None,
+                    fix=fix,
+                )
+                continue
+            # Defined in another module: reported at its def there (SPEC), naming the call.
+            for target in imported_names(self.ctx, varying.call.func)[:1]:
+                self.report_elsewhere(
+                    target,
+                    f"{_flag(ref)} on {ref.info.display} without input_signature, and "
+                    f"{self.ctx.path} calls it with {why}: it retraces and XLA "
+                    "compiles it again for every new input shape; call it with fixed shapes "
+                    "(pad inputs to a few bucket sizes) or drop jit_compile",
+                    fix=fix,
+                )
 
     def _evidence(self, calls: list[cst.Call]) -> tuple[_Shaped, str] | None:
         """Two calls (or one call in a loop) whose argument in the same position surely

@@ -11,7 +11,7 @@ def train_step(x):
 
 
 @tf.function(jit_compile=True)
-def xla_step(x):
+def xla_step(x):  # TFG304
     return tf.reduce_sum(tf.nn.relu(tf.matmul(x, W)), axis=-1)
 
 
