@@ -27,7 +27,14 @@ from tflint_graph.config import (
 )
 from tflint_graph.docs import read_page
 from tflint_graph.engine import lint_paths
-from tflint_graph.report import format_json, format_statistics, format_text
+from tflint_graph.finding import Finding
+from tflint_graph.report import (
+    format_github,
+    format_json,
+    format_sarif,
+    format_statistics,
+    format_text,
+)
 
 SUBCOMMANDS = ("check", "rule", "rules")
 
@@ -76,7 +83,7 @@ def main() -> None:
 @click.option("--extend-exclude", multiple=True, help="Glob patterns to skip, on top of exclude.")
 @click.option(
     "--output-format",
-    type=click.Choice(["text", "json"]),
+    type=click.Choice(["text", "json", "sarif", "github"]),
     default="text",
     show_default=True,
 )
@@ -84,6 +91,8 @@ def main() -> None:
 @click.option("--show-source", is_flag=True, help="Show the offending source line.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+@click.option("--fix", is_flag=True, help="Apply safe automatic fixes; report what remains.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
 @click.option(
     "--config",
     "config_file",
@@ -102,6 +111,8 @@ def check(
     show_source: bool,
     exit_zero: bool,
     quiet: bool,
+    fix: bool,
+    diff: bool,
     config_file: Path | None,
 ) -> None:
     """Lint PATHS (files or directories; default: the current directory)."""
@@ -135,14 +146,25 @@ def check(
     propagate, log.propagate = log.propagate, False
     try:
         findings = list(lint_paths(targets, config))
+        if diff:
+            _show_diff(findings, quiet)
+        fixed = _apply_fixes(findings) if fix else 0
+        if fixed:  # positions moved: what remains is what a fresh run finds
+            findings = list(lint_paths(targets, config))
         if output_format == "json":
             output = format_json(findings, __version__)
+        elif output_format == "sarif":
+            output = format_sarif(findings, __version__)
+        elif output_format == "github":
+            output = format_github(findings)
         elif statistics:
             output = format_statistics(findings) if findings else ""
         else:
             output = format_text(findings, show_source=show_source) if findings else ""
             if not quiet:
                 output = f"{output}\n{_summary(len(findings))}" if output else _summary(0)
+                if fix:
+                    output = f"{output}\nFixed {fixed} finding{'s' if fixed != 1 else ''}."
     except FileNotFoundError as exc:
         _fail(f"path does not exist: {exc}")
     except Exception as exc:  # a bug: one clear line and exit 2, never a traceback
@@ -156,6 +178,36 @@ def check(
     if counter.count:
         sys.exit(2)
     sys.exit(0 if exit_zero or not findings else 1)
+
+
+def _show_diff(findings: list[Finding], quiet: bool) -> NoReturn:
+    """``--diff``: the fixes as a unified diff on stdout, nothing written; exit 1 when there
+    is something to fix (as ruff does)."""
+    from tflint_graph.fix import plan_fixes
+
+    plans = plan_fixes(findings)
+    for plan in plans:
+        click.echo(plan.diff(), nl=False)
+    count = sum(p.count for p in plans)
+    if not quiet and count:
+        click.echo(f"Would fix {count} finding{'s' if count != 1 else ''}.", err=True)
+    sys.exit(1 if plans else 0)
+
+
+def _apply_fixes(findings: list[Finding]) -> int:
+    """``--fix``: write every file a safe fix changes; the number of findings fixed."""
+    from tflint_graph.fix import plan_fixes
+
+    plans = plan_fixes(findings)
+    fixed = 0
+    for plan in plans:
+        try:
+            plan.write()
+        except OSError as exc:  # counted by _ErrorCounter: exit 2
+            logging.getLogger("tflint_graph").warning("cannot write %s: %s", plan.path, exc)
+            continue
+        fixed += plan.count
+    return fixed
 
 
 def _summary(count: int) -> str:

@@ -243,21 +243,30 @@ def lint_source(
     source: str,
     path: str = "<stdin>",
     config: Config | None = None,
+    *,
+    noqa: bool = True,
 ) -> list[Finding]:
     """Lint one module's source text and return its findings, sorted.
 
     ``path`` is only used for reporting and for ``per-file-ignores``; nothing is read from
     disk, so calls into other modules are not followed (``lint_paths`` does that).  Syntax
-    errors are returned as a TFG001 finding, never raised.
+    errors are returned as a TFG001 finding, never raised.  ``noqa=False`` keeps findings
+    that a ``# noqa`` comment silences (the flake8 plugin: flake8 applies noqa itself).
     """
-    return analyse_source(source, path, config or Config())[0]
+    return analyse_source(source, path, config or Config(), noqa=noqa)[0]
 
 
 def analyse_source(
-    source: str, path: str, config: Config, view: ProjectView | None = None
+    source: str,
+    path: str,
+    config: Config,
+    view: ProjectView | None = None,
+    *,
+    noqa: bool = True,
 ) -> tuple[list[Finding], ModuleSummary | None]:
     """Findings of one module (filtered and sorted) and what other modules of the run may
-    learn from it; ``view`` is what the run knows about this module's neighbours."""
+    learn from it; ``view`` is what the run knows about this module's neighbours.
+    ``noqa=False`` skips ``# noqa`` filtering."""
     parsed = _parse(source, path)
     summary: ModuleSummary | None = None
     if isinstance(parsed, Finding):
@@ -279,11 +288,11 @@ def analyse_source(
             )
         else:
             findings, summary = _run_rules(parsed, source, path, config, view)
-    lines = source_lines(source)
+    lines = source_lines(source) if noqa else []
     kept = [
         f
         for f in findings
-        if config.is_enabled(f.code, path) and not is_suppressed(lines, f.line, f.code)
+        if config.is_enabled(f.code, path) and not (noqa and is_suppressed(lines, f.line, f.code))
     ]
     return sorted(set(kept), key=lambda f: f.sort_key), summary
 

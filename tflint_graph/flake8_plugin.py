@@ -1,0 +1,94 @@
+"""The flake8 plugin (entry point ``flake8.extension``, code prefix ``TFG``).
+
+flake8 hands each file over already read and decoded (``lines``; stdin works the same way),
+so the plugin never touches the file itself.  It reports what ``tflint_graph.lint_source``
+reports for that file on its own, minus the ``# noqa`` filtering: flake8 applies ``noqa``,
+``--select``, ``--extend-ignore`` and ``--per-file-ignores`` to our findings like to any
+other plugin's.
+
+Options come from ``[tool.tflint-graph]`` in the nearest ``pyproject.toml`` above the file
+(the working directory for stdin), the same file the CLI would use, and all of it applies:
+the rule-tuning keys (``unroll-max``, ``serving-name-patterns``,
+``extra-function-decorators``, ...) and also ``select``/``ignore``/``per-file-ignores``, so an
+editor shows what ``tflint-graph`` shows and flake8's own options can only narrow it further.
+``exclude`` does not apply: flake8 decides which files it checks.
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from tflint_graph import __version__, engine
+from tflint_graph.config import Config, ConfigError, find_config, load_file
+
+__all__ = ["Plugin"]
+
+_log = logging.getLogger("tflint_graph")
+
+# Per process (flake8 may run several): directory -> its effective configuration.
+_configs: dict[str, Config] = {}
+# A broken pyproject.toml is reported once per file, not once per linted module.
+_reported: set[Path] = set()
+
+_STDIN_NAMES = frozenset({"stdin", "-", "<stdin>"})
+
+
+def _config_for(filename: str) -> Config:
+    """The ``[tool.tflint-graph]`` configuration governing ``filename``; never raises."""
+    if filename in _STDIN_NAMES:
+        directory = os.getcwd()
+    else:
+        directory = os.path.dirname(os.path.abspath(filename))
+        if not os.path.isdir(directory):  # e.g. --stdin-display-name of a path not here
+            directory = os.getcwd()
+    cached = _configs.get(directory)
+    if cached is not None:
+        return cached
+    config = Config()
+    found = find_config([Path(directory)])
+    if found is not None:
+        try:
+            config = load_file(found)
+        except ConfigError as exc:
+            # flake8 has no channel for a plugin's configuration errors; lint with the
+            # defaults rather than not at all, and say why on stderr.
+            if found not in _reported:
+                _reported.add(found)
+                _log.warning("tflint-graph: %s; using the default configuration", exc)
+    _configs[directory] = config
+    return config
+
+
+class Plugin:
+    """flake8 checker: one instance per file."""
+
+    name = "tflint-graph"
+    version = __version__
+
+    def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
+        # ``tree`` is only requested so that flake8 runs this as an AST plugin (after its own
+        # syntax check: a file CPython cannot parse gets E999 and never reaches us).
+        self._lines = lines
+        self._filename = filename
+
+    def run(self) -> Iterator[tuple[int, int, str, type[Any]]]:
+        try:
+            source = "".join(self._lines)
+            config = _config_for(self._filename)
+            findings = engine.analyse_source(source, self._filename, config, noqa=False)[0]
+        except Exception as exc:  # an exception here would abort the whole flake8 run
+            _log.warning(
+                "tflint-graph: internal error while linting %s: %s: %s (please report this)",
+                self._filename,
+                type(exc).__name__,
+                exc,
+            )
+            return
+        for f in findings:
+            # flake8 columns are 0-based; ours are 1-based like flake8's *output*.
+            yield f.line, max(f.column - 1, 0), f"{f.code} {f.message}", type(self)
