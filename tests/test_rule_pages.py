@@ -196,3 +196,9 @@ def test_pages_ship_inside_the_wheel(tmp_path: Path) -> None:
         names = set(wheel.namelist())
     for code in CODES:
         assert f"tflint_graph/_rule_pages/{code}.md" in names
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_page_states_fix_safety(code: str) -> None:
+    header = page(code).split("\n## ", 1)[0]
+    assert any(line.startswith("Fix safety: ") for line in header.splitlines())
