@@ -220,23 +220,14 @@ def module_tf_functions(ctx: ModuleContext) -> dict[str, TfFunction]:
     return found
 
 
-class _Calls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-
 def tf_function_calls(ctx: ModuleContext) -> Iterator[tuple[cst.Call, TfFunctionRef]]:
     """Every call of a known tf.function in the module, eager or traced, in source order."""
 
     def compute() -> list[tuple[cst.Call, TfFunctionRef]]:
-        visitor = _Calls()
-        ctx.module.visit(visitor)
         found = []
-        for call in visitor.calls:
-            ref = tf_function_of(ctx, call.func, ctx.enclosing_function(call))
+        # Trace discovery already walked every call of the module, with its function.
+        for at, call in _finder(ctx).collector.calls:
+            ref = tf_function_of(ctx, call.func, at)
             if ref is not None:
                 found.append((call, ref))
         return found

@@ -197,13 +197,12 @@ for n in (8, 16, 32):
         """(where to report, the tf.function, its input_signature, its name) for every
         jit-compiled tf.function this module defines."""
         ctx = self.ctx
-        collector = _Collector()
-        ctx.module.visit(collector)
-        for fn in collector.defs:
+        # Trace discovery already collected every def and call of the module.
+        for fn in finder.collector.functions:
             ref = decorated(ctx, fn)
             if ref is not None and ref.info.jit_compile:
                 yield fn, ref, _given(ref.keyword("input_signature")), ref.info.display
-        for call in collector.calls:
+        for _, call in finder.collector.calls:
             options = finder.tf_function_options(call.func)
             if options is None or not call.args or call.args[0].keyword is not None:
                 continue
@@ -431,18 +430,6 @@ for n in (8, 16, 32):
         value = assigned_value(self.ctx, target, with_items=False)
         found = _int(value) if value is not None else None
         return opaque if found is None else found
-
-
-class _Collector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.defs: list[cst.FunctionDef] = []
-        self.calls: list[cst.Call] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.defs.append(node)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
 
 
 def _flag(ref: TfFunctionRef) -> str:
