@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from tflint_graph.analysis import assigned_value
+from tflint_graph.analysis import assigned_value, int_literal
 from tflint_graph.context import FunctionNode, ModuleContext
 from tflint_graph.project import ExportFact, may_be_project
 from tflint_graph.traced import TraceFinder
@@ -287,7 +287,7 @@ class _Evidence(cst.CSTVisitor):
             return
         index = node.slice[0].slice
         if isinstance(index, cst.Index):
-            k = _int(index.value)
+            k = int_literal(index.value)
             if k is not None:
                 self._at_least(target, k + 1 if k >= 0 else -k)
 
@@ -309,18 +309,6 @@ class _Evidence(cst.CSTVisitor):
                 name = self._param(arg, items=True) if arg is not None else None
                 if name is not None:
                     self.dtype.setdefault(name, "int32")
-
-
-def _int(expr: cst.BaseExpression) -> int | None:
-    if isinstance(expr, cst.Integer):
-        return int(expr.evaluated_value)
-    if (
-        isinstance(expr, cst.UnaryOperation)
-        and isinstance(expr.operator, cst.Minus)
-        and isinstance(expr.expression, cst.Integer)
-    ):
-        return -int(expr.expression.evaluated_value)
-    return None
 
 
 def _argument(call: cst.Call, index: int, keyword: str | None) -> cst.BaseExpression | None:

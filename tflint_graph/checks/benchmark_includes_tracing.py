@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import CodeRange, ImportAssignment
 
+from tflint_graph.analysis import argument
 from tflint_graph.callsites import TfFunctionRef, module_tf_functions, tf_function_of
 from tflint_graph.checks.base import Rule
 from tflint_graph.context import FunctionNode, TracedFunction
@@ -211,7 +212,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
             ):
                 timed.append((call.func.value, call))
             if res.is_(*_TIMEIT, _TIMER_CLASS):
-                for arg in (_arg(call, 0, "stmt"), _arg(call, 1, "setup")):
+                for arg in (argument(call, 0, "stmt"), argument(call, 1, "setup")):
                     if isinstance(arg, cst.SimpleString) and isinstance(arg.evaluated_value, str):
                         self.strings.append((self._pos(arg), arg.evaluated_value))
         for config, call in timed:
@@ -346,10 +347,10 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
     # -- timeit.timeit(lambda: step(x), number=N) -------------------------------------
     def _timeit(self, config: cst.Call, call: cst.Call, reported: set[cst.Call]) -> None:
         ctx = self.ctx
-        stmt = _arg(config, 0, "stmt")
+        stmt = argument(config, 0, "stmt")
         if stmt is None:
             return
-        setup = _arg(config, 1, "setup")
+        setup = argument(config, 1, "setup")
         scope = ctx.enclosing_function(call)
         start = self._pos(call)
         found: list[tuple[cst.CSTNode, TfFunctionRef, cst.BaseExpression]] = []
@@ -568,20 +569,6 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
     def _is_attr(self, name: cst.Name) -> bool:
         parent = self.ctx.parent(name)
         return isinstance(parent, cst.Attribute) and parent.attr is name
-
-
-def _arg(call: cst.Call, index: int, keyword: str) -> cst.BaseExpression | None:
-    positional = 0
-    for arg in call.args:
-        if arg.star:
-            return None
-        if arg.keyword is None:
-            if positional == index:
-                return arg.value
-            positional += 1
-        elif arg.keyword.value == keyword:
-            return arg.value
-    return None
 
 
 def _keyword(call: cst.Call, name: str) -> bool:

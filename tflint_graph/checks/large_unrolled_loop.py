@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import GlobalScope
 
+from tflint_graph.analysis import int_literal
 from tflint_graph.autograph import under_eager_check
 from tflint_graph.checks.base import Rule
 from tflint_graph.context import TracedFunction
@@ -124,14 +125,9 @@ def step(x):
 
     def _int(self, expr: cst.BaseExpression, depth: int = 0) -> int | None:
         """An int literal, a negated one, or a module-level name assigned one exactly once."""
-        if isinstance(expr, cst.Integer):
-            return int(expr.evaluated_value)
-        if (
-            isinstance(expr, cst.UnaryOperation)
-            and isinstance(expr.operator, cst.Minus)
-            and isinstance(expr.expression, cst.Integer)
-        ):
-            return -int(expr.expression.evaluated_value)
+        literal = int_literal(expr)
+        if literal is not None:
+            return literal
         if isinstance(expr, cst.Name) and depth == 0:
             found = self.ctx.bindings(expr)
             if len(found) != 1 or not isinstance(found[0].scope, GlobalScope):

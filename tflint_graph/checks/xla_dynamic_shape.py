@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from tflint_graph.analysis import assigned_value
+from tflint_graph.analysis import argument, assigned_value, int_literal
 from tflint_graph.callsites import (
     TfFunctionRef,
     decorated,
@@ -91,26 +91,6 @@ class _Shaped:
 
 def _is_none(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
-
-
-def _int(expr: cst.BaseExpression) -> int | None:
-    if isinstance(expr, cst.Integer):
-        return int(expr.evaluated_value)
-    return None
-
-
-def _arg(call: cst.Call, index: int, keyword: str) -> cst.BaseExpression | None:
-    positional = 0
-    for arg in call.args:
-        if arg.star:
-            return None
-        if arg.keyword is None:
-            if positional == index:
-                return arg.value
-            positional += 1
-        elif arg.keyword.value == keyword:
-            return arg.value
-    return None
 
 
 class XlaDynamicShape(Rule):
@@ -261,14 +241,14 @@ for n in (8, 16, 32):
 
     def _spec_shape(self, spec: cst.Call) -> str | None:
         """``[None, 28]`` / ``unknown rank`` when the spec leaves a dimension open."""
-        shape = _arg(spec, 0, "shape")
+        shape = argument(spec, 0, "shape")
         if shape is None:
             return None
         shape = self._follow(shape)
         finder = self.ctx.trace_finder
         assert finder is not None
         if isinstance(shape, cst.Call) and finder.resolve(shape.func).is_(*_TENSOR_SHAPE):
-            inner = _arg(shape, 0, "dims")
+            inner = argument(shape, 0, "dims")
             if inner is None:
                 return None
             shape = self._follow(inner)
@@ -384,7 +364,7 @@ for n in (8, 16, 32):
         res = finder.resolve(expr.func)
         for name, (index, keyword) in _SHAPED.items():
             if res.is_(name):
-                shape = _arg(expr, index, keyword)
+                shape = argument(expr, index, keyword)
                 if shape is None:
                     return None
                 dims = self._dims(shape, call)
@@ -407,7 +387,7 @@ for n in (8, 16, 32):
 
     def _dim(self, expr: cst.BaseExpression, call: cst.Call) -> Dim:
         opaque = _Opaque(self.ctx.code(expr))
-        value = _int(expr)
+        value = int_literal(expr)
         if value is not None:
             return value
         if not isinstance(expr, cst.Name):
@@ -428,7 +408,7 @@ for n in (8, 16, 32):
                 return opaque
             return sizes[0] if len(set(sizes)) == 1 else _LoopDim(target.value, sizes)
         value = assigned_value(self.ctx, target, with_items=False)
-        found = _int(value) if value is not None else None
+        found = int_literal(value) if value is not None else None
         return opaque if found is None else found
 
 
@@ -486,7 +466,7 @@ def _literal_sizes(finder: TraceFinder | None, expr: cst.BaseExpression) -> tupl
         for element in expr.elements:
             if isinstance(element, cst.StarredElement):
                 return None
-            value = _int(element.value)
+            value = int_literal(element.value)
             if value is None:
                 return None
             values.append(value)
@@ -496,7 +476,9 @@ def _literal_sizes(finder: TraceFinder | None, expr: cst.BaseExpression) -> tupl
         and finder is not None
         and finder.resolve(expr.func).is_builtin("range")
     ):
-        bounds = [_int(a.value) if a.keyword is None and not a.star else None for a in expr.args]
+        bounds = [
+            int_literal(a.value) if a.keyword is None and not a.star else None for a in expr.args
+        ]
         if not bounds or len(bounds) > 3 or any(b is None for b in bounds):
             return None
         values = range(*(b for b in bounds if b is not None))
