@@ -131,10 +131,10 @@ def test_every_key_accepts_a_valid_value(tmp_path: Path, key: str) -> None:
 
 def test_all_keys_together_and_a_dynamic_table(tmp_path: Path) -> None:
     body = "\n".join(f"{key} = {value}" for key, (value, _) in VALID.items())
-    body += '\n\n[tool.tflint-graph.dynamic]\nexamples = { step = ["tf.zeros([2])"] }\n'
+    body += '\n\n[tool.tflint-graph.dynamic]\nexamples = { "m:step" = "float32[2]" }\n'
     write_tree(tmp_path, {"pyproject.toml": pyproject(body), "m.py": PRINT_STEP})
     config = load_file(tmp_path / "pyproject.toml")
-    assert config.dynamic == {"examples": {"step": ["tf.zeros([2])"]}}
+    assert str(config.dynamic.examples["m:step"]) == "float32[2]"
     assert config.per_file_ignores == {"tests/*": ("TFG101",), "*_pb2.py": ("ALL",)}
     assert config.root == tmp_path
     result = invoke(["m.py"], tmp_path)

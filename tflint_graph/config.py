@@ -11,7 +11,10 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tflint_graph.dynamic.inputs import Example
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -48,6 +51,17 @@ class ConfigError(Exception):
 
 
 @dataclass(frozen=True)
+class DynamicConfig:
+    """``[tool.tflint-graph.dynamic]``: inputs for ``--dynamic`` (grammar in
+    :mod:`tflint_graph.dynamic.inputs`)."""
+
+    # "pkg.mod:fn" -> parsed Example.
+    examples: Mapping[str, Example] = field(default_factory=dict)
+    # Size given to unknown (None) dimensions.
+    unknown_dim: int = 2
+
+
+@dataclass(frozen=True)
 class Config:
     """Effective settings of a run (defaults, then pyproject.toml, then the command line)."""
 
@@ -61,7 +75,7 @@ class Config:
     unroll_max: int = 100
     serving_name_patterns: tuple[str, ...] = ("serve", "serving*", "serving_default")
     extra_function_decorators: tuple[str, ...] = ()
-    dynamic: Mapping[str, Any] = field(default_factory=dict)
+    dynamic: DynamicConfig = field(default_factory=DynamicConfig)
     # Directory that relative patterns (exclude, per-file-ignores) are anchored to.
     root: Path | None = None
 
@@ -178,10 +192,48 @@ def _per_file_ignores(key: str, value: Any) -> dict[str, tuple[str, ...]]:
     return {str(k): _codes(f"{key}.{k}", v) for k, v in value.items()}
 
 
-def _table(key: str, value: Any) -> dict[str, Any]:
+def _dynamic(key: str, value: Any) -> DynamicConfig:
+    """``[tool.tflint-graph.dynamic]``: ``examples`` (table of "pkg.mod:fn" = "spec, ...")
+    and ``unknown-dim``; the specs are parsed here, so a bad one fails at load time."""
+    # Imported here: the dynamic package must not be loaded by (or loop back into) config.
+    from tflint_graph.dynamic.inputs import MAX_UNKNOWN_DIM, parse_example
+
     if not isinstance(value, dict):
         raise ConfigError(f"`{key}` must be a table")
-    return dict(value)
+    known = ("examples", "unknown-dim")
+    for sub in value:
+        if sub not in known:
+            raise ConfigError(
+                f"unknown key `{key}.{sub}` in [tool.tflint-graph.{key}]; known: {', '.join(known)}"
+            )
+    unknown_dim = value.get("unknown-dim", 2)
+    if (
+        isinstance(unknown_dim, bool)
+        or not isinstance(unknown_dim, int)
+        or not 1 <= unknown_dim <= MAX_UNKNOWN_DIM
+    ):
+        raise ConfigError(
+            f"`{key}.unknown-dim` must be an integer from 1 to {MAX_UNKNOWN_DIM}, "
+            f"got {unknown_dim!r}"
+        )
+    table = value.get("examples", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f'`{key}.examples` must be a table of "pkg.mod:fn" = "float32[2,3], ..."')
+    examples: dict[str, Any] = {}
+    for target, spec in table.items():
+        if not isinstance(spec, str):
+            raise ConfigError(
+                f"`{key}.examples`: example {target!r}: the value must be a string "
+                'such as "float32[2,3], int32[]"'
+            )
+        try:
+            example = parse_example(target, spec)
+        except ValueError as exc:
+            raise ConfigError(f"`{key}.examples`: {exc}") from None
+        if example.target in examples:
+            raise ConfigError(f"`{key}.examples`: {example.target!r} is given twice")
+        examples[example.target] = example
+    return DynamicConfig(examples=examples, unknown_dim=unknown_dim)
 
 
 _KEYS = {
@@ -195,7 +247,7 @@ _KEYS = {
     "unroll-max": ("unroll_max", _positive_int),
     "serving-name-patterns": ("serving_name_patterns", _strings),
     "extra-function-decorators": ("extra_function_decorators", _strings),
-    "dynamic": ("dynamic", _table),
+    "dynamic": ("dynamic", _dynamic),
 }
 
 

@@ -1,0 +1,1 @@
+"""Dynamic mode (``--dynamic``, SPEC §4): import, trace and confirm findings with TensorFlow."""
