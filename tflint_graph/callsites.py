@@ -177,20 +177,29 @@ def imported_names(ctx: ModuleContext, expr: cst.BaseExpression) -> list[str]:
     (``trainer.step`` with ``trainer = Trainer(...)`` bound once)."""
     res = ctx.resolve(expr)
     if not res.local:
-        return sorted({ctx.view.absolute(n) for n in res.imported if may_be_project(n)})
+        return sorted({n for n in map(ctx.view.absolute, res.imported) if may_be_project(n)})
     if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
-        found = ctx.bindings(expr.value)
-        if len(found) == 1 and isinstance(found[0].node, cst.Name):
-            value = assigned_value(ctx, found[0].node, with_items=False)
-            if isinstance(value, cst.Call) and isinstance(value.func, cst.Name | cst.Attribute):
-                owner = ctx.resolve(value.func)
-                if not owner.local:
-                    return sorted(
-                        f"{ctx.view.absolute(n)}.{expr.attr.value}"
-                        for n in owner.imported
-                        if may_be_project(ctx.view.absolute(n))
-                    )
+        return [f"{cls}.{expr.attr.value}" for cls in instance_classes(ctx, expr.value)]
     return []
+
+
+def instance_classes(ctx: ModuleContext, expr: cst.BaseExpression) -> list[str]:
+    """Absolute names of the imported class ``expr`` is surely an instance of:
+    ``Encoder(...)``, or a name bound once to such a call."""
+    if isinstance(expr, cst.Name):
+        found = ctx.bindings(expr)
+        if len(found) != 1 or not isinstance(found[0].node, cst.Name):
+            return []
+        value = assigned_value(ctx, found[0].node, with_items=False)
+        if value is None:
+            return []
+        expr = value
+    if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Name | cst.Attribute):
+        return []
+    owner = ctx.resolve(expr.func)
+    if owner.local:
+        return []
+    return sorted({n for n in map(ctx.view.absolute, owner.imported) if may_be_project(n)})
 
 
 def module_tf_functions(ctx: ModuleContext) -> dict[str, TfFunction]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from tflint_graph.analysis import assigned_value, int_literal
+from tflint_graph.callsites import imported_names, instance_classes
 from tflint_graph.context import FunctionNode, ModuleContext
 from tflint_graph.project import ExportFact, may_be_project
 from tflint_graph.traced import TraceFinder
@@ -375,11 +376,11 @@ def foreign_exports(ctx: ModuleContext) -> list[ExportFact]:
                 continue  # specs given here
             expr = expr.func.value
         verb = "registered with" if item.endpoint else "passed in signatures= to"
-        for target in _foreign_names(ctx, expr):
+        for target in imported_names(ctx, expr):
             why = f"{verb} {item.where} in {ctx.path} without an input_signature"
             facts.append(ExportFact(target, "function", why))
     for obj in saved:
-        for target in _foreign_class(ctx, obj.obj):
+        for target in instance_classes(ctx, obj.obj):
             where = f"tf.saved_model.save() in {ctx.path} (line {obj.line})"
             touched = _touched(ctx, obj.obj) if isinstance(obj.obj, cst.Name) else ()
             facts.append(ExportFact(target, "object", where, obj.signatures, touched))
@@ -400,35 +401,3 @@ def _touched(ctx: ModuleContext, obj: cst.Name) -> tuple[str, ...]:
     visitor = _Attributes(obj.value)
     ctx.module.visit(visitor)
     return tuple(sorted(visitor.found))
-
-
-def _foreign_class(ctx: ModuleContext, expr: cst.BaseExpression) -> list[str]:
-    """Absolute names of the imported class ``expr`` is surely an instance of."""
-    if isinstance(expr, cst.Name):
-        value = single_value(ctx, expr)
-        if value is None:
-            return []
-        expr = value
-    if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Name | cst.Attribute):
-        return []
-    res = ctx.resolve(expr.func)
-    if res.local:
-        return []
-    names = {ctx.view.absolute(n) for n in res.imported}
-    return sorted(n for n in names if may_be_project(n))
-
-
-def _foreign_names(ctx: ModuleContext, expr: cst.BaseExpression) -> list[str]:
-    """``helpers.embed`` / ``embed`` imported, or ``module.rank`` on an instance of an
-    imported class: absolute names in another module."""
-    if isinstance(expr, cst.Attribute):
-        owner = _foreign_class(ctx, expr.value) if isinstance(expr.value, cst.Name) else []
-        if owner:
-            return [f"{name}.{expr.attr.value}" for name in owner]
-    if not isinstance(expr, cst.Name | cst.Attribute):
-        return []
-    res = ctx.resolve(expr)
-    if res.local:
-        return []
-    names = {ctx.view.absolute(n) for n in res.imported}
-    return sorted(n for n in names if may_be_project(n))
