@@ -135,7 +135,7 @@ def test_unexpected_exception_is_one_line_exit_2(
 ) -> None:
     import tflint_graph.cli
 
-    def broken(paths, config):  # type: ignore[no-untyped-def]
+    def broken(paths, config, **options):  # type: ignore[no-untyped-def]
         raise RuntimeError("simulated crash")
 
     monkeypatch.setattr(tflint_graph.cli, "lint_paths", broken)

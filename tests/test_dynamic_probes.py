@@ -19,10 +19,16 @@ from tflint_graph.dynamic.probes import (
     CONFIRMED,
     NOT_REPRODUCED,
     UNVERIFIED,
+    Attempt,
     Target,
     confirm_module,
     payload_source,
 )
+
+
+def _target(path: str, specs, findings, **kw) -> Target:
+    return Target(path, tuple(findings), (Attempt("config", tuple(specs)),), **kw)
+
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process isolation")
 
@@ -86,7 +92,7 @@ def probe_run(tmp_path_factory: pytest.TempPathFactory):
     path = root / "fixture_mod.py"
     path.write_text(MODULE, encoding="utf-8")
     targets = [
-        Target(
+        _target(
             "effects",
             [TensorSpecLite("float32", (None, 3))],
             [
@@ -98,10 +104,10 @@ def probe_run(tmp_path_factory: pytest.TempPathFactory):
                 (L["print"], "TFG201"),  # a false finding: nothing raises there
             ],
         ),
-        Target("as_bool", [TensorSpecLite("float32", ())], [(L["bool"], "TFG201")]),
-        Target("eager_branch", [TensorSpecLite("int32", (2,))], [(L["eager"], "TFG101")]),
-        Target("plain", [TensorSpecLite("float32", (1,))], [(1, "TFG101")]),
-        Target("missing", [], [(2, "TFG101")]),
+        _target("as_bool", [TensorSpecLite("float32", ())], [(L["bool"], "TFG201")]),
+        _target("eager_branch", [TensorSpecLite("int32", (2,))], [(L["eager"], "TFG101")]),
+        _target("plain", [TensorSpecLite("float32", (1,))], [(1, "TFG101")]),
+        _target("missing", [], [(2, "TFG101")]),
     ]
     run = confirm_module(path, root, targets, timeout=120)
     print(f"child run: {run.duration:.1f}s, device {run.device}")
@@ -120,8 +126,7 @@ def test_trace_time_effects_confirmed(probe_run) -> None:
         assert verdict.status == CONFIRMED, (key, verdict)
         assert what in verdict.evidence
         assert "0 times over 2 later calls: trace-time only" in verdict.evidence
-        assert "tracing count 1" in verdict.evidence
-        assert "CPU" in verdict.evidence or "GPU" in verdict.evidence
+        assert "inputs float32[None,3] from config" in verdict.evidence
 
 
 def test_near_miss_tf_print_never_confirmed(probe_run) -> None:
@@ -155,18 +160,82 @@ def test_unreachable_functions_unverified(probe_run) -> None:
 def test_child_failure_marks_findings_unverified(tmp_path: Path) -> None:
     path = tmp_path / "broken.py"
     path.write_text("raise RuntimeError('boom at import')\n", encoding="utf-8")
-    run = confirm_module(path, tmp_path, [Target("f", [], [(1, "TFG101")])], timeout=60)
+    run = confirm_module(path, tmp_path, [_target("f", [], [(1, "TFG101")])], timeout=60)
     verdict = run.verdicts[(1, "TFG101")]
     assert verdict.status == UNVERIFIED
     assert "boom at import" in verdict.evidence
 
 
 def test_payload_embeds_parameters_as_a_literal() -> None:
-    hostile = {"targets": [{"function": "x'); import os; ('", "specs": []}], "calls": 3}
+    hostile = {"targets": [{"path": "x'); import os; ('", "attempts": []}], "calls": 3}
     source = payload_source(hostile)
     tree = ast.parse(source)
     assign = next(
         n for n in tree.body if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "_P"
     )
-    assert isinstance(assign.value, ast.Call)
-    assert json.loads(ast.literal_eval(assign.value.args[0])) == hostile
+    assert isinstance(assign.value, ast.Constant)
+    assert json.loads(assign.value.value) == hostile
+
+
+# -- guesses corrected from TensorFlow's own errors -------------------------------------------
+
+
+def _tensor(dtype: str, *shape: int) -> dict:
+    return {"kind": "tensor", "dtype": dtype, "shape": list(shape)}
+
+
+@pytest.mark.parametrize(
+    ("message", "before", "after"),
+    [
+        (
+            "Input 'input' of 'StringLower' Op has type float32 that does not match expected "
+            "type of string.",
+            [_tensor("float32", 2, 3)],
+            [_tensor("string", 2)],
+        ),
+        (
+            "Input 'y' of 'Sub' Op has type float32 that does not match type int32 of argument "
+            "'x'.",
+            [_tensor("int32", 2), _tensor("float32", 2, 3)],
+            [_tensor("float32", 2), _tensor("float32", 2, 3)],
+        ),
+        (
+            "Input 'y' of 'Equal' Op has type int32 that does not match type int64 of argument "
+            "'x'.",
+            [_tensor("float32", 2, 3), _tensor("int32", 2)],
+            [_tensor("float32", 2, 3), _tensor("int64", 2)],
+        ),
+        (
+            "Dimensions must be equal, but are 3 and 3072 for '{{node MatMul}} = MatMul",
+            [_tensor("float32", 2, 3)],
+            [_tensor("float32", 2, 3072)],
+        ),
+        (
+            "Binding inputs to tf.function failed due to `Can not cast TensorSpec(shape=(1, 2, "
+            "3), dtype=tf.float32, name=None) to TensorSpec(shape=(None, 8), dtype=tf.float32, "
+            "name=None)`.",
+            [_tensor("float32", 2, 3)],
+            [_tensor("float32", 8)],
+        ),
+        (
+            "Arguments `target` and `output` must have the same rank (ndim). Received: "
+            "target.shape=(2,), output.shape=(2, 10)",
+            [_tensor("float32", 2, 3), _tensor("int32", 2)],
+            [_tensor("float32", 2, 3), _tensor("float32", 2, 10)],
+        ),
+    ],
+)
+def test_a_failed_guess_is_corrected_as_the_error_asks(message, before, after) -> None:
+    pytest.importorskip("tensorflow")
+    from tflint_graph.dynamic import child
+
+    attempt = {"source": "guessed", "shown": "", "args": before, "kwargs": {}}
+    result = {"calls": [{"exception": {"message": message}}]}
+    fixed = child._adapted(attempt, result)
+    assert fixed is not None
+    assert fixed["args"] == after
+    # Specs from the user (config, input_signature) are never second-guessed.
+    assert child._adapted({**attempt, "source": "config"}, result) is None
+    # An error that names nothing to correct gives no new attempt.
+    other = {"calls": [{"exception": {"message": "list index out of range"}}]}
+    assert child._adapted(attempt, other) is None

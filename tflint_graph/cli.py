@@ -10,7 +10,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -28,6 +28,7 @@ from tflint_graph.config import (
 from tflint_graph.docs import read_page
 from tflint_graph.engine import lint_paths
 from tflint_graph.finding import Finding
+from tflint_graph.parallel import default_jobs
 from tflint_graph.report import (
     format_github,
     format_json,
@@ -35,6 +36,9 @@ from tflint_graph.report import (
     format_statistics,
     format_text,
 )
+
+if TYPE_CHECKING:
+    from tflint_graph.dynamic.session import DynamicSummary
 
 SUBCOMMANDS = ("check", "rule", "rules")
 
@@ -94,11 +98,37 @@ def main() -> None:
 @click.option("--fix", is_flag=True, help="Apply safe automatic fixes; report what remains.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
 @click.option(
+    "--dynamic",
+    is_flag=True,
+    help="Import each module in a child process and trace the real functions with TensorFlow "
+    "to confirm each finding (runs your code; needs the dynamic extra).",
+)
+@click.option(
+    "--dynamic-timeout",
+    type=click.FloatRange(min=1.0),
+    default=60.0,
+    show_default=True,
+    help="Seconds each module's child process may run.",
+)
+@click.option(
+    "--device",
+    default=None,
+    help="Device for --dynamic: cpu, gpu, gpu:1, /device:GPU:0  [default: first GPU, else CPU]",
+)
+@click.option(
     "--config",
     "config_file",
     type=click.Path(path_type=Path, dir_okay=False),
     help="pyproject.toml to read instead of searching upwards from the paths.",
 )
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Files analysed in parallel.  [default: all cores]",
+)
+@click.option("--no-cache", is_flag=True, help="Neither read nor write .tflint-graph-cache/.")
 def check(
     paths: tuple[Path, ...],
     select: tuple[str, ...],
@@ -113,7 +143,12 @@ def check(
     quiet: bool,
     fix: bool,
     diff: bool,
+    dynamic: bool,
+    dynamic_timeout: float,
+    device: str | None,
     config_file: Path | None,
+    jobs: int | None,
+    no_cache: bool,
 ) -> None:
     """Lint PATHS (files or directories; default: the current directory)."""
     targets = list(paths) or [Path(".")]
@@ -139,22 +174,38 @@ def check(
         )
     except ConfigError as exc:
         _fail(str(exc))
+    if dynamic:
+        from tflint_graph.dynamic.session import DynamicUnavailable, require_tensorflow
 
+        try:
+            require_tensorflow()
+        except DynamicUnavailable as exc:
+            _fail(str(exc))
+        if fix or diff:
+            _fail("--dynamic cannot be combined with --fix or --diff")
+
+    dynamic_summary: DynamicSummary | None = None
+    run_options: dict[str, Any] = {"jobs": jobs or default_jobs(), "cache": not no_cache}
     counter = _ErrorCounter()
     log = logging.getLogger("tflint_graph")
     log.addHandler(counter)
     propagate, log.propagate = log.propagate, False
     try:
-        findings = list(lint_paths(targets, config))
+        findings = list(lint_paths(targets, config, **run_options))
         if diff:
             _show_diff(findings, quiet)
         fixed = _apply_fixes(findings) if fix else 0
         if fixed:  # positions moved: what remains is what a fresh run finds
-            findings = list(lint_paths(targets, config))
+            findings = list(lint_paths(targets, config, **run_options))
+        if dynamic:
+            findings, dynamic_summary = _confirm(
+                findings, config, dynamic_timeout, device, run_options["jobs"]
+            )
+        dynamic_fields = dynamic_summary.as_dict() if dynamic_summary is not None else None
         if output_format == "json":
-            output = format_json(findings, __version__)
+            output = format_json(findings, __version__, dynamic_fields)
         elif output_format == "sarif":
-            output = format_sarif(findings, __version__)
+            output = format_sarif(findings, __version__, dynamic=dynamic_fields)
         elif output_format == "github":
             output = format_github(findings)
         elif statistics:
@@ -175,9 +226,29 @@ def check(
 
     if output:
         click.echo(output)
+    if dynamic_summary is not None and not quiet:
+        click.echo(dynamic_summary.line(), err=True)
     if counter.count:
         sys.exit(2)
     sys.exit(0 if exit_zero or not findings else 1)
+
+
+def _confirm(
+    findings: list[Finding], config: Config, timeout: float, device: str | None, jobs: int
+) -> tuple[list[Finding], DynamicSummary]:
+    """``--dynamic``: every finding with its dynamic status; a progress line on a terminal."""
+    from tflint_graph.dynamic.session import confirm_findings
+
+    progress = None
+    if sys.stderr.isatty():
+
+        def progress(done: int, total: int, path: str) -> None:
+            text = f"dynamic: {done}/{total} modules traced, last {path}"[:100]
+            click.echo(f"\r{text:<100}", err=True, nl=done == total)
+
+    return confirm_findings(
+        findings, config, timeout=timeout, device=device, jobs=jobs, progress=progress
+    )
 
 
 def _show_diff(findings: list[Finding], quiet: bool) -> NoReturn:

@@ -17,9 +17,11 @@ import tokenize
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TypeAlias
 
 import libcst as cst
 
+from tflint_graph import cheap
 from tflint_graph.checks import ALL_RULES, Rule
 from tflint_graph.config import Config
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
@@ -39,9 +41,11 @@ from tflint_graph.traced import find_traced
 
 _log = logging.getLogger("tflint_graph")
 
-# A module that never mentions TensorFlow or Keras cannot contain code SPEC §1 calls traced
-# (cross-module callees aside), so it skips the metadata pass entirely.
-_MAY_TRACE = re.compile(r"tensorflow|keras|tf_keras")
+# A module that never mentions TensorFlow or Keras cannot contain code SPEC §1 calls traced,
+# nor anything a rule reports (every root, call-site and export rule needs a TensorFlow or
+# Keras name; cross-module facts arrive through the view), so it skips libcst entirely: see
+# ``_untraced``.  A plain substring search: 1000 files cost well under a millisecond each.
+_MAY_TRACE = re.compile(r"tensorflow|keras")  # `tf_keras` contains `keras`
 
 
 def _tool_finding(path: str, code: str, message: str, line: int = 1, column: int = 1) -> Finding:
@@ -122,43 +126,47 @@ def _scan_tree(tree: ast.AST, limit: int) -> tuple[bool, ast.Nonlocal | None]:
     return False, stray
 
 
-def _python_syntax_check(source: str) -> tuple[SyntaxError | None, str | None]:
+_Verdict: TypeAlias = tuple[SyntaxError | None, str | None, ast.Module | None]
+
+
+def _python_syntax_check(source: str) -> _Verdict:
     """CPython's own verdict, cheaply: (its SyntaxError, if any; why the source is too
-    deeply nested to parse, if it is)."""
+    deeply nested to parse, if it is; the ``ast`` tree when the source is fine)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SyntaxWarning for "\d" in strings, etc.
         try:
             tree = ast.parse(source)
         except SyntaxError as exc:
             if exc.msg and _CPYTHON_TOO_DEEP.search(exc.msg):
-                return exc, exc.msg
-            return exc, None
+                return exc, exc.msg, None
+            return exc, None, None
         except (RecursionError, MemoryError):
-            return None, "too deeply nested to parse"
+            return None, "too deeply nested to parse", None
         except ValueError as exc:  # "source code string cannot contain null bytes"
-            return SyntaxError(str(exc)), None
+            return SyntaxError(str(exc)), None, None
     too_deep, stray = _scan_tree(tree, MAX_NESTING)
     if too_deep:
-        return None, f"too deeply nested to parse (more than {MAX_NESTING} levels)"
+        return None, f"too deeply nested to parse (more than {MAX_NESTING} levels)", None
     if stray is not None:
         error = SyntaxError("nonlocal declaration not allowed at module level")
         error.lineno, error.offset = stray.lineno, stray.col_offset + 1
-        return error, error.msg
-    return None, None
+        return error, error.msg, None
+    return None, None, tree
 
 
 _LIBCST_WHERE = re.compile(r"^(?:parser|tokenizer) error: (?:error at (\d+):(\d+): )?")
 
 
-def _parse(source: str, path: str) -> cst.Module | Finding:
+def _parse(source: str, path: str, verdict: _Verdict | None = None) -> cst.Module | Finding:
     """One libcst parse, guarded: a TFG001 finding instead of any exception.
 
     CPython's parser runs first (it is fast): it rejects pathologically nested code before
     libcst spends minutes on it, and its messages and positions are the ones users know
     (``Missing parentheses in call to 'print'``), so they are used whenever both parsers
     reject the file.  Syntax that only a newer Python accepts still goes to libcst.
+    ``verdict`` is CPython's, when the caller already has it.
     """
-    python_error, too_deep = _python_syntax_check(source)
+    python_error, too_deep, _ = verdict or _python_syntax_check(source)
     if too_deep is not None:
         if python_error is not None:
             return _python_error_finding(path, python_error)
@@ -267,27 +275,23 @@ def analyse_source(
     """Findings of one module (filtered and sorted) and what other modules of the run may
     learn from it; ``view`` is what the run knows about this module's neighbours.
     ``noqa=False`` skips ``# noqa`` filtering."""
-    parsed = _parse(source, path)
+    view = view or ProjectView()
     summary: ModuleSummary | None = None
-    if isinstance(parsed, Finding):
-        findings = [parsed]
-    else:
-        view = view or ProjectView()
-        if (
-            not _MAY_TRACE.search(source)
-            and not config.extra_function_decorators
-            and not (view.roots or view.keras_classes or view.tf_functions or view.remote)
-        ):
-            findings = []
-            imports = module_imports(parsed, view)
-            summary = ModuleSummary(
-                view.module,
-                reexports=imports,
-                called_imports=called_imports(parsed, imports),
-                classes=module_classes(parsed, imports),
-            )
+    if (
+        _MAY_TRACE.search(source)
+        or config.extra_function_decorators
+        or view.roots
+        or view.keras_classes
+        or view.tf_functions
+        or view.remote
+    ):
+        parsed = _parse(source, path)
+        if isinstance(parsed, Finding):
+            findings = [parsed]
         else:
             findings, summary = _run_rules(parsed, source, path, config, view)
+    else:
+        findings, summary = _untraced(source, path, view)
     lines = source_lines(source) if noqa else []
     kept = [
         f
@@ -295,6 +299,48 @@ def analyse_source(
         if config.is_enabled(f.code, path) and not (noqa and is_suppressed(lines, f.line, f.code))
     ]
     return sorted(set(kept), key=lambda f: f.sort_key), summary
+
+
+def prefilter_enabled() -> bool:
+    """Whether modules that cannot hold traced code skip libcst (the default).
+
+    ``TFLINT_GRAPH_NO_PREFILTER=1`` in the environment restores the old path (libcst parse and
+    libcst summary for every module) to compare results and timings side by side.  Results
+    are the same (``tests/test_prefilter.py``) except for a file that CPython accepts but
+    libcst cannot parse: without TensorFlow in it, it is no longer a TFG001.
+    """
+    return os.environ.get("TFLINT_GRAPH_NO_PREFILTER", "") != "1"
+
+
+def _untraced(
+    source: str, path: str, view: ProjectView
+) -> tuple[list[Finding], ModuleSummary | None]:
+    """A module that cannot hold traced code and that no other module reaches: no rule can
+    report anything, only its summary (imports, classes, called imports) is needed.
+
+    CPython's tree gives it (``cheap.py``); libcst runs only where CPython rejects the source,
+    to report TFG001 exactly as ``_parse`` does (or accept syntax newer than this Python).
+    """
+    verdict = _python_syntax_check(source)
+    tree = verdict[2]
+    if tree is not None and prefilter_enabled():
+        imports = cheap.module_imports(tree, view)
+        return [], ModuleSummary(
+            view.module,
+            reexports=imports,
+            called_imports=cheap.called_imports(tree, imports),
+            classes=cheap.module_classes(tree, imports),
+        )
+    parsed = _parse(source, path, verdict)
+    if isinstance(parsed, Finding):
+        return [parsed], None
+    imports = module_imports(parsed, view)
+    return [], ModuleSummary(
+        view.module,
+        reexports=imports,
+        called_imports=called_imports(parsed, imports),
+        classes=module_classes(parsed, imports),
+    )
 
 
 def _run_rules(
@@ -400,7 +446,11 @@ def _os_reason(path: Path, exc: OSError) -> str:
 
 
 def lint_paths(
-    paths: Iterable[str | os.PathLike[str]], config: Config | None = None
+    paths: Iterable[str | os.PathLike[str]],
+    config: Config | None = None,
+    *,
+    jobs: int | None = None,
+    cache: bool | Path | None = None,
 ) -> Iterator[Finding]:
     """Lint files and directories (recursively, honouring excludes); yields sorted findings.
 
@@ -411,11 +461,20 @@ def lint_paths(
     A path that does not exist raises ``FileNotFoundError`` before anything is linted: the CLI
     turns it into a usage error (exit 2).  A directory that cannot be read gives a TFG002
     finding on that directory; the rest of the run goes on.
+
+    ``jobs`` analyses files in that many processes (default 1: in-process); the findings
+    are the same for any number.  ``cache`` reuses results of earlier runs: ``True`` keeps
+    them in ``.tflint-graph-cache`` next to the pyproject.toml found for ``paths`` (else in
+    the working directory), a path keeps them there; default none.
     """
+    from tflint_graph.cache import open_cache
+
     config = config or Config()
     errors: list[tuple[Path, str]] = []
-    files = sorted(iter_python_files([Path(p) for p in paths], config, errors), key=str)
-    results = Project(files, config, analyse_file).run()
+    targets = [Path(p) for p in paths]
+    files = sorted(iter_python_files(targets, config, errors), key=str)
+    store = open_cache(cache, targets, config) if files else None
+    results = Project(files, config, analyse_file, jobs=jobs or 1, cache=store).run()
     work: list[tuple[str, list[Finding]]] = [(str(p), results[p]) for p in files]
     work += [
         (str(d), [_tool_finding(str(d), "TFG002", reason)])

@@ -14,6 +14,18 @@ class Severity(str, Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class DynamicStatus:
+    """What ``--dynamic`` made of a finding (SPEC §4): ``status`` is ``confirmed``,
+    ``not-reproduced`` or ``unverified``; ``evidence`` says what happened, or why not."""
+
+    status: str
+    evidence: str
+
+    def __str__(self) -> str:
+        return f"[dynamic: {self.status}: {self.evidence}]"
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One reported problem.
 
@@ -35,6 +47,7 @@ class Finding:
     fix: str | None = None
     end_line: int | None = None
     end_column: int | None = None
+    dynamic: DynamicStatus | None = None
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:

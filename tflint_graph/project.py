@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -28,6 +29,9 @@ from tflint_graph.config import Config
 from tflint_graph.context import TraceKind
 from tflint_graph.finding import Finding
 from tflint_graph.names import canonical, keras_kinds_of
+
+if TYPE_CHECKING:
+    from tflint_graph.cache import Cache
 
 # Canonical prefixes that never name code of the analysed project.
 FOREIGN_PREFIXES = (
@@ -333,10 +337,23 @@ class Project:
        call site reaches them; their findings are not reported.
     """
 
-    def __init__(self, files: Sequence[Path], config: Config, analyse: Analyse) -> None:
+    def __init__(
+        self,
+        files: Sequence[Path],
+        config: Config,
+        analyse: Analyse,
+        *,
+        jobs: int = 1,
+        cache: Cache | None = None,
+    ) -> None:
+        # Imported here: the runner and the cache build on this module's facts.
+        from tflint_graph.parallel import Runner
+
         self.files = list(files)
         self.config = config
         self.analyse = analyse
+        # Batches of files are analysed from the cache, in-process or over `jobs` processes.
+        self.runner = Runner(analyse, config, jobs, cache)
         self.index = ModuleIndex(self.files)
         self.findings: dict[Path, list[Finding]] = {}
         self.summaries: dict[Path, ModuleSummary | None] = {}
@@ -360,13 +377,21 @@ class Project:
             remote=tuple(self.remote.get(resolved, ())),
         )
 
-    def _analyse(self, resolved: Path) -> None:
+    def _analyse(self, *files: Path) -> None:
+        """Analyse ``files`` (resolved) with what the run knows now.  They are independent
+        of each other, so they go to the runner as one batch (possibly in parallel)."""
         # Two paths of the run may be one file (a symlink): each is reported as given.
-        summary = None
-        for shown in self.in_run.get(resolved, [resolved]):
-            findings, summary = self.analyse(shown, self.config, None, self._view(resolved))
-            self.findings[shown] = findings
-        self.summaries[resolved] = summary
+        tasks = [
+            (shown, self._view(resolved))
+            for resolved in files
+            for shown in self.in_run.get(resolved, [resolved])
+        ]
+        results = iter(self.runner.run(tasks))
+        for resolved in files:
+            summary = None
+            for shown in self.in_run.get(resolved, [resolved]):
+                self.findings[shown], summary = next(results)
+            self.summaries[resolved] = summary
 
     def summary(self, resolved: Path) -> ModuleSummary | None:
         """A module's summary; files outside the run are read now, the first time."""
@@ -395,15 +420,16 @@ class Project:
         return file, rest
 
     def run(self) -> dict[Path, list[Finding]]:
-        for resolved in self.in_run:
-            self._analyse(resolved)
-        # Modules that learnt about other modules' tf.functions, Keras bases or exports are
-        # analysed again first: what they now trace (a subclass's steps) reaches further.
-        for file in sorted(self._link_tf_functions()):
-            self._analyse(file)
-        self._propagate()
-        for file in sorted(self._route_remote()):
-            self._analyse(file)
+        try:
+            self._analyse(*self.in_run)
+            # Modules that learnt about other modules' tf.functions, Keras bases or exports
+            # are analysed again first: what they now trace (a subclass's steps) reaches
+            # further.
+            self._analyse(*sorted(self._link_tf_functions()))
+            self._propagate()
+            self._analyse(*sorted(self._route_remote()))
+        finally:
+            self.runner.close()
         return {f: self.findings[f] for f in self.files}
 
     def _route_remote(self) -> set[Path]:
@@ -507,8 +533,7 @@ class Project:
                         qualname, out.kind, out.reason, out.chain, out.autograph
                     )
                     changed.add(file)
-            for file in sorted(changed):
-                self._analyse(file)
+            self._analyse(*sorted(changed))
             pending = self._outgoing(sorted(changed), seen)
 
     def _outgoing(

@@ -6,7 +6,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -37,7 +37,8 @@ def format_text(findings: Sequence[Finding], show_source: bool = False) -> str:
     out: list[str] = []
     cache: dict[str, list[str]] = {}
     for f in findings:
-        out.append(f"{f.path}:{f.line}:{f.column}: {f.code} {f.message}")
+        dynamic = f" {f.dynamic}" if f.dynamic is not None else ""
+        out.append(f"{f.path}:{f.line}:{f.column}: {f.code} {f.message}{dynamic}")
         if show_source:
             src = _source_line(f.path, f.line, cache)
             if src is not None:
@@ -58,14 +59,19 @@ def format_statistics(findings: Sequence[Finding]) -> str:
     return "\n".join(f"{n:>{width}}  {code}  {name}" for code, name, n in rows)
 
 
-def format_json(findings: Sequence[Finding], version: str) -> str:
-    """Versioned JSON: ``{"schema_version", "tool", "findings", "statistics"}``."""
-    doc = {
+def format_json(
+    findings: Sequence[Finding], version: str, dynamic: Mapping[str, Any] | None = None
+) -> str:
+    """Versioned JSON: ``{"schema_version", "tool", "findings", "statistics"}``, plus
+    ``"dynamic"`` (device and counts per status) after ``--dynamic``."""
+    doc: dict[str, Any] = {
         "schema_version": JSON_SCHEMA_VERSION,
         "tool": {"name": "tflint-graph", "version": version},
         "findings": [f.to_dict() for f in findings],
         "statistics": {code: n for code, _, n in statistics(findings)},
     }
+    if dynamic is not None:
+        doc["dynamic"] = dict(dynamic)
     return json.dumps(doc, indent=2)
 
 
@@ -129,7 +135,10 @@ def _fingerprint(path_uri: str, code: str, text: str, occurrence: int) -> str:
 
 
 def sarif_log(
-    findings: Sequence[Finding], version: str, root: Path | None = None
+    findings: Sequence[Finding],
+    version: str,
+    root: Path | None = None,
+    dynamic: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A SARIF 2.1.0 log of one run; URIs are relative to ``root`` (default: the current
     directory, which in CI is the repository checkout)."""
@@ -159,17 +168,21 @@ def sarif_log(
         }
         if f.code in index:
             result["ruleIndex"] = index[f.code]
-        properties = {
+        properties: dict[str, Any] = {
             k: v for k, v in (("context", f.context), ("chain", list(f.chain)), ("fix", f.fix)) if v
         }
+        if f.dynamic is not None:
+            properties["dynamic"] = {"status": f.dynamic.status, "evidence": f.dynamic.evidence}
         if properties:
             result["properties"] = properties
         results.append(result)
+    run_properties = {"dynamic": dict(dynamic)} if dynamic is not None else None
     return {
         "$schema": SARIF_SCHEMA_URI,
         "version": SARIF_VERSION,
         "runs": [
             {
+                **({"properties": run_properties} if run_properties else {}),
                 "tool": {
                     "driver": {
                         "name": "tflint-graph",
@@ -187,8 +200,13 @@ def sarif_log(
     }
 
 
-def format_sarif(findings: Sequence[Finding], version: str, root: Path | None = None) -> str:
-    return json.dumps(sarif_log(findings, version, root), indent=2)
+def format_sarif(
+    findings: Sequence[Finding],
+    version: str,
+    root: Path | None = None,
+    dynamic: Mapping[str, Any] | None = None,
+) -> str:
+    return json.dumps(sarif_log(findings, version, root, dynamic), indent=2)
 
 
 # --- GitHub Actions workflow commands ---------------------------------------------------
@@ -225,5 +243,6 @@ def format_github(findings: Sequence[Finding], root: Path | None = None) -> str:
             props += [("endLine", str(f.end_line)), ("endColumn", str(f.end_column))]
         props.append(("title", f"{f.code} {f.name}"))
         rendered = ",".join(f"{k}={_escape_property(v)}" for k, v in props)
-        out.append(f"::{_GITHUB_LEVEL[f.severity]} {rendered}::{_escape_data(f.message)}")
+        message = f"{f.message} {f.dynamic}" if f.dynamic is not None else f.message
+        out.append(f"::{_GITHUB_LEVEL[f.severity]} {rendered}::{_escape_data(message)}")
     return "\n".join(out)

@@ -39,11 +39,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ChildResult", "module_name_for", "run_isolated"]
+__all__ = ["ChildResult", "child_environment", "module_name_for", "run_isolated"]
 
 # At most this many bytes of result JSON are kept; a bigger report is a failure.
 RESULT_LIMIT = 16 * 1024 * 1024
@@ -222,6 +223,19 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
+def child_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The child's environment: the parent's (a user's CUDA and library paths must reach their
+    TensorFlow build), with TensorFlow's C++ logging quietened and no bytecode written into the
+    user's tree, then ``extra`` on top."""
+    env = dict(os.environ)
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.pop("PYTHONSTARTUP", None)
+    env.pop("PYTHONINSPECT", None)
+    env.update(extra or {})
+    return env
+
+
 def run_isolated(
     module_path: Path,
     project_root: Path,
@@ -230,6 +244,7 @@ def run_isolated(
     timeout: float,
     memory_mb: int | None,
     output_limit: int,
+    env: Mapping[str, str] | None = None,
 ) -> ChildResult:
     """Import ``module_path`` in a child process and run ``payload`` there.
 
@@ -262,7 +277,9 @@ def run_isolated(
             ),
             encoding="utf-8",
         )
-        return _run_child(config, workdir, timeout, output_limit, memory_mb, start)
+        return _run_child(
+            config, workdir, timeout, output_limit, memory_mb, start, child_environment(env)
+        )
     except Exception as exc:  # the parent must never go down with the child
         return ChildResult(
             ok=False,
@@ -280,12 +297,14 @@ def _run_child(
     output_limit: int,
     memory_mb: int | None,
     start: float,
+    env: dict[str, str],
 ) -> ChildResult:
     read_fd, write_fd = os.pipe()
     try:
         proc = subprocess.Popen(
             [sys.executable, "-B", "-u", "-c", _BOOTSTRAP, str(write_fd), str(config)],
             cwd=workdir,
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -1,0 +1,337 @@
+"""Time tflint-graph against flake8 and a bare libcst parse on one tree, side by side.
+
+    python bench/run.py DIR [--rounds 5]
+    python bench/run.py --generate --lines 200000 [--rounds 5]
+
+Every tool runs as a subprocess of this interpreter's environment, once per round, and the
+rounds alternate (round 1 of every tool, then round 2 of every tool, ...) so that a slow
+phase of a shared machine hits all of them alike.  Prints a Markdown table of medians and
+ratios, then the issue 7 targets as PASS/FAIL.  See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import generate  # a sibling script, not a package
+
+from tflint_graph.config import find_config
+
+CACHE_DIR = ".tflint-graph-cache"
+PY = sys.executable
+
+# flake8 with its default plugins only: our TFG plugin is registered in this environment and
+# flake8 runs every installed plugin whatever --select says (select only filters the output),
+# so it is dropped from plugin discovery.  Workers are forked and inherit the patched state.
+FLAKE8_WITHOUT_TFG = """
+import sys
+from flake8.plugins import finder
+_find = finder._find_importlib_plugins
+finder._find_importlib_plugins = lambda: (p for p in _find() if p.package != "tflint-graph")
+from flake8.main.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+# What the parse alone costs: read and libcst-parse every file, nothing else.
+LIBCST_PARSE = """
+import sys, libcst
+from pathlib import Path
+for path in sorted(Path(sys.argv[1]).rglob("*.py")):
+    libcst.parse_module(path.read_text(encoding="utf-8"))
+"""
+
+# Peak resident memory of the largest process below this one (the CLI or one of its workers).
+MAX_RSS = """
+import resource, subprocess, sys
+code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)
+"""
+
+
+@dataclass
+class Tool:
+    """One benchmarked command; ``before`` runs untimed ahead of each timing."""
+
+    name: str
+    argv: list[str]
+    before: Callable[[], None] = lambda: None
+    times: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+
+def cli_options() -> set[str]:
+    """The long options ``tflint-graph check`` accepts (--jobs and --no-cache may be missing)."""
+    out = subprocess.run(
+        [PY, "-m", "tflint_graph", "check", "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    return set(re.findall(r"(--[a-z][a-z-]*)", out))
+
+
+def tree_size(root: Path) -> tuple[int, int]:
+    files = lines = 0
+    for path in root.rglob("*.py"):
+        files += 1
+        with open(path, "rb") as fh:
+            lines += fh.read().count(b"\n")
+    return files, lines
+
+
+def timed(tool: Tool, cwd: Path, timeout: float) -> None:
+    """Run ``tool`` once; record its wall time and the CPU time of it and all its children."""
+    tool.before()
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(tool.argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
+        deadline = start + timeout
+        # wait4 reports the rusage of the child including every descendant it waited for
+        # (its workers): CPU seconds stay comparable when other jobs share the machine.
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                proc.kill()
+                raise SystemExit(f"{tool.name} ran over --timeout {timeout:.0f} s")
+            time.sleep(0.005)
+        elapsed = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            err.seek(0)
+            text = err.read().decode(errors="replace")[-2000:]
+            raise SystemExit(f"{tool.name} failed (exit {proc.returncode}):\n{text}")
+    tool.times.append(elapsed)
+    tool.cpu.append(usage.ru_utime + usage.ru_stime)
+
+
+def _tree_rss(root_pid: int) -> int:
+    """Sum of the resident sets of ``root_pid`` and all its descendants, in bytes."""
+    parents: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                    stat = fh.read()
+            except OSError:
+                continue
+            # Fields after the parenthesised command name: state, ppid, ...
+            parents[int(entry.name)] = int(stat.rsplit(b")", 1)[1].split()[1])
+    family = {root_pid}
+    grew = True
+    while grew:
+        grew = False
+        for pid, ppid in parents.items():
+            if ppid in family and pid not in family:
+                family.add(pid)
+                grew = True
+    total = 0
+    for pid in family:
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as fh:
+                total += int(fh.read().split()[1]) * resource.getpagesize()
+        except OSError:
+            pass
+    return total
+
+
+def peak_memory(argv: list[str], cwd: Path, timeout: float) -> tuple[float, float | None]:
+    """(largest single process' peak RSS, sampled peak of the whole process tree) in MB."""
+    proc = subprocess.Popen([PY, "-c", MAX_RSS, *argv], cwd=cwd, stdout=subprocess.PIPE, text=True)
+    peak = 0
+    sampling = os.path.isdir("/proc/self")
+
+    def sample() -> None:
+        nonlocal peak
+        while proc.poll() is None:
+            peak = max(peak, _tree_rss(proc.pid))
+            time.sleep(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    if sampling:
+        sampler.start()
+    out, _ = proc.communicate(timeout=timeout)
+    if sampling:
+        sampler.join()
+    kib, code = (int(x) for x in out.split())
+    if code != 0:
+        raise SystemExit(f"the peak-memory run failed (exit {code})")
+    return kib / 1024, (peak / 2**20 if sampling else None)
+
+
+def check(label: str, ok: bool, figures: str) -> str:
+    return f"- {'PASS' if ok else 'FAIL'}: {label}: {figures}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dir", nargs="?", type=Path, help="tree to lint (default: generate one)")
+    parser.add_argument("--generate", action="store_true", help="lint a generated tree")
+    parser.add_argument("--lines", type=int, default=200_000, help="size of the generated tree")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--out", type=Path, help="where to generate (default: a reused folder in the temp dir)"
+    )
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds per command")
+    parser.add_argument("--json", type=Path, help="also write the raw timings here")
+    parser.add_argument(
+        "--skip-no-cache", action="store_true", help="leave out the --no-cache row (saves time)"
+    )
+    args = parser.parse_args(argv)
+
+    if args.dir is not None and args.generate:
+        parser.error("give DIR or --generate, not both")
+    if args.dir is None:
+        out = (
+            args.out or Path(tempfile.gettempdir()) / f"tflint-graph-bench-{args.lines}-{args.seed}"
+        )
+        print(f"generating {args.lines} lines (seed {args.seed}) in {out} ...", file=sys.stderr)
+        root = generate.ensure(out, args.lines, args.seed)
+    else:
+        root = args.dir
+    root = root.resolve()
+    files, lines = tree_size(root)
+    options = cli_options()
+    jobs = "--jobs" in options
+    cores = os.cpu_count() or 1
+    # Where the CLI run from ``root`` keeps its cache: next to the pyproject.toml it finds for
+    # ".", else in its working directory (``root``).
+    found = find_config([root])
+    cache = (found.parent if found is not None else root) / CACHE_DIR
+
+    def drop_cache() -> None:
+        shutil.rmtree(cache, ignore_errors=True)
+
+    cache_seen: list[bool] = []
+    tfg = [PY, "-m", "tflint_graph", "check", "--exit-zero", "-q", "."]
+    flake8 = [PY, "-c", FLAKE8_WITHOUT_TFG, "--isolated", "--exit-zero", "--select", "E,F,W,C90"]
+    default_jobs = f"default jobs = {cores} cores" if jobs else "no --jobs option yet"
+    tools = []
+    if jobs:
+        tools.append(Tool("tflint-graph cold --jobs 1", [*tfg, "--jobs", "1"], drop_cache))
+    tools += [
+        Tool(f"tflint-graph cold ({default_jobs})", tfg, drop_cache),
+        # Straight after the cold run above: the cache it wrote is kept, the tree is unchanged.
+        Tool("tflint-graph warm", tfg, lambda: cache_seen.append(cache.is_dir())),
+    ]
+    if "--no-cache" in options and not args.skip_no_cache:
+        tools.append(Tool("tflint-graph --no-cache", [*tfg, "--no-cache"]))
+    tools += [
+        Tool("flake8 -j1", [*flake8, "-j1", "."]),
+        Tool(f"flake8 (default -j auto = {cores})", [*flake8, "."]),
+        Tool("libcst parse of every file", [PY, "-c", LIBCST_PARSE, "."]),
+    ]
+    print(
+        f"tree: {root} ({files} files, {lines} lines); {args.rounds} rounds; {cores} cores; "
+        f"CLI options detected: --jobs {'yes' if jobs else 'no'}, "
+        f"--no-cache {'yes' if '--no-cache' in options else 'no'}",
+        file=sys.stderr,
+    )
+    for r in range(args.rounds):
+        for tool in tools:
+            timed(tool, root, args.timeout)
+            print(
+                f"  round {r + 1}: {tool.name}: {tool.times[-1]:.2f} s (CPU {tool.cpu[-1]:.2f} s)",
+                file=sys.stderr,
+            )
+    drop_cache()
+    max_rss, tree_rss = peak_memory(tfg, root, args.timeout)
+    drop_cache()
+
+    by_name = {t.name: t for t in tools}
+    base = by_name["flake8 -j1"].median
+    parse = by_name["libcst parse of every file"].median
+    print(
+        f"\nTree: {files} files, {lines} lines; {args.rounds} rounds, alternating; {cores} cores.\n"
+    )
+    base_cpu = statistics.median(by_name["flake8 -j1"].cpu)
+    print(
+        "| tool | median s | min s | ratio to flake8 -j1 | ratio to libcst parse "
+        "| median CPU s | CPU ratio to flake8 -j1 |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for t in tools:
+        cpu = statistics.median(t.cpu)
+        print(
+            f"| {t.name} | {t.median:.2f} | {min(t.times):.2f} | "
+            f"{t.median / base:.2f} | {t.median / parse:.2f} | {cpu:.2f} | {cpu / base_cpu:.2f} |"
+        )
+    tree_note = f", whole process tree {tree_rss:.0f} MB (sampled)" if tree_rss else ""
+    print(f"\nPeak RSS of a cold default run: largest process {max_rss:.0f} MB{tree_note}.")
+    if not all(cache_seen):
+        print(f"No {CACHE_DIR}/ was written: the warm run had no cache to use.")
+
+    cold = by_name[f"tflint-graph cold ({default_jobs})"].median
+    warm = by_name["tflint-graph warm"].median
+    print("\nTargets (issue 7):")
+    print(
+        check(
+            "cold ≤ 0.5x flake8 -j1",
+            cold <= 0.5 * base,
+            f"{cold:.2f} s vs {base:.2f} s = {cold / base:.2f}x",
+        )
+    )
+    print(
+        check(
+            "cold ≤ 0.5x libcst parse",
+            cold <= 0.5 * parse,
+            f"{cold:.2f} s vs {parse:.2f} s = {cold / parse:.2f}x",
+        )
+    )
+    print(
+        check(
+            "warm ≤ 0.05x cold",
+            warm <= 0.05 * cold,
+            f"{warm:.2f} s vs {cold:.2f} s = {warm / cold:.3f}x",
+        )
+    )
+    if jobs:
+        one = by_name["tflint-graph cold --jobs 1"].median
+        note = "" if cores == 2 else f" (default jobs is {cores} here, not 2)"
+        print(
+            check(
+                "--jobs 2 ≥ 1.6x faster than --jobs 1",
+                one >= 1.6 * cold,
+                f"{one:.2f} s / {cold:.2f} s = {one / cold:.2f}x{note}",
+            )
+        )
+    else:
+        print("- FAIL: --jobs 2 ≥ 1.6x faster than --jobs 1: the CLI has no --jobs option yet")
+    size_note = "" if lines >= 500_000 else f" (tree has {lines} lines; the target is for 500k)"
+    print(check("peak ≤ 300 MB on 500k lines", max_rss <= 300, f"{max_rss:.0f} MB{size_note}"))
+
+    if args.json:
+        raw = {
+            "tree": str(root),
+            "files": files,
+            "lines": lines,
+            "cores": cores,
+            "times": {t.name: t.times for t in tools},
+            "cpu": {t.name: t.cpu for t in tools},
+            "peak_rss_mb": max_rss,
+            "tree_rss_mb": tree_rss,
+        }
+        args.json.write_text(json.dumps(raw, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1415 @@
+"""Planning dynamic mode (SPEC §4): static findings of one module mapped to the targets the
+child process will call, with their inputs, watched state and flags, and the verdicts known
+without running anything.  Pure parsing: no TensorFlow needed."""
+
+from __future__ import annotations
+
+import functools
+import textwrap
+from collections.abc import Iterable
+
+import pytest
+
+from tflint_graph import lint_source
+from tflint_graph.config import Config
+from tflint_graph.dynamic.inputs import PyValue, TensorSpecLite, parse_example
+from tflint_graph.dynamic.plan import GUESSED_SHAPES, NOT_CHECKED, ModulePlan, plan_module
+from tflint_graph.dynamic.probes import UNVERIFIED, Attempt, Target, TupleSpec, Watch
+from tflint_graph.finding import Finding, Severity
+
+PATH = "pkg/mod.py"
+MODULE = "pkg.mod"
+
+
+def plan_for(
+    source: str, examples: Iterable[tuple[str, str]] = ()
+) -> tuple[ModulePlan, frozenset[tuple[int, str]]]:
+    """The plan of ``source`` (already dedented) and the (line, code) of its findings.
+
+    Cached: several tests read the plan of the same source, and none changes it."""
+    return _plan_cached(source, tuple(examples))
+
+
+@functools.cache
+def _plan_cached(
+    source: str, examples: tuple[tuple[str, str], ...]
+) -> tuple[ModulePlan, frozenset[tuple[int, str]]]:
+    findings = _lint(source)
+    parsed = {key: parse_example(key, value) for key, value in examples}
+    plan = plan_module(PATH, source, findings, Config(), MODULE, parsed)
+    return plan, frozenset((f.line, f.code) for f in findings)
+
+
+@functools.cache
+def _lint(source: str) -> tuple[Finding, ...]:
+    return tuple(lint_source(source, path=PATH))
+
+
+def src(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def line_of(source: str, needle: str, nth: int = 1) -> int:
+    """1-based line of the ``nth`` line containing ``needle``."""
+    hits = [i for i, line in enumerate(source.splitlines(), start=1) if needle in line]
+    assert len(hits) >= nth, f"{needle!r} not in source"
+    return hits[nth - 1]
+
+
+def only_target(plan: ModulePlan, path: str) -> Target:
+    matches = [t for t in plan.targets if t.path == path]
+    assert len(matches) == 1, [t.path for t in plan.targets]
+    return matches[0]
+
+
+def f32(*shape: int | None) -> TensorSpecLite:
+    return TensorSpecLite("float32", tuple(shape))
+
+
+def guessed(n_tensors: int) -> tuple[Attempt, ...]:
+    return tuple(
+        Attempt("guessed", tuple(f32(*shape) for _ in range(n_tensors))) for shape in GUESSED_SHAPES
+    )
+
+
+def assert_unverified(plan: ModulePlan, key: tuple[int, str], *words: str) -> str:
+    assert key in plan.verdicts, (key, plan.verdicts)
+    verdict = plan.verdicts[key]
+    assert verdict.status == UNVERIFIED
+    for word in words:
+        assert word in verdict.evidence, (word, verdict.evidence)
+    return verdict.evidence
+
+
+# -- kinds of targets -------------------------------------------------------------------
+
+DECORATED = src(
+    """
+    import tensorflow as tf
+
+
+    @tf.function
+    def step(x):
+        print("tracing step")
+        return x * 2.0
+    """
+)
+
+
+def test_module_level_tf_function_is_a_function_target() -> None:
+    plan, found = plan_for(DECORATED)
+    line = line_of(DECORATED, "print(")
+    assert found == {(line, "TFG101")}
+    assert plan.verdicts == {}
+    target = only_target(plan, "step")
+    assert target.kind == "function"
+    assert target.module == MODULE
+    assert target.findings == ((line, "TFG101"),)
+    assert target.ctor == ()
+    assert target.autograph is True
+
+
+def test_unannotated_parameters_are_guessed_with_every_guessed_shape() -> None:
+    plan, _ = plan_for(DECORATED)
+    target = only_target(plan, "step")
+    assert len(GUESSED_SHAPES) > 1
+    assert target.attempts == guessed(1)
+    assert [a.args[0].shape for a in target.attempts] == list(GUESSED_SHAPES)
+    assert all(a.source == "guessed" and a.kwargs == {} for a in target.attempts)
+
+
+WRAPPED = src(
+    """
+    import tensorflow as tf
+
+
+    def train_one(x, w):
+        print("step")
+        return x + w
+
+
+    step = tf.function(train_one)
+    """
+)
+
+
+def test_function_wrapped_by_tf_function_call_is_a_wrap_target() -> None:
+    plan, found = plan_for(WRAPPED)
+    line = line_of(WRAPPED, "print(")
+    assert (line, "TFG101") in found
+    target = only_target(plan, "train_one")
+    assert target.kind == "wrap"
+    assert target.findings == ((line, "TFG101"),)
+    assert target.attempts == guessed(2)
+    assert [t.path for t in plan.targets] == ["train_one"]
+
+
+def test_wrapped_function_with_literal_input_signature() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        def train_one(x):
+            print("step")
+            return x
+
+
+        step = tf.function(train_one, input_signature=[tf.TensorSpec([None, 4], tf.int64)])
+        """
+    )
+    plan, _ = plan_for(source)
+    target = only_target(plan, "train_one")
+    assert target.kind == "wrap"
+    assert target.attempts == (Attempt("input_signature", (TensorSpecLite("int64", (None, 4)),)),)
+
+
+SIGNED = src(
+    """
+    import tensorflow as tf
+
+
+    @tf.function(
+        input_signature=[
+            tf.TensorSpec(shape=[None, 28], dtype=tf.float32),
+            tf.TensorSpec([3], tf.int32),
+        ]
+    )
+    def serve(images, labels):
+        print("serving")
+        return images
+    """
+)
+
+
+def test_literal_input_signature_gives_one_attempt_with_its_specs() -> None:
+    plan, found = plan_for(SIGNED)
+    assert (line_of(SIGNED, "print("), "TFG101") in found
+    target = only_target(plan, "serve")
+    assert len(target.attempts) == 1
+    attempt = target.attempts[0]
+    assert attempt.source == "input_signature"
+    assert attempt.kwargs == {}
+    assert [(s.dtype, s.shape) for s in attempt.args] == [("float32", (None, 28)), ("int32", (3,))]
+
+
+def test_input_signature_of_a_method_excludes_self() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        class Exporter(tf.Module):
+            @tf.function(input_signature=[tf.TensorSpec([None, 8], tf.float32)])
+            def serve(self, x):
+                print("serve")
+                return x
+        """
+    )
+    plan, _ = plan_for(source)
+    target = only_target(plan, "Exporter.serve")
+    assert target.kind == "method"
+    assert target.attempts == (Attempt("input_signature", (f32(None, 8),)),)
+
+
+def test_non_literal_input_signature_falls_back_to_guesses() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+        SIGNATURE = [tf.TensorSpec([None], tf.float32)]
+
+
+        @tf.function(input_signature=SIGNATURE)
+        def serve(x):
+            print("serve")
+            return x
+        """
+    )
+    plan, _ = plan_for(source)
+    target = only_target(plan, "serve")
+    assert target.attempts == guessed(1)
+
+
+def test_config_example_wins_over_input_signature() -> None:
+    plan, _ = plan_for(SIGNED, [("pkg.mod:serve", "float32[5,28], int32[3]")])
+    target = only_target(plan, "serve")
+    assert target.attempts == (Attempt("config", (f32(5, 28), TensorSpecLite("int32", (3,))), {}),)
+
+
+def test_config_example_keeps_keyword_arguments() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def step(x, *, scale, training=False):
+            print("step")
+            return x * scale
+        """
+    )
+    plan, _ = plan_for(source, [("pkg.mod:step", "float32[2,3], scale=py:2.0, training=py:True")])
+    target = only_target(plan, "step")
+    assert len(target.attempts) == 1
+    attempt = target.attempts[0]
+    assert attempt.source == "config"
+    assert attempt.args == (f32(2, 3),)
+    assert dict(attempt.kwargs) == {"scale": PyValue(2.0), "training": PyValue(True)}
+
+
+def test_example_for_another_module_or_function_is_ignored() -> None:
+    plan, _ = plan_for(
+        DECORATED, [("other.mod:step", "float32[9]"), ("pkg.mod:other", "float32[9]")]
+    )
+    assert only_target(plan, "step").attempts == guessed(1)
+
+
+# -- parameters ---------------------------------------------------------------------------
+
+
+def test_tensor_and_int_annotations() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def step(x: tf.Tensor, n: int):
+            print(n)
+            return x
+        """
+    )
+    plan, _ = plan_for(source)
+    target = only_target(plan, "step")
+    assert {a.source for a in target.attempts} == {"annotations"}
+    assert [a.args for a in target.attempts] == [(f32(*s), PyValue(2)) for s in GUESSED_SHAPES]
+
+
+@pytest.mark.parametrize("annotation", ["tf.Tensor", '"tf.Tensor"', "tf.Variable"])
+def test_tensor_annotation_alone_is_an_annotations_attempt(annotation: str) -> None:
+    source = src(
+        f"""
+        import tensorflow as tf
+
+
+        @tf.function
+        def step(x: {annotation}, w):
+            print("step")
+            return x + w
+        """
+    )
+    plan, _ = plan_for(source)
+    target = only_target(plan, "step")
+    assert [a.source for a in target.attempts] == ["annotations"] * len(GUESSED_SHAPES)
+    assert [a.args for a in target.attempts] == [(f32(*s), f32(*s)) for s in GUESSED_SHAPES]
+
+
+def test_unknown_annotation_is_a_guess() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+        from mylib import Batch
+
+
+        @tf.function
+        def step(x: Batch):
+            print("step")
+            return x
+        """
+    )
+    plan, _ = plan_for(source)
+    assert only_target(plan, "step").attempts == guessed(1)
+
+
+def test_string_tensor_annotation_and_keyword_only_python_values() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def step(x: "tf.Tensor", rate: float, *, training: bool, name: str):
+            print(x)
+            return x
+        """
+    )
+    plan, _ = plan_for(source)
+    target = only_target(plan, "step")
+    assert len(target.attempts) == len(GUESSED_SHAPES)
+    for attempt, shape in zip(target.attempts, GUESSED_SHAPES, strict=True):
+        assert attempt.source == "annotations"
+        assert attempt.args == (f32(*shape), PyValue(0.5))
+        assert dict(attempt.kwargs) == {"training": PyValue(True), "name": PyValue("a")}
+
+
+def test_only_python_annotations_give_a_single_attempt() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def step(n: int, flag: bool):
+            print(n)
+            return tf.constant(n)
+        """
+    )
+    plan, _ = plan_for(source)
+    assert only_target(plan, "step").attempts == (
+        Attempt("annotations", (PyValue(2), PyValue(True))),
+    )
+
+
+def test_parameters_with_defaults_are_left_out_and_keyword_only_go_as_kwargs() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def step(x, y=2, *args, scale, offset=1.0, **kwargs):
+            print("step")
+            return x * scale + y + offset
+        """
+    )
+    plan, _ = plan_for(source)
+    target = only_target(plan, "step")
+    assert len(target.attempts) == len(GUESSED_SHAPES)
+    for attempt, shape in zip(target.attempts, GUESSED_SHAPES, strict=True):
+        assert attempt.source == "guessed"
+        assert attempt.args == (f32(*shape),)
+        assert dict(attempt.kwargs) == {"scale": f32(*shape)}
+
+
+def test_function_without_parameters_gets_one_empty_attempt() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def tick():
+            print("tick")
+            return tf.constant(1)
+        """
+    )
+    plan, _ = plan_for(source)
+    assert only_target(plan, "tick").attempts == (Attempt("guessed", ()),)
+
+
+# -- methods and Keras ----------------------------------------------------------------------
+
+MODULE_METHOD = src(
+    """
+    import tensorflow as tf
+
+
+    class Counter(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.cache = {}
+
+        @tf.function
+        def bump(self, key, value):
+            self.cache[key] = value
+            return value
+    """
+)
+
+
+def test_decorated_method_of_tf_module_drops_self() -> None:
+    plan, found = plan_for(MODULE_METHOD)
+    line = line_of(MODULE_METHOD, "self.cache[key]")
+    assert (line, "TFG102") in found
+    target = only_target(plan, "Counter.bump")
+    assert target.kind == "method"
+    assert target.findings == ((line, "TFG102"),)
+    assert target.attempts == guessed(2)
+    assert target.ctor == ()
+
+
+def test_classmethod_drops_cls() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        class Tools(tf.Module):
+            @classmethod
+            @tf.function
+            def scale(cls, x):
+                print("scale")
+                return x * 2.0
+        """
+    )
+    plan, _ = plan_for(source)
+    assert only_target(plan, "Tools.scale").attempts == guessed(1)
+
+
+def test_staticmethod_keeps_its_first_parameter() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        class Tools:
+            @staticmethod
+            @tf.function
+            def norm(x):
+                print("norm")
+                return x / tf.norm(x)
+        """
+    )
+    plan, _ = plan_for(source)
+    assert only_target(plan, "Tools.norm").attempts == guessed(1)
+
+
+KERAS = src(
+    """
+    import tensorflow as tf
+    from tensorflow import keras
+
+
+    class Net(keras.Model):
+        def __init__(self, units):
+            super().__init__()
+            self.dense = keras.layers.Dense(units)
+            self.steps = 0
+
+        def call(self, inputs):
+            print("call")
+            return self.dense(inputs)
+
+        def train_step(self, data):
+            x, y = data
+            print("train")
+            self.steps += 1
+            return {"loss": tf.reduce_mean(self(x) - y)}
+
+        def test_step(self, data):
+            print("test")
+            return {}
+
+        def predict_step(self, data):
+            print("predict")
+            return data
+    """
+)
+
+
+def test_keras_train_step_attempts_are_one_xy_tuple_each() -> None:
+    plan, found = plan_for(KERAS)
+    line = line_of(KERAS, 'print("train")')
+    assert (line, "TFG101") in found
+    target = only_target(plan, "Net.train_step")
+    assert target.kind == "keras_step"
+    assert (line, "TFG101") in target.findings
+    assert target.attempts
+    for attempt in target.attempts:
+        assert attempt.source == "guessed"
+        assert len(attempt.args) == 1
+        data = attempt.args[0]
+        assert isinstance(data, TupleSpec)
+        assert len(data.items) == 2
+        x, y = data.items
+        assert x.dtype == y.dtype == "float32"
+        assert x.shape in GUESSED_SHAPES
+        assert y.shape == (x.shape[0], 1)
+    xs = [a.args[0].items[0].shape for a in target.attempts]
+    assert len(xs) >= 2
+    assert xs == list(GUESSED_SHAPES[: len(xs)])
+
+
+@pytest.mark.parametrize("step", ["test_step", "predict_step"])
+def test_other_keras_steps_are_keras_step_targets(step: str) -> None:
+    plan, _ = plan_for(KERAS)
+    target = only_target(plan, f"Net.{step}")
+    assert target.kind == "keras_step"
+    assert all(isinstance(a.args[0], TupleSpec) for a in target.attempts)
+
+
+def test_keras_step_config_example_becomes_one_tuple() -> None:
+    plan, _ = plan_for(KERAS, [("pkg.mod:Net.train_step", "float32[4,3], float32[4,1]")])
+    target = only_target(plan, "Net.train_step")
+    assert target.attempts == (Attempt("config", (TupleSpec((f32(4, 3), f32(4, 1))),)),)
+
+
+def test_keras_model_call_is_a_keras_call_target() -> None:
+    plan, _ = plan_for(KERAS)
+    target = only_target(plan, "Net.call")
+    assert target.kind == "keras_call"
+    assert target.findings == ((line_of(KERAS, 'print("call")'), "TFG101"),)
+    assert target.attempts == guessed(1)
+
+
+def test_keras_layer_call_is_a_keras_call_target() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        class Scale(tf.keras.layers.Layer):
+            def call(self, inputs):
+                print("layer")
+                return inputs * 2.0
+        """
+    )
+    plan, _ = plan_for(source)
+    assert only_target(plan, "Scale.call").kind == "keras_call"
+
+
+def test_class_example_fills_the_constructor_arguments() -> None:
+    plan, _ = plan_for(KERAS, [("pkg.mod:Net", "py:4")])
+    assert only_target(plan, "Net.call").ctor == (PyValue(4),)
+    assert only_target(plan, "Net.train_step").ctor == (PyValue(4),)
+    # The class example is not an example for the method itself.
+    assert {a.source for a in only_target(plan, "Net.call").attempts} == {"guessed"}
+
+
+def test_without_class_example_ctor_is_empty() -> None:
+    plan, _ = plan_for(KERAS)
+    assert all(t.ctor == () for t in plan.targets)
+
+
+def test_method_example_and_class_example_together() -> None:
+    plan, _ = plan_for(KERAS, [("pkg.mod:Net", "py:8"), ("pkg.mod:Net.call", "float32[1,5]")])
+    target = only_target(plan, "Net.call")
+    assert target.ctor == (PyValue(8),)
+    assert target.attempts == (Attempt("config", (f32(1, 5),)),)
+
+
+def test_function_example_is_not_used_as_ctor() -> None:
+    plan, _ = plan_for(DECORATED, [("pkg.mod:step", "float32[2]")])
+    target = only_target(plan, "step")
+    assert target.ctor == ()
+    assert target.attempts == (Attempt("config", (f32(2),)),)
+
+
+def test_class_example_keyword_arguments_are_not_lost() -> None:
+    plan, _ = plan_for(KERAS, [("pkg.mod:Net", "units=py:4")])
+    target = only_target(plan, "Net.call")
+    assert "units" in repr(target)
+
+
+# -- tf.data ----------------------------------------------------------------------------
+
+
+def test_module_level_dataset_map_callback_is_a_map_target() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        def parse(record):
+            print("parsing")
+            return tf.strings.to_number(record)
+
+
+        def make_dataset(files):
+            return tf.data.TextLineDataset(files).map(parse)
+        """
+    )
+    plan, found = plan_for(source)
+    line = line_of(source, "print(")
+    assert (line, "TFG101") in found
+    target = only_target(plan, "parse")
+    assert target.kind == "map"
+    assert target.findings == ((line, "TFG101"),)
+    # A record of a text dataset: by its name, a scalar string per element.
+    assert {a.args for a in target.attempts} == {(TensorSpecLite("string", ()),)}
+    assert target.roles == ("string",)
+
+
+def test_guesses_follow_parameter_names() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def train_step(images, labels, serialized, weights):
+            print("tracing")
+            return images
+
+
+        def preprocess(image, label):
+            print("mapping")
+            return image, label
+
+
+        def make(ds):
+            return ds.map(preprocess)
+        """
+    )
+    plan, _ = plan_for(source)
+    step = only_target(plan, "train_step")
+    assert step.roles == ("tensor", "label", "string", "tensor")
+    for attempt, shape in zip(step.attempts, GUESSED_SHAPES, strict=True):
+        row = shape[:1]
+        assert attempt.args == (
+            f32(*shape),
+            TensorSpecLite("int32", row),
+            TensorSpecLite("string", row),
+            f32(*shape),
+        )
+    mapped = only_target(plan, "preprocess")
+    # One element of a dataset: the label is a scalar.
+    assert mapped.attempts[0].args == (f32(*GUESSED_SHAPES[0]), TensorSpecLite("int32", ()))
+
+
+# -- callees are grouped into their root --------------------------------------------------
+
+CHAIN = src(
+    """
+    import tensorflow as tf
+
+
+    def normalize(x):
+        print("normalizing")
+        return x / tf.reduce_max(x)
+
+
+    @tf.function
+    def early(x):
+        print("early")
+        return x
+
+
+    @tf.function
+    def late(x):
+        print("late")
+        return normalize(x)
+    """
+)
+
+
+def test_helper_findings_go_to_the_root_target() -> None:
+    plan, found = plan_for(CHAIN)
+    helper_line = line_of(CHAIN, 'print("normalizing")')
+    late_line = line_of(CHAIN, 'print("late")')
+    assert (helper_line, "TFG101") in found
+    assert [t.path for t in plan.targets] == ["early", "late"]
+    late = only_target(plan, "late")
+    assert late.findings == ((helper_line, "TFG101"), (late_line, "TFG101"))
+    assert all(t.path != "normalize" for t in plan.targets)
+    assert (helper_line, "TFG101") not in plan.verdicts
+
+
+def test_targets_are_ordered_by_the_roots_source_line() -> None:
+    plan, _ = plan_for(CHAIN)
+    # The helper's finding comes first, but its root ``late`` is defined after ``early``.
+    lines = [line_of(CHAIN, f"def {t.path}(") for t in plan.targets]
+    assert lines == sorted(lines)
+    assert [t.path for t in plan.targets] == ["early", "late"]
+
+
+def test_lambda_inside_a_tf_function_belongs_to_the_enclosing_root() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def step(x):
+            return tf.map_fn(lambda v: print(v) or v, x)
+        """
+    )
+    plan, found = plan_for(source)
+    line = line_of(source, "lambda v")
+    assert {code for _, code in found} == {"TFG101"}
+    target = only_target(plan, "step")
+    assert [f for f in target.findings if f[0] == line] == [(line, "TFG101")]
+    assert plan.verdicts == {}
+
+
+# -- unreachable roots ---------------------------------------------------------------------
+
+
+def test_lambda_dataset_callback_is_unverified() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+        ds = tf.data.Dataset.range(3).map(lambda x: print(x) or x)
+        """
+    )
+    plan, found = plan_for(source)
+    key = (line_of(source, "lambda"), "TFG101")
+    assert key in found
+    assert plan.targets == []
+    assert_unverified(plan, key, "lambda")
+
+
+def test_nested_tf_function_is_unverified() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        def make_step(scale):
+            @tf.function
+            def step(x):
+                print("step")
+                return x * scale
+
+            return step
+        """
+    )
+    plan, found = plan_for(source)
+    key = (line_of(source, "print("), "TFG101")
+    assert key in found
+    assert plan.targets == []
+    assert_unverified(plan, key, "nested")
+
+
+def test_class_defined_inside_a_function_is_unverified() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        def build():
+            class Local(tf.Module):
+                @tf.function
+                def run(self, x):
+                    print("run")
+                    return x
+
+            return Local()
+        """
+    )
+    plan, found = plan_for(source)
+    key = (line_of(source, "print("), "TFG101")
+    assert key in found
+    assert plan.targets == []
+    evidence = assert_unverified(plan, key)
+    assert "nested" in evidence or "class" in evidence
+
+
+def test_class_nested_in_a_class_is_unverified() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        class Outer:
+            class Inner(tf.Module):
+                @tf.function
+                def run(self, x):
+                    print("run")
+                    return x
+        """
+    )
+    plan, found = plan_for(source)
+    key = (line_of(source, "print("), "TFG101")
+    assert key in found
+    assert plan.targets == []
+    assert_unverified(plan, key, "class", "module level")
+
+
+def test_checked_finding_outside_traced_code_is_unverified() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+        from tensorflow import keras
+
+        model = keras.Sequential([keras.layers.Dense(1)])
+        opt_a = keras.optimizers.Adam()
+        opt_b = keras.optimizers.Adam()
+
+
+        @tf.function
+        def train_step(model, opt, x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(model(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+
+        x = tf.ones([2, 3])
+        train_step(model, opt_a, x)
+        train_step(model, opt_b, x)
+        """
+    )
+    plan, found = plan_for(source)
+    key = (line_of(source, "train_step(model, opt_b, x)"), "TFG208")
+    assert key in found
+    assert plan.targets == []
+    assert_unverified(plan, key, "not inside")
+
+
+# -- codes without a dynamic check ------------------------------------------------------------
+
+UNCHECKED_SOURCES = {
+    "TFG206": (
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def safe_log(x):
+            try:
+                y = tf.math.log(x)
+            except tf.errors.InvalidArgumentError:
+                y = tf.zeros_like(x)
+            return y
+        """,
+        "except tf.errors",
+    ),
+    "TFG302": (
+        """
+        import tensorflow as tf
+
+
+        def train_step(x):
+            return tf.reduce_sum(tf.square(x)) * 2.0
+
+
+        x = tf.ones([4])
+        for epoch in range(10):
+            step = tf.function(train_step)
+            step(x)
+        """,
+        "tf.function(train_step)",
+    ),
+    "TFG303": (
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def step(x, i):
+            return x * tf.cast(i, tf.float32)
+
+
+        x = tf.ones([4])
+        for i in range(10):
+            step(x, i)
+        """,
+        "    step(x, i)",
+    ),
+    "TFG305": (
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def accumulate(x):
+            for _ in range(1000):
+                x = x + tf.ones_like(x)
+            return x
+        """,
+        "range(1000)",
+    ),
+    "TFG402": (
+        """
+        import tensorflow as tf
+
+        tf.config.run_functions_eagerly(True)
+        """,
+        "run_functions_eagerly",
+    ),
+    "TFG403": (
+        """
+        import time
+
+        import tensorflow as tf
+
+
+        @tf.function
+        def step(x):
+            return tf.reduce_sum(tf.matmul(x, x))
+
+
+        batch = tf.ones([64, 64])
+        start = time.perf_counter()
+        step(batch)
+        elapsed = time.perf_counter() - start
+        """,
+        "step(batch)",
+    ),
+    "TFG404": (
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def constant_one(x):
+            return 1
+        """,
+        "def constant_one",
+    ),
+}
+
+
+@pytest.mark.parametrize("code", sorted(UNCHECKED_SOURCES))
+def test_codes_without_dynamic_check_are_unverified(code: str) -> None:
+    text, needle = UNCHECKED_SOURCES[code]
+    source = src(text)
+    plan, found = plan_for(source)
+    lines = {line for line, c in found if c == code}
+    assert lines, f"the static analyzer did not report {code}"
+    assert code in NOT_CHECKED
+    for line in lines:
+        evidence = assert_unverified(plan, (line, code))
+        assert evidence.startswith(f"no dynamic check for {code}: ")
+        assert evidence != f"no dynamic check for {code}: "
+    assert all(c != code for t in plan.targets for _, c in t.findings)
+    assert line_of(source, needle) in lines
+
+
+def test_unchecked_code_beside_checked_one_in_the_same_function() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def accumulate(x):
+            print("accumulating")
+            for _ in range(1000):
+                x = x + 1.0
+            return x
+        """
+    )
+    plan, found = plan_for(source)
+    loop = line_of(source, "range(1000)")
+    printed = line_of(source, "print(")
+    assert {(loop, "TFG305"), (printed, "TFG101")} <= found
+    target = only_target(plan, "accumulate")
+    assert target.findings == ((printed, "TFG101"),)
+    assert_unverified(plan, (loop, "TFG305"), "TFG305")
+    assert (printed, "TFG101") not in plan.verdicts
+
+
+def test_syntax_error_file_does_not_crash() -> None:
+    source = "import tensorflow as tf\n\n@tf.function\ndef step(x:\n    print(x)\n"
+    plan, found = plan_for(source)
+    assert {code for _, code in found} == {"TFG001"}
+    assert plan.targets == []
+    (key,) = [k for k in found if k[1] == "TFG001"]
+    assert_unverified(plan, key, "TFG001")
+
+
+def test_checked_finding_on_unparsable_source_is_unverified() -> None:
+    source = "import tensorflow as tf\n\n@tf.function\ndef step(x:\n    print(x)\n"
+    finding = Finding(
+        path=PATH,
+        line=5,
+        column=5,
+        code="TFG101",
+        name="print-in-traced",
+        message="print() runs only while tracing step()",
+        severity=Severity.ERROR,
+    )
+    plan = plan_module(PATH, source, [finding], Config(), MODULE, {})
+    assert plan.targets == []
+    assert_unverified(plan, (5, "TFG101"))
+
+
+def test_no_findings_no_plan() -> None:
+    plan = plan_module(PATH, "import tensorflow as tf\n", [], Config(), MODULE, {})
+    assert plan.targets == []
+    assert plan.verdicts == {}
+
+
+# -- watched state ----------------------------------------------------------------------
+
+STATE = src(
+    """
+    import tensorflow as tf
+
+    history = []
+    counter = 0
+    learning_rate = 0.1
+
+
+    class Stats:
+        count = 0
+
+
+    stats = Stats()
+
+
+    @tf.function
+    def step(x):
+        global counter
+        history.append(x)
+        counter += 1
+        stats.count = 1
+        return x * learning_rate
+
+
+    def set_learning_rate(value):
+        global learning_rate
+        learning_rate = value
+
+
+    class Trainer(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.cache = {}
+            self.steps = 0
+
+        @tf.function
+        def run(self, key, x):
+            self.cache[key] = x
+            self.steps += 1
+            return x
+    """
+)
+
+
+def watches_of(path: str) -> dict[tuple[int, str], Watch]:
+    plan, _ = plan_for(STATE)
+    return {(w.line, w.code): w for w in only_target(plan, path).watches}
+
+
+def test_state_findings_are_reported() -> None:
+    _, found = plan_for(STATE)
+    assert {
+        (line_of(STATE, "history.append"), "TFG102"),
+        (line_of(STATE, "counter += 1"), "TFG105"),
+        (line_of(STATE, "stats.count = 1"), "TFG106"),
+        (line_of(STATE, "x * learning_rate"), "TFG109"),
+        (line_of(STATE, "self.cache[key]"), "TFG102"),
+        (line_of(STATE, "self.steps += 1"), "TFG106"),
+    } <= found
+
+
+def test_container_append_on_a_global_watches_the_global() -> None:
+    line = line_of(STATE, "history.append")
+    assert watches_of("step")[(line, "TFG102")] == Watch(line, "TFG102", "global", "history", "")
+
+
+def test_item_assignment_on_self_watches_the_attribute() -> None:
+    line = line_of(STATE, "self.cache[key]")
+    assert watches_of("Trainer.run")[(line, "TFG102")] == Watch(line, "TFG102", "self", "", "cache")
+
+
+def test_global_write_watches_the_global() -> None:
+    line = line_of(STATE, "counter += 1")
+    assert watches_of("step")[(line, "TFG105")] == Watch(line, "TFG105", "global", "counter", "")
+
+
+def test_augmented_self_attribute_watches_the_attribute() -> None:
+    line = line_of(STATE, "self.steps += 1")
+    assert watches_of("Trainer.run")[(line, "TFG106")] == Watch(line, "TFG106", "self", "", "steps")
+
+
+def test_attribute_of_a_module_global_is_a_global_attr_watch() -> None:
+    line = line_of(STATE, "stats.count = 1")
+    watch = watches_of("step")[(line, "TFG106")]
+    assert watch == Watch(line, "TFG106", "global_attr", "stats", "count")
+    assert watch.label == "stats.count"
+
+
+def test_stale_global_read_is_watched_and_listed_as_stale() -> None:
+    plan, _ = plan_for(STATE)
+    target = only_target(plan, "step")
+    line = line_of(STATE, "x * learning_rate")
+    assert Watch(line, "TFG109", "global", "learning_rate", "") in target.watches
+    assert target.stale == ("learning_rate",)
+
+
+def test_watches_only_for_state_codes() -> None:
+    plan, _ = plan_for(STATE)
+    step = only_target(plan, "step")
+    assert {w.code for w in step.watches} == {"TFG102", "TFG105", "TFG106", "TFG109"}
+    assert {(w.line, w.code) for w in step.watches} <= set(step.findings)
+    assert only_target(plan, "Trainer.run").stale == ()
+    printing, _ = plan_for(DECORATED)
+    assert only_target(printing, "step").watches == ()
+
+
+def test_stale_global_rebound_in_a_training_loop() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+        lr = 0.1
+
+
+        @tf.function
+        def step(x):
+            return x * lr
+
+
+        for epoch in range(3):
+            lr = lr / 2
+            step(tf.ones([2]))
+        """
+    )
+    plan, found = plan_for(source)
+    line = line_of(source, "return x * lr")
+    assert (line, "TFG109") in found
+    target = only_target(plan, "step")
+    assert target.stale == ("lr",)
+    assert target.watches == (Watch(line, "TFG109", "global", "lr", ""),)
+
+
+def test_stale_global_after_non_ascii_text_on_the_line() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+        lr = 0.1
+
+
+        @tf.function
+        def step(x):
+            tf.print("η =", lr)
+            return x
+
+
+        def set_lr(value):
+            global lr
+            lr = value
+        """
+    )
+    plan, found = plan_for(source)
+    line = line_of(source, "tf.print")
+    assert (line, "TFG109") in found
+    target = only_target(plan, "step")
+    assert target.stale == ("lr",)
+
+
+def test_mutated_parameter_is_not_watched_as_the_global_it_shadows() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+        buffer = []
+
+
+        @tf.function
+        def step(x, buffer):
+            buffer.append(x)
+            return x
+        """
+    )
+    plan, found = plan_for(source)
+    line = line_of(source, "buffer.append")
+    assert (line, "TFG102") in found
+    target = only_target(plan, "step")
+    assert not any(w.kind == "global" and w.name == "buffer" for w in target.watches)
+
+
+# -- flags ----------------------------------------------------------------------------------
+
+FLAGS = src(
+    """
+    import tensorflow as tf
+
+
+    @tf.function
+    def add(a, b):
+        return a + b
+
+
+    @tf.function
+    def double(x):
+        return add(x, x)
+
+
+    @tf.function
+    def collect(x):
+        ta = tf.TensorArray(tf.float32, size=2)
+        ta.write(0, x)
+        return ta.stack()
+
+
+    @tf.function
+    def serve(x):
+        return x * 2.0
+
+
+    tf.saved_model.save(tf.Module(), "/tmp/export", signatures=serve)
+
+
+    @tf.function
+    def noisy(x):
+        print("noisy")
+        return x
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "code", "flag"),
+    [
+        ("add", "TFG401", "timing"),
+        ("collect", "TFG209", "eager_diff"),
+        ("serve", "TFG301", "shapes"),
+    ],
+)
+def test_flag_set_only_with_its_code(path: str, code: str, flag: str) -> None:
+    plan, found = plan_for(FLAGS)
+    target = only_target(plan, path)
+    assert code in {c for _, c in target.findings}
+    assert any(c == code for _, c in found)
+    assert getattr(target, flag) is True
+    for other in ("timing", "eager_diff", "shapes"):
+        if other != flag:
+            assert getattr(target, other) is False
+    noisy = only_target(plan, "noisy")
+    assert (noisy.timing, noisy.eager_diff, noisy.shapes) == (False, False, False)
+
+
+def test_autograph_off_is_carried_to_the_target() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function(autograph=False)
+        def step(x):
+            print("step")
+            return x
+        """
+    )
+    plan, _ = plan_for(source)
+    assert only_target(plan, "step").autograph is False
+
+
+# -- determinism ------------------------------------------------------------------------------
+
+EVERYTHING = "\n\n".join([CHAIN, STATE, KERAS])
+
+
+def test_same_input_gives_the_same_plan() -> None:
+    findings = _lint(EVERYTHING)
+    examples = {
+        key: parse_example(key, value)
+        for key, value in [("pkg.mod:Net", "py:4"), ("pkg.mod:serve", "float32[3]")]
+    }
+    first = plan_module(PATH, EVERYTHING, findings, Config(), MODULE, examples)
+    second = plan_module(PATH, EVERYTHING, findings, Config(), MODULE, examples)
+    assert first.targets
+    assert first is not second
+    assert first == second
+    assert repr(first) == repr(second)
+
+
+def test_many_targets_are_ordered_by_source_line() -> None:
+    plan, _ = plan_for(EVERYTHING)
+    assert len(plan.targets) == 8
+    starts = []
+    for target in plan.targets:
+        name = target.path.rpartition(".")[2]
+        owner = target.path.partition(".")[0] if "." in target.path else None
+        after = line_of(EVERYTHING, f"class {owner}") if owner else 0
+        defs = [
+            i
+            for i, text in enumerate(EVERYTHING.splitlines(), start=1)
+            if f"def {name}(" in text and i > after
+        ]
+        starts.append(defs[0])
+    assert starts == sorted(starts)
+    assert len(set(starts)) == len(starts)
+
+
+# -- reaching code whose traced root cannot be called -----------------------------------------
+
+
+def test_helper_of_a_lambda_callback_is_called_through_its_own_tf_function() -> None:
+    source = src(
+        """
+        import random
+
+        import tensorflow as tf
+
+
+        def jitter(image):
+            return image * random.uniform(0.9, 1.1)
+
+
+        def make(ds):
+            return ds.map(lambda image, label: (jitter(image), label))
+        """
+    )
+    plan, found = plan_for(source)
+    line = line_of(source, "random.uniform")
+    assert (line, "TFG103") in found
+    target = only_target(plan, "jitter")
+    assert target.kind == "wrap"
+    assert target.findings == ((line, "TFG103"),)
+    assert "via tf.function(jitter())" in target.note
+    assert "lambda" in target.note
+
+
+def test_code_traced_from_another_module_is_called_through_a_tf_function(tmp_path) -> None:
+    from tflint_graph import lint_paths
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    helpers = src(
+        """
+        def clip(grads):
+            print("clipping")
+            return grads
+        """
+    )
+    (pkg / "helpers.py").write_text(helpers)
+    (pkg / "train.py").write_text(
+        src(
+            """
+            import tensorflow as tf
+
+            from pkg.helpers import clip
+
+
+            @tf.function
+            def step(g):
+                return clip(g)
+            """
+        )
+    )
+    findings = [f for f in lint_paths([pkg]) if f.path.endswith("helpers.py")]
+    assert [(f.line, f.code) for f in findings] == [(2, "TFG101")]
+    plan = plan_module(str(pkg / "helpers.py"), helpers, findings, Config(), "pkg.helpers", {})
+    target = only_target(plan, "clip")
+    assert target.kind == "wrap"
+    assert "traced from another module" in target.note
+    # The same code, found in eager code only (no chain), is never run as traced.
+    eager = [f.__class__(**{**f.to_dict(), "chain": (), "severity": f.severity}) for f in findings]
+    plan = plan_module(str(pkg / "helpers.py"), helpers, eager, Config(), "pkg.helpers", {})
+    assert plan.targets == []
+    assert plan.verdicts[(2, "TFG101")].status == UNVERIFIED
+
+
+def test_constructor_arguments_are_guessed_from_their_names() -> None:
+    source = src(
+        """
+        import keras
+        import random
+
+
+        class Block(keras.layers.Layer):
+            def __init__(self, units, dropout, name=None):
+                super().__init__(name=name)
+                self.units = units
+
+            def call(self, x):
+                return x * random.random()
+
+
+        class Opaque(keras.layers.Layer):
+            def __init__(self, members):
+                super().__init__()
+                self.members = members
+
+            def call(self, x):
+                return x * random.random()
+        """
+    )
+    plan, _ = plan_for(source)
+    block = only_target(plan, "Block.call")
+    assert block.ctor_kwargs == {"units": PyValue(4), "dropout": PyValue(0.1)}
+    assert "constructed as Block(units=4, dropout=0.1), guessed" in block.note
+    opaque = only_target(plan, "Opaque.call")
+    assert opaque.ctor_kwargs == {}
+    assert opaque.note == ""

@@ -1,0 +1,224 @@
+"""The prefilter (issue 7) changes nothing but speed.
+
+A module that cannot hold traced code and that no other module reaches is summarized from
+CPython's ``ast`` instead of libcst.  ``TFLINT_GRAPH_NO_PREFILTER=1`` restores the libcst path;
+every test here compares both, on the fixtures and on a generated corpus.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from tflint_graph import cheap, project
+from tflint_graph.config import Config
+from tflint_graph.engine import analyse_file, lint_paths, prefilter_enabled
+from tflint_graph.finding import Finding
+from tflint_graph.project import ModuleSummary, ProjectView
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURE_DIRS = [REPO / "fixtures", REPO / "tests" / "cases", REPO / "tests" / "corpus"]
+PROJECTS = sorted(p for p in (REPO / "tests" / "projects").iterdir() if p.is_dir())
+ALL_FILES = sorted(p for d in [*FIXTURE_DIRS, *PROJECTS] for p in d.rglob("*.py"))
+
+EDGE_CASES = """\
+import a.b.c, d as e, f.g as h
+from . import x
+from .. import y as z
+from .m import (p, q as r)
+from ...deep.mod import s
+from mod import *
+from ..mod import *
+import os; from os import path as P
+class A(*bases, metaclass=M, **kw): pass
+class B(A, e.Base, h.K[int], x().y, Generic[T], (e).Q): pass
+class C(B, A.inner): pass
+@deco(h.make())
+class D: pass
+if x:
+    import hidden
+def f():
+    import notmodule
+    e.call(); h(); x.y.z(); (x).w(); r()(); f"{z.q()}"; s.t(a=e.u())
+    lambda: p.go()
+"""
+
+VIEWS = [
+    ProjectView(),
+    ProjectView(module="pkg.sub.mod"),
+    ProjectView(module="pkg.sub", is_package=True),
+]
+
+
+def _without_prefilter(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TFLINT_GRAPH_NO_PREFILTER", "1")
+    assert not prefilter_enabled()
+
+
+@pytest.mark.parametrize("source", [EDGE_CASES, *(p.read_text("utf-8") for p in ALL_FILES)])
+def test_ast_twins_match_the_libcst_tables(source: str) -> None:
+    tree, module = ast.parse(source), cst.parse_module(source)
+    for view in VIEWS:
+        imports = project.module_imports(module, view)
+        twin = cheap.module_imports(tree, view)
+        assert list(twin.items()) == list(imports.items())
+        assert cheap.module_classes(tree, imports) == project.module_classes(module, imports)
+        assert cheap.called_imports(tree, imports) == project.called_imports(module, imports)
+
+
+def _analyse_all(files: list[Path], config: Config) -> list[tuple[Path, object]]:
+    results: list[tuple[Path, object]] = []
+    for path in files:
+        for view in (None, VIEWS[1]):
+            results.append((path, analyse_file(path, config, str(path), view)))
+    return results
+
+
+def test_every_fixture_file_gives_the_same_findings_and_summary(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    config = Config()
+    fast = _analyse_all(ALL_FILES, config)
+    _without_prefilter(monkeypatch)
+    assert _analyse_all(ALL_FILES, config) == fast
+
+
+def _run(paths: list[Path]) -> list[Finding]:
+    return list(lint_paths(paths, Config(), cache=False))
+
+
+@pytest.mark.parametrize("root", [*FIXTURE_DIRS, *PROJECTS], ids=lambda p: p.name)
+def test_runs_over_the_fixtures_are_identical(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = _run([root])
+    _without_prefilter(monkeypatch)
+    assert _run([root]) == fast
+
+
+# -- a generated corpus ------------------------------------------------------------------------
+
+TF_MODULE = """\
+import tensorflow as tf
+from {pkg}.{helper} import {fn}
+from {pkg} import {other}
+
+
+@tf.function
+def step_{i}(x):
+    y = {fn}(x)
+    return {other}.{fn2}(y)
+
+
+class Net{i}(tf.keras.Model):
+    def call(self, x):
+        return {fn}(x)
+
+
+def train_{i}(data):
+    for batch in data:
+        step_{i}(batch)
+"""
+
+HELPER_MODULE = """\
+import random
+import time
+{imports}
+
+
+def {fn}(x):
+    print("value", x)
+    return x * random.random()
+
+
+def {fn2}(x):
+    started = time.time()
+    return x + started
+
+
+class Base{i}{bases}:
+    def go(self, n):
+        return [{fn}(k) for k in range(n)]
+"""
+
+CALLER_MODULE = """\
+from {pkg}.tfmod_{j} import step_{j}, Net{j}
+
+
+class Sub{i}(Net{j}):
+    def call(self, x):
+        print(x)
+        return x
+
+
+def loop():
+    for k in range(10):
+        step_{j}(k)
+        step_{j}(float(k))
+"""
+
+
+def _generate(root: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    for p in range(2):
+        pkg = f"gen{seed}_{p}"
+        folder = root / pkg
+        folder.mkdir(parents=True)
+        (folder / "__init__.py").write_text("from .helper_0 import fn_0\n")
+        helpers = 4
+        for i in range(helpers):
+            imports = rng.choice(["", "import os", f"from .helper_{(i + 1) % helpers} import *"])
+            bases = rng.choice(["", f"(helper_{i})", "(object)"])
+            (folder / f"helper_{i}.py").write_text(
+                HELPER_MODULE.format(
+                    fn=f"fn_{i}", fn2=f"fn2_{i}", i=i, imports=imports, bases=bases
+                )
+            )
+        for i in range(4):
+            h = rng.randrange(helpers)
+            (folder / f"tfmod_{i}.py").write_text(
+                TF_MODULE.format(
+                    pkg=pkg,
+                    helper=f"helper_{h}",
+                    fn=f"fn_{h}",
+                    other=f"helper_{h}",
+                    fn2=f"fn2_{h}",
+                    i=i,
+                )
+            )
+        for i in range(3):
+            (folder / f"caller_{i}.py").write_text(
+                CALLER_MODULE.format(pkg=pkg, i=i, j=rng.randrange(4))
+            )
+        (folder / "broken.py").write_text(rng.choice(["def f(:\n", 'print "x"\n', "x = (\n"]))
+        (folder / "nonlocal_top.py").write_text("nonlocal x\n")
+        (folder / "plain.py").write_text("import json\n\n\ndef load(p):\n    return json.load(p)\n")
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_generated_corpus_is_identical(
+    seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _generate(tmp_path, seed)
+    fast = _run([tmp_path])
+    files = sorted(tmp_path.rglob("*.py"))
+    fast_files = _analyse_all(files, Config())
+    # The corpus exercises what the prefilter must not lose: helpers without TensorFlow
+    # reached from traced code, callers of imported tf.functions, syntax errors.
+    codes = {(Path(f.path).name.split("_")[0], f.code) for f in fast}
+    assert {("helper", "TFG101"), ("broken.py", "TFG001"), ("caller", "TFG101")} <= codes
+    _without_prefilter(monkeypatch)
+    assert _run([tmp_path]) == fast
+    assert _analyse_all(files, Config()) == fast_files
+
+
+def test_prefiltered_summary_is_the_libcst_one(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(EDGE_CASES)
+    findings, summary = analyse_file(path, Config(), "m.py", VIEWS[1])
+    assert findings == []
+    assert isinstance(summary, ModuleSummary)
+    assert summary.reexports["z"] == "pkg.y"
+    assert "pkg.sub.m.q" in summary.called_imports

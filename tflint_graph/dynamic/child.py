@@ -1,0 +1,1040 @@
+"""The probe that runs inside the child process of dynamic mode (SPEC §4).
+
+Imported only in the child (see :func:`tflint_graph.dynamic.probes.payload_source`), after the
+user's module, so it may import TensorFlow.  :func:`run` receives the imported module, the
+``report`` callback of the runner and the parameters the parent planned (JSON), and reports one
+dict: the device, TensorFlow's version and, per target, the calls made and what the probes saw.
+
+For each target it builds the callable (a module-level ``tf.function``; a method of a class
+constructed without arguments, or with the ``Class`` example from config; Keras ``call`` and
+``train_step`` through a ``tf.function`` as Keras's own train function does; a ``Dataset.map``
+callback through ``tf.data``), then tries the planned input attempts in order until one runs
+without an exception outside the flagged lines (guessed shapes may not fit the function).
+
+Per call (a *phase*) it records: probe hits (``print``, ``random``, clock and environment
+reads, ``logging``, file I/O) attributed to the module line of their direct caller, looking
+through AutoGraph's generated code with the source maps AutoGraph builds; which module lines
+ran (``sys.settrace``); fingerprints of watched state (a global, ``self.attr``) before and
+after; and the exception, with the deepest module line in its traceback.  Experiments that
+need several calls (a changed global, an eager re-run, new batch sizes, timing) run after the
+three calls with every probe silent.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import importlib
+import io
+import json
+import logging
+import os
+import pickle
+import random
+import re
+import statistics
+import sys
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from types import FrameType, ModuleType
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.autograph.impl import api as ag_api
+from tensorflow.python.autograph.operators import control_flow as ag_cf
+from tensorflow.python.autograph.operators import py_builtins as ag_builtins
+from tensorflow.python.autograph.pyct import loader as ag_loader
+
+# Kept before any probe is installed: experiments time and compare with the real ones.
+_perf_counter = time.perf_counter
+
+_real_cache: dict[str, str] = {}
+
+
+def _real(filename: str) -> str:
+    found = _real_cache.get(filename)
+    if found is None:
+        found = (
+            os.path.realpath(filename) if filename and not filename.startswith("<") else filename
+        )
+        _real_cache[filename] = found
+    return found
+
+
+class Probe:
+    """Line attribution and the per-phase record of one child run."""
+
+    def __init__(self, module: ModuleType) -> None:
+        self.module = module
+        self.modfile = _real(module.__file__ or "")
+        # Frames of these files are looked through when finding the user's calling line.
+        self.transparent = {
+            _real(f)
+            for f in (ag_api.__file__, ag_builtins.__file__, ag_cf.__file__, logging.__file__)
+        }
+        self.transparent.add(_real(__file__))
+        self.generated: dict[str, dict[int, int]] = {}  # AutoGraph file -> {line: module line}
+        self.phase: str | None = None
+        self.hits: dict[str, dict[str, dict[str, int]]] = {}
+        self.lines: dict[str, set[int]] = {}
+        self.patched: dict[int, tuple[Any, Any]] = {}
+
+    # -- AutoGraph source maps
+    def install_loader_hook(self) -> None:
+        original = ag_loader.load_ast
+
+        def load_ast(*args: Any, **kwargs: Any) -> Any:
+            result = original(*args, **kwargs)
+            with contextlib.suppress(Exception):
+                if isinstance(result, tuple) and len(result) == 3 and isinstance(result[2], dict):
+                    for loc, origin in result[2].items():
+                        source = _real(origin.loc.filename)
+                        if source == self.modfile:
+                            self.generated.setdefault(_real(loc.filename), {})[loc.lineno] = (
+                                origin.loc.lineno
+                            )
+                        elif source in self.transparent:
+                            # AutoGraph converted logging's own code: look through it too.
+                            self.transparent.add(_real(loc.filename))
+            return result
+
+        ag_loader.load_ast = load_ast
+
+    def map_line(self, filename: str, line: int) -> int | None:
+        real = _real(filename)
+        if real == self.modfile:
+            return line
+        table = self.generated.get(real)
+        return None if table is None else table.get(line)
+
+    def caller_line(self, frame: FrameType | None) -> int | None:
+        depth = 0
+        while frame is not None and depth < 40:
+            real = _real(frame.f_code.co_filename)
+            if real == self.modfile:
+                return frame.f_lineno
+            if real in self.generated:
+                return self.generated[real].get(frame.f_lineno)
+            if real not in self.transparent:
+                return None
+            frame = frame.f_back
+            depth += 1
+        return None
+
+    # -- probes
+    def hit(self, kind: str, name: str, frame: FrameType | None) -> None:
+        if self.phase is None:
+            return
+        line = self.caller_line(frame)
+        if line is None:
+            return
+        counts = self.hits.setdefault(self.phase, {}).setdefault(str(line), {})
+        key = f"{kind}:{name}"
+        counts[key] = counts.get(key, 0) + 1
+
+    def patch(self, owner: Any, attr: str, kind: str, name: str) -> None:
+        original = getattr(owner, attr, None)
+        if original is None:
+            return
+        probe = self
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            probe.hit(kind, name, sys._getframe(1))
+            return original(*args, **kwargs)
+
+        wrapper.__name__ = getattr(original, "__name__", name)
+        wrapper.__doc__ = getattr(original, "__doc__", None)
+        patched = tf.autograph.experimental.do_not_convert(wrapper)
+        setattr(owner, attr, patched)
+        self.patched[id(original)] = (original, patched)
+
+    def install_probes(self) -> None:
+        self.patch(builtins, "print", "print", "print")
+        for name in (
+            "random",
+            "randint",
+            "uniform",
+            "choice",
+            "choices",
+            "shuffle",
+            "sample",
+            "gauss",
+            "randrange",
+            "normalvariate",
+            "getrandbits",
+        ):
+            self.patch(random, name, "random", "random." + name)
+        for name in (
+            "rand",
+            "randn",
+            "randint",
+            "random",
+            "random_sample",
+            "uniform",
+            "normal",
+            "choice",
+            "shuffle",
+            "permutation",
+            "standard_normal",
+            "binomial",
+            "poisson",
+        ):
+            self.patch(np.random, name, "random", "numpy.random." + name)
+        for name in (
+            "time",
+            "perf_counter",
+            "monotonic",
+            "time_ns",
+            "perf_counter_ns",
+            "process_time",
+        ):
+            self.patch(time, name, "clock", "time." + name)
+        self.patch(os, "getenv", "clock", "os.getenv")
+        # os.environ[...] and os.environ.get(...) (Mapping.get calls __getitem__).
+        self.patch(type(os.environ), "__getitem__", "clock", "os.environ")
+        self.transparent.add(_real(os.__file__))
+        with contextlib.suppress(Exception):
+            import _collections_abc
+
+            self.transparent.add(_real(_collections_abc.__file__))
+        # The public methods, not _log: debug/info calls below the logger's level never
+        # reach _log, yet they run (and are worth reporting) only while tracing.
+        for name in (
+            "debug",
+            "info",
+            "warning",
+            "warn",
+            "error",
+            "exception",
+            "critical",
+            "fatal",
+            "log",
+        ):
+            self.patch(logging.Logger, name, "logging", "logging")
+        self.patch(warnings, "warn", "logging", "warnings.warn")
+        with contextlib.suppress(ImportError):
+            from absl import logging as absl_logging
+
+            for name in (
+                "debug",
+                "info",
+                "warning",
+                "warn",
+                "error",
+                "fatal",
+                "log",
+                "vlog",
+                "log_every_n",
+                "log_first_n",
+                "log_every_n_seconds",
+            ):
+                self.patch(absl_logging, name, "logging", "absl.logging")
+        self.patch(builtins, "open", "io", "open")
+        self.patch(io, "open", "io", "io.open")
+        self.patch(builtins, "input", "io", "input")
+        for name in ("makedirs", "mkdir", "remove", "rename"):
+            self.patch(os, name, "io", "os." + name)
+        for owner, label in ((json, "json"), (pickle, "pickle")):
+            self.patch(owner, "dump", "io", label + ".dump")
+        for name in ("save", "savez", "savetxt"):
+            self.patch(np, name, "io", "numpy." + name)
+        self.rebind()
+
+    def rebind(self) -> None:
+        """``from time import time`` binds the original in the module: rebind to the probe."""
+        for key, value in list(vars(self.module).items()):
+            entry = self.patched.get(id(value))
+            if entry is not None and entry[0] is value:
+                setattr(self.module, key, entry[1])
+
+    # -- line tracing
+    def _local(self, frame: FrameType, event: str, arg: Any) -> Any:
+        if event == "line" and self.phase is not None:
+            line = self.map_line(frame.f_code.co_filename, frame.f_lineno)
+            if line is not None:
+                self.lines.setdefault(self.phase, set()).add(line)
+        return self._local
+
+    def _global(self, frame: FrameType, event: str, arg: Any) -> Any:
+        real = _real(frame.f_code.co_filename)
+        if real == self.modfile or real in self.generated:
+            return self._local
+        return None
+
+    @contextlib.contextmanager
+    def recording(self, phase: str) -> Iterator[None]:
+        self.phase = phase
+        sys.settrace(self._global)
+        try:
+            yield
+        finally:
+            sys.settrace(None)
+            self.phase = None
+
+    def exception_line(self, exc: BaseException) -> int | None:
+        line, seen, current = None, set(), exc
+        while current is not None and id(current) not in seen:
+            seen.add(id(current))
+            tb = current.__traceback__
+            while tb is not None:
+                mapped = self.map_line(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+                if mapped is not None:
+                    line = mapped
+                tb = tb.tb_next
+            current = current.__cause__ or current.__context__
+        if line is None:  # AutoGraph's re-raised errors carry the user frames as text only
+            for filename, number in re.findall(r'File "([^"]+)", line (\d+)', str(exc)):
+                if _real(filename) == self.modfile:
+                    line = int(number)
+        return line
+
+
+def _first_line(text: str) -> str:
+    lines = [s for s in text.strip().splitlines() if s.strip()]
+    return lines[0].strip()[:300] if lines else ""
+
+
+def _describe(probe: Probe, exc: BaseException) -> dict[str, Any]:
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+    message = _first_line(text)
+    # AutoGraph wraps errors as "in user code: File ... ValueError: <the real message>", and
+    # Keras as "Exception encountered when calling X.call(). <the real message> Arguments...".
+    if message.startswith(("in user code", "Exception encountered when calling")):
+        tail = re.findall(r"^\s*(\w+(?:Error|Exception)): (.+)$", text, re.M)
+        rest = [
+            t.strip()
+            for t in text.splitlines()[1:]
+            if t.strip() and not t.strip().startswith(("Arguments received", "File ", "\u2022"))
+        ]
+        if tail:
+            message = tail[-1][1].strip()[:300]
+        elif rest and message.startswith("Exception encountered"):
+            message = rest[0][:300]
+    if len(message) > 120 and ". " in message[:200]:
+        message = message[: message.index(". ") + 1]  # the first sentence says it
+    return {
+        "type": type(exc).__name__,
+        "mro": [c.__name__ for c in type(exc).__mro__],
+        "message": message,
+        "line": probe.exception_line(exc),
+    }
+
+
+# -- inputs
+
+
+def make_input(spec: dict[str, Any], seed: int, batch: int | None = None) -> Any:
+    if spec["kind"] == "py":
+        return ast.literal_eval(spec["repr"])
+    if spec["kind"] == "tuple":
+        return tuple(make_input(s, seed, batch) for s in spec["items"])
+    rng = np.random.default_rng(seed)
+    shape = list(spec["shape"])
+    if batch is not None and shape:
+        shape[0] = batch
+    dtype_name = spec["dtype"]
+    dtype = getattr(tf, dtype_name)
+    if dtype_name == "string":
+        n = int(np.prod(shape)) if shape else 1
+        values = np.array([f"s{seed}_{i}" for i in range(n)], dtype=object).reshape(shape)
+        return tf.constant(values, dtype=tf.string)
+    if dtype_name == "bool":
+        return tf.constant(rng.random(shape) < 0.5)
+    if dtype_name.startswith(("int", "uint")):
+        return tf.cast(tf.constant(rng.integers(1, 10, size=shape)), dtype)
+    if dtype_name.startswith("complex"):
+        real, imag = rng.standard_normal(shape), rng.standard_normal(shape)
+        part = tf.float64 if dtype_name == "complex128" else tf.float32
+        return tf.complex(tf.constant(real, part), tf.constant(imag, part))
+    return tf.cast(tf.constant(rng.standard_normal(shape).astype("float32")), dtype)
+
+
+def _has_batch(spec: dict[str, Any]) -> bool:
+    if spec["kind"] == "tuple":
+        return any(_has_batch(s) for s in spec["items"])
+    return spec["kind"] == "tensor" and bool(spec["shape"])
+
+
+def _fingerprint(value: Any) -> tuple[Any, str]:
+    """(what identifies the value's state, how to show it)."""
+    if isinstance(value, (list, dict, set, bytearray)):
+        items = value.items() if isinstance(value, dict) else value
+        ids = tuple(id(x) for x in list(items)[:64])
+        return (type(value).__name__, len(value), ids), f"len {len(value)}"
+    if value is None or isinstance(value, (bool, int, float, str, bytes)):
+        shown = repr(value)
+        return ("value", shown[:200]), shown[:40]
+    return ("id", id(value)), type(value).__name__
+
+
+_MISSING = object()
+
+
+def _read_watch(watch: dict[str, Any], module: ModuleType, owner: Any) -> Any:
+    if watch["kind"] == "global":
+        return getattr(module, watch["name"], _MISSING)
+    if watch["kind"] == "self":
+        return _MISSING if owner is None else getattr(owner, watch["attr"], _MISSING)
+    base = getattr(module, watch["name"], _MISSING)
+    return _MISSING if base is _MISSING else getattr(base, watch["attr"], _MISSING)
+
+
+def _outputs(value: Any) -> list[Any]:
+    """A comparable, host-side copy of a call's result."""
+    out: list[Any] = []
+    for item in tf.nest.flatten(value, expand_composites=True):
+        if hasattr(item, "numpy"):
+            try:
+                out.append(np.asarray(item.numpy()))
+                continue
+            except Exception:
+                pass
+        out.append(repr(item)[:200])
+    return out
+
+
+def _same(a: list[Any], b: list[Any]) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
+            if x.shape != y.shape or x.dtype != y.dtype:
+                return False
+            if x.dtype.kind in "fc":
+                if not np.allclose(x, y, equal_nan=True):
+                    return False
+            elif not np.array_equal(x, y):
+                return False
+        elif isinstance(x, np.ndarray) or isinstance(y, np.ndarray) or x != y:
+            return False
+    return True
+
+
+def _show(values: list[Any]) -> str:
+    parts = []
+    for v in values[:3]:
+        if isinstance(v, np.ndarray):
+            flat = (
+                np.round(v.reshape(-1)[:4].astype(float), 3).tolist()
+                if v.dtype.kind in "fciub"
+                else v.reshape(-1)[:4].tolist()
+            )
+            parts.append(str(flat) + ("..." if v.size > 4 else ""))
+        else:
+            parts.append(str(v)[:40])
+    return ", ".join(parts)
+
+
+# -- targets
+
+
+class Unreachable(Exception):
+    """The target cannot be built (missing, needs constructor arguments, not callable)."""
+
+
+class Runner:
+    """Calls one target: ``call(args)`` runs one phase; experiments use ``plain``."""
+
+    def __init__(
+        self,
+        module: ModuleType,
+        target: dict[str, Any],
+        ctor: list[Any],
+        ctor_kwargs: dict[str, Any],
+    ) -> None:
+        self.module = module
+        self.target = target
+        self.kind = target["kind"]
+        self.owner: Any = None
+        self.fn: Any = None
+        self.dataset_iter: Any = None
+        self.sets: list[list[Any]] = []
+        path = target["path"].split(".")
+        obj: Any = module
+        if self.kind in ("method", "keras_call", "keras_step"):
+            cls = getattr(module, path[0], None)
+            if not isinstance(cls, type):
+                raise Unreachable(f"class {path[0]} not found in the module")
+            try:
+                self.owner = cls(*ctor, **ctor_kwargs)
+            except Exception as exc:
+                how = "with guessed arguments" if ctor_kwargs or ctor else "without arguments"
+                raise Unreachable(
+                    f"{path[0]}() could not be constructed {how} "
+                    f"({type(exc).__name__}: {_first_line(str(exc))[:120]}); give its arguments "
+                    f'as an example for "{target["module"]}:{path[0]}"'
+                ) from exc
+            obj = self.owner
+            path = path[1:]
+        for part in path:
+            obj = getattr(obj, part, None)
+            if obj is None:
+                raise Unreachable(f"{target['path']} not found in the module")
+        if not callable(obj):
+            raise Unreachable(f"{target['path']} is not callable")
+        options = target.get("options", {})
+        if self.kind == "keras_call":
+            layer = self.owner
+
+            def keras_call(*args: Any, **kwargs: Any) -> Any:
+                return layer(*args, **kwargs)
+
+            self.fn = tf.function(keras_call)
+        elif self.kind == "keras_step":
+            self.fn = tf.function(obj)
+        elif self.kind == "map" or hasattr(obj, "experimental_get_tracing_count"):
+            self.fn = obj
+        elif self.kind == "function":
+            raise Unreachable(f"{target['path']} is not a tf.function")
+        else:
+            self.fn = tf.function(obj, autograph=options.get("autograph", True))
+
+    def prepare(self, args: list[Any]) -> None:
+        """Eager set-up Keras's own train function does first: compile, build, optimizer."""
+        if self.kind != "keras_step":
+            return
+        model = self.owner
+        if not getattr(model, "compiled", True) or getattr(model, "optimizer", None) is None:
+            model.compile(optimizer="sgd", loss="mse")
+        data = args[0]
+        x = data[0] if isinstance(data, tuple) else data
+        with contextlib.suppress(Exception):
+            model(x)
+        with contextlib.suppress(Exception):
+            model.optimizer.build(model.trainable_variables)
+
+    def call(self, args: list[Any], kwargs: dict[str, Any], index: int) -> Any:
+        if self.kind != "map":
+            return self.fn(*args, **kwargs)
+        if index == 0:
+            self.dataset_iter = None
+            self._make_dataset(args)
+        return next(self.dataset_iter)
+
+    def _make_dataset(self, args: list[Any]) -> None:
+        # The three input sets become three elements; map traces once, at .map().
+        element = tuple(tf.stack([s[i] for s in self.sets]) for i in range(len(args)))
+        ds = tf.data.Dataset.from_tensor_slices(element if len(element) > 1 else element[0])
+        self.dataset_iter = iter(ds.map(self.fn))
+
+    def tracing_count(self) -> int | None:
+        getter = getattr(self.fn, "experimental_get_tracing_count", None)
+        if getter is None:
+            return None
+        try:
+            return int(getter())
+        except Exception:
+            return None
+
+    def plain(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """One more graph call (experiments)."""
+        return self.fn(*args, **kwargs)
+
+    def eager(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        tf.config.run_functions_eagerly(True)
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            tf.config.run_functions_eagerly(False)
+
+
+def _attempt(
+    probe: Probe,
+    runner: Runner,
+    target: dict[str, Any],
+    attempt: dict[str, Any],
+    calls: int,
+    device: str,
+) -> dict[str, Any]:
+    result: dict[str, Any] = {"source": attempt["source"], "inputs": attempt["shown"], "calls": []}
+    sets = []
+    for seed in range(1, calls + 1):
+        args = [make_input(s, seed) for s in attempt["args"]]
+        kwargs = {k: make_input(s, seed) for k, s in attempt.get("kwargs", {}).items()}
+        sets.append((args, kwargs))
+    runner.sets = [a for a, _ in sets]
+    if runner.kind == "map" and (
+        attempt.get("kwargs") or any(s["kind"] != "tensor" for s in attempt["args"])
+    ):
+        result["error"] = "a Dataset.map callback takes tensors only"
+        return result
+    watches = target.get("watch", [])
+    runner.prepare(sets[0][0])
+    for index, (args, kwargs) in enumerate(sets):
+        phase = f"{target['id']}#{attempt['source']}#{index}"
+        call: dict[str, Any] = {"exception": None, "changed": {}}
+        before = [_fingerprint(_read_watch(w, runner.module, runner.owner)) for w in watches]
+        with probe.recording(phase):
+            try:
+                with tf.device(device):
+                    runner.call(args, kwargs, index)
+            except BaseException as exc:
+                call["exception"] = _describe(probe, exc)
+        values = [_read_watch(w, runner.module, runner.owner) for w in watches]
+        after = [_fingerprint(v) for v in values]
+        call["missing"] = [
+            w["label"] for w, v in zip(watches, values, strict=True) if v is _MISSING
+        ]
+        for w, b, a in zip(watches, before, after, strict=True):
+            if b[0] != a[0]:
+                call["changed"][w["label"]] = f"{b[1]} -> {a[1]}"
+        call["hits"] = probe.hits.get(phase, {})
+        call["lines"] = sorted(probe.lines.get(phase, ()))
+        result["calls"].append(call)
+        if call["exception"] is not None:
+            break
+    result["tracing_count"] = runner.tracing_count()
+    result["sets"] = sets
+    return result
+
+
+def _usable(result: dict[str, Any], target: dict[str, Any]) -> bool:
+    if result.get("error"):
+        return False
+    first = result["calls"][0] if result["calls"] else None
+    if first is None:
+        return False
+    exc = first["exception"]
+    if exc is None:
+        # A tf.function that returns without ever tracing (left broken by an earlier failed
+        # trace) showed nothing.
+        return result.get("tracing_count") != 0
+    mro = set(exc.get("mro", ()))
+    # The error a finding predicts, at its line: a guess that fails elsewhere is a bad guess.
+    for line, types in target.get("expected", ()):
+        if exc.get("line") == line and mro & set(types):
+            return True
+    # Some errors surface away from the flagged line (TFG207: where the list is used).
+    return bool(set(target.get("raised_anywhere", ())) & mro)
+
+
+def _draws_random(runner: Runner, args: list[Any], kwargs: dict[str, Any]) -> bool:
+    """Whether the traced graph (or a function in its library: loop bodies, branches) holds a
+    stateful random op: its results differ call to call, so they prove nothing compared."""
+    try:
+        graph_def = runner.fn.get_concrete_function(*args, **kwargs).graph.as_graph_def()
+    except Exception:
+        return False
+    ops = {n.op for n in graph_def.node}
+    for fn in graph_def.library.function:
+        ops.update(n.op for n in fn.node_def)
+    return any(
+        ("Random" in op or op in ("Multinomial", "TruncatedNormal")) and "Stateless" not in op
+        for op in ops
+    )
+
+
+class _State:
+    """The variables a traced function captures: restored before each experiment call and
+    read after it, so a training step (which updates its weights) can be compared run to
+    run, and a change that only reaches the weights (a learning rate) is seen."""
+
+    def __init__(self, runner: Runner, args: list[Any], kwargs: dict[str, Any]) -> None:
+        self.variables: list[Any] = []
+        with contextlib.suppress(Exception):
+            concrete = runner.fn.get_concrete_function(*args, **kwargs)
+            self.variables = [v for v in concrete.variables if hasattr(v, "assign")]
+        self.saved = [v.numpy() for v in self.variables]
+
+    def observe(self, call: Callable[[], Any]) -> list[Any]:
+        for v, value in zip(self.variables, self.saved, strict=True):
+            v.assign(value)
+        out = _outputs(call())
+        return out + [np.asarray(v.numpy()) for v in self.variables]
+
+    def restore(self) -> None:
+        for v, value in zip(self.variables, self.saved, strict=True):
+            with contextlib.suppress(Exception):
+                v.assign(value)
+
+
+def _stale(runner: Runner, result: dict[str, Any], name: str) -> dict[str, Any]:
+    """Change a module global, call the traced function and an eager run again."""
+    module = runner.module
+    old = getattr(module, name, _MISSING)
+    if old is _MISSING:
+        return {"error": f"{name} is not a module global"}
+    if isinstance(old, bool):
+        new: Any = not old
+    elif isinstance(old, int):
+        new = old * 2 + 1
+    elif isinstance(old, float):
+        new = old * 2.0 + 1.0
+    else:
+        return {"error": f"{name} is a {type(old).__name__}; only numbers and bools are changed"}
+    args, kwargs = result["sets"][0]
+    if _draws_random(runner, args, kwargs):
+        return {"error": "the traced function draws random numbers, so results cannot be compared"}
+    state = _State(runner, args, kwargs)
+    try:
+        base = state.observe(lambda: runner.plain(args, kwargs))
+        again = state.observe(lambda: runner.plain(args, kwargs))
+        if not _same(base, again):
+            return {"error": "the traced function is not deterministic"}
+        eager_old = state.observe(lambda: runner.eager(args, kwargs))
+        setattr(module, name, new)
+        try:
+            traced_new = state.observe(lambda: runner.plain(args, kwargs))
+            eager_new = state.observe(lambda: runner.eager(args, kwargs))
+        finally:
+            setattr(module, name, old)
+    except Exception as exc:
+        return {"error": f"{type(exc).__name__}: {_first_line(str(exc))[:200]}"}
+    finally:
+        state.restore()
+    return {
+        "old": repr(old)[:40],
+        "new": repr(new)[:40],
+        "traced_changed": not _same(base, traced_new),
+        "eager_changed": not _same(eager_old, eager_new),
+    }
+
+
+def _eager_diff(runner: Runner, result: dict[str, Any]) -> dict[str, Any]:
+    """Compare the traced result with eager runs of the same inputs (TFG209), each call
+    from the same variable values."""
+    args, kwargs = result["sets"][0]
+    first = result["calls"][0]
+    if first["exception"] is not None:
+        return {"error": f"the traced call raised {first['exception']['type']} first"}
+    if _draws_random(runner, args, kwargs):
+        return {"error": "the traced function draws random numbers, so results cannot be compared"}
+    state = _State(runner, args, kwargs)
+    try:
+        eager1 = state.observe(lambda: runner.eager(args, kwargs))
+        eager2 = state.observe(lambda: runner.eager(args, kwargs))
+        if not _same(eager1, eager2):
+            return {"error": "the eager result is not deterministic"}
+        traced1 = state.observe(lambda: runner.plain(args, kwargs))
+        traced2 = state.observe(lambda: runner.plain(args, kwargs))
+    except Exception as exc:
+        return {
+            "error": f"a comparison call raised {type(exc).__name__}: {_first_line(str(exc))[:150]}"
+        }
+    finally:
+        state.restore()
+    if not _same(traced1, traced2):
+        return {"error": "the traced result is not deterministic"}
+    return {"differs": not _same(traced1, eager1), "traced": _show(traced1), "eager": _show(eager1)}
+
+
+def _shapes(
+    runner: Runner, result: dict[str, Any], attempt: dict[str, Any], base: int
+) -> dict[str, Any]:
+    """New batch sizes, same dtypes: how many new traces (TFG301)."""
+    if not any(_has_batch(s) for s in attempt["args"]):
+        return {"error": "no argument has a batch dimension to vary"}
+    before = runner.tracing_count()
+    sizes = [base + 1, base + 2]
+    counts = []
+    try:
+        for size in sizes:
+            args = [make_input(s, 7, size) for s in attempt["args"]]
+            kwargs = {k: make_input(s, 7, size) for k, s in attempt.get("kwargs", {}).items()}
+            runner.plain(args, kwargs)
+            counts.append(runner.tracing_count())
+    except Exception as exc:
+        return {
+            "error": f"a call with a new batch size raised {type(exc).__name__}: "
+            f"{_first_line(str(exc))[:150]}"
+        }
+    return {"before": before, "counts": counts, "sizes": sizes}
+
+
+def _timing(runner: Runner, result: dict[str, Any], repeats: int = 15) -> dict[str, Any]:
+    """Median per-call time of the traced function and of its Python body run eagerly."""
+    args, kwargs = result["sets"][0]
+    python = getattr(runner.fn, "python_function", None)
+    if python is None:
+        return {"error": "no Python function behind the tf.function"}
+
+    def timed(fn: Callable[..., Any]) -> float:
+        samples = []
+        for _ in range(3):
+            _outputs(fn(*args, **kwargs))
+        for _ in range(repeats):
+            start = _perf_counter()
+            _outputs(fn(*args, **kwargs))  # fetching the result waits for the device
+            samples.append(_perf_counter() - start)
+        return statistics.median(samples)
+
+    try:
+        traced = timed(runner.fn)
+        eager = timed(python)
+    except Exception as exc:
+        return {"error": f"{type(exc).__name__}: {_first_line(str(exc))[:150]}"}
+    return {"traced_us": traced * 1e6, "eager_us": eager * 1e6, "repeats": repeats}
+
+
+def _shown(spec: dict[str, Any]) -> str:
+    if spec["kind"] == "py":
+        return "py:" + spec["repr"]
+    if spec["kind"] == "tuple":
+        return "(" + ", ".join(_shown(s) for s in spec["items"]) + ")"
+    return f"{spec['dtype']}[{','.join(str(d) for d in spec['shape'])}]"
+
+
+def _model_attempts(
+    module: ModuleType, target: dict[str, Any], first: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Guesses shaped like a Keras model the module has built at import (``model =
+    build_model()`` with an ``Input``): a step function usually feeds it a batch, and its
+    labels are class ids or match the model's output."""
+    try:
+        import keras
+
+        model_type: Any = keras.Model
+    except ImportError:
+        model_type = tf.keras.Model
+    roles = target["roles"]
+    if "tensor" not in roles or len(roles) != len(first["args"]):
+        return []
+    for name in sorted(vars(module)):
+        model = vars(module)[name]
+        if not isinstance(model, model_type):
+            continue
+        try:
+            inputs, outputs = list(model.inputs or ()), list(model.outputs or ())
+        except Exception:
+            continue
+        if len(inputs) != 1 or len(outputs) != 1:
+            continue
+        x_shape = [2] + [2 if d is None else int(d) for d in tuple(inputs[0].shape)[1:]]
+        out_shape = [2] + [2 if d is None else int(d) for d in tuple(outputs[0].shape)[1:]]
+        x = {"kind": "tensor", "dtype": "float32", "shape": x_shape}
+        labels = [
+            {"kind": "tensor", "dtype": "int32", "shape": [2]},
+            {"kind": "tensor", "dtype": "float32", "shape": out_shape},
+        ]
+        out = []
+        for label in labels if "label" in roles else labels[:1]:
+            args = [
+                x if role == "tensor" else label if role == "label" else given
+                for role, given in zip(roles, first["args"], strict=True)
+            ]
+            out.append(
+                {
+                    "source": "guessed",
+                    "shown": ", ".join(_shown(a) for a in args),
+                    "args": args,
+                    "kwargs": first.get("kwargs", {}),
+                }
+            )
+        return out
+    return []
+
+
+_DTYPE_CLASH = re.compile(r"has type (\w+) that does not match expected type of (\w+)")
+_ARG_CLASH = re.compile(r"has type (\w+) that does not match type (\w+) of argument")
+_DIM_CLASH = re.compile(r"Dimensions must be equal, but are (\d+) and (\d+)")
+_SPEC_CLASH = re.compile(
+    r"Can not cast TensorSpec\(shape=\(([^)]*)\), dtype=tf\.(\w+)[^)]*\) to "
+    r"TensorSpec\(shape=\(([^)]*)\), dtype=tf\.(\w+)"
+)
+_RANK_CLASH = re.compile(r"target\.shape=\(([^)]*)\), output\.shape=\(([^)]*)\)")
+
+
+def _dims(text: str) -> list[int] | None:
+    """``"None, 8"`` -> ``[2, 8]`` (unknown dims get a small size)."""
+    try:
+        return [2 if d.strip() == "None" else int(d) for d in text.split(",") if d.strip()]
+    except ValueError:
+        return None
+
+
+Fix = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _fix_for(message: str) -> Fix | None:
+    """How to correct guessed specs the way TensorFlow's error asks: the dtype an op wants,
+    the size a matmul needed, the spec an inner tf.function's signature takes, the labels a
+    loss wanted."""
+    if (m := _DTYPE_CLASH.search(message)) or (m := _ARG_CLASH.search(message)):
+        have, want = m.groups()
+        if m.re is _ARG_CLASH and want.startswith("int") and have.startswith("float"):
+            # "Input 'y' of 'Sub' Op has type float32 that does not match type int32 of
+            # argument 'x'": the int guess (a label) becomes the float type.
+            have, want = want, have
+        if want not in ("string", "int32", "int64", "float32", "float64", "bool"):
+            return None
+
+        def retype(spec: dict[str, Any]) -> dict[str, Any]:
+            if spec["kind"] == "tensor" and spec["dtype"] == have:
+                shape = spec["shape"][:1] if want == "string" else spec["shape"]
+                return {**spec, "dtype": want, "shape": shape}
+            return spec
+
+        return retype
+    if m := _DIM_CLASH.search(message):
+        old, new = int(m.group(1)), int(m.group(2))
+
+        def resize(spec: dict[str, Any]) -> dict[str, Any]:
+            floats = spec["kind"] == "tensor" and spec["dtype"].startswith("float")
+            if floats and spec["shape"] and spec["shape"][-1] == old:
+                return {**spec, "shape": [*spec["shape"][:-1], new]}
+            return spec
+
+        return resize
+    if m := _SPEC_CLASH.search(message):
+        source, wanted = _dims(m.group(1)), _dims(m.group(3))
+        from_dtype, to_dtype = m.group(2), m.group(4)
+
+        def respec(spec: dict[str, Any]) -> dict[str, Any]:
+            if spec["kind"] != "tensor" or source is None or wanted is None:
+                return spec
+            extra = len(source) - len(spec["shape"])  # dims the function added itself
+            if spec["dtype"] == from_dtype and 0 <= extra < len(wanted):
+                return {**spec, "dtype": to_dtype, "shape": wanted[extra:]}
+            return spec
+
+        return respec
+    if m := _RANK_CLASH.search(message):
+        output = _dims(m.group(2))
+
+        def relabel(spec: dict[str, Any]) -> dict[str, Any]:
+            if spec["kind"] == "tensor" and spec["dtype"].startswith("int") and output:
+                return {**spec, "dtype": "float32", "shape": output}
+            return spec
+
+        return relabel
+    return None
+
+
+def _adapted(attempt: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] | None:
+    """The guess again, corrected as the first call's error asks (see ``_fix_for``)."""
+    if attempt["source"] not in ("guessed", "annotations") or not result.get("calls"):
+        return None
+    exc = result["calls"][0].get("exception") or {}
+    fix = _fix_for(exc.get("message", ""))
+    if fix is None:
+        return None
+    args = [fix(a) for a in attempt["args"]]
+    kwargs = {k: fix(v) for k, v in attempt.get("kwargs", {}).items()}
+    if args == attempt["args"] and kwargs == attempt.get("kwargs", {}):
+        return None
+    shown = ", ".join([_shown(a) for a in args] + [f"{k}={_shown(v)}" for k, v in kwargs.items()])
+    return {"source": attempt["source"], "shown": shown, "args": args, "kwargs": kwargs}
+
+
+def _runner(module: ModuleType, target: dict[str, Any]) -> Runner:
+    ctor = [make_input(s, 1) for s in target.get("ctor", [])]
+    ctor_kwargs = {k: make_input(s, 1) for k, s in target.get("ctor_kwargs", {}).items()}
+    return Runner(module, target, ctor, ctor_kwargs)
+
+
+def _reload(probe: Probe) -> bool:
+    """Execute the module again in place (its globals as the import left them)."""
+    try:
+        importlib.reload(probe.module)
+    except BaseException:  # the import worked once; if it does not again, stop trying
+        return False
+    probe.rebind()
+    return True
+
+
+def _pick_device(requested: str | None) -> tuple[str | None, str]:
+    gpus = tf.config.list_logical_devices("GPU")
+    cpus = tf.config.list_logical_devices("CPU")
+    seen = [d.name for d in gpus + cpus]
+    if not requested:
+        return (gpus or cpus)[0].name, ""
+    text = requested.strip()
+    low = text.lower()
+    if low in ("cpu", "gpu"):
+        wanted = f"/device:{low.upper()}:0"
+    elif re.fullmatch(r"(cpu|gpu):\d+", low):
+        kind, _, number = low.partition(":")
+        wanted = f"/device:{kind.upper()}:{number}"
+    else:
+        wanted = text
+    for name in seen:
+        if name.lower().endswith(wanted.lower().replace("/device:", "device:")):
+            return name, ""
+    return None, f"device {requested} not found; TensorFlow sees: {', '.join(seen) or 'none'}"
+
+
+def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> None:
+    params = json.loads(params_json)
+    calls = int(params.get("calls", 3))
+    probe = Probe(module)
+    probe.install_loader_hook()
+    device, device_error = _pick_device(params.get("device"))
+    probe.install_probes()
+    results = []
+    used = False  # has any call touched the module's state yet?
+    for target in params["targets"]:
+        entry: dict[str, Any] = {"id": target["id"], "error": None, "attempts": []}
+        results.append(entry)
+        if device_error:
+            entry["error"] = device_error
+            continue
+        chosen = None
+        attempts = list(target["attempts"])
+        if target.get("roles") and target["kind"] in ("function", "wrap", "method") and attempts:
+            attempts = _model_attempts(module, target, attempts[0]) + attempts
+        adapted = 0
+        for attempt in attempts:
+            # A failed guess may have built a model for the wrong shape: start each attempt
+            # from a freshly executed module, as the import left it.
+            if used and not _reload(probe):
+                break
+            try:
+                runner = _runner(module, target)
+            except Unreachable as exc:
+                entry["error"] = str(exc)
+                break
+            except Exception as exc:
+                entry["error"] = f"could not reach {target['path']}: {type(exc).__name__}: {exc}"[
+                    :300
+                ]
+                break
+            used = True
+            try:
+                result = _attempt(probe, runner, target, attempt, calls, device or "")
+            except Exception as exc:
+                result = {
+                    "source": attempt["source"],
+                    "inputs": attempt["shown"],
+                    "calls": [],
+                    "error": f"could not call it: {type(exc).__name__}: "
+                    f"{_first_line(str(exc))[:200]}",
+                }
+            entry["attempts"].append(result)
+            if _usable(result, target):
+                chosen = (attempt, result)
+                break
+            retyped = _adapted(attempt, result)
+            if retyped is not None and adapted < 4:
+                adapted += 1
+                attempts.insert(attempts.index(attempt) + 1, retyped)
+        if chosen is not None:
+            _experiments(runner, target, *chosen, params)
+            entry["chosen"] = len(entry["attempts"]) - 1
+        for r in entry["attempts"]:
+            r.pop("sets", None)  # tensors stay in the child
+    report({"device": device, "tf_version": tf.__version__, "targets": results})
+
+
+def _experiments(
+    runner: Runner,
+    target: dict[str, Any],
+    attempt: dict[str, Any],
+    result: dict[str, Any],
+    params: dict[str, Any],
+) -> None:
+    experiments: dict[str, Any] = {}
+    if not result["calls"][0]["exception"] and runner.kind != "map":
+        for name in target.get("stale", []):
+            experiments["stale:" + name] = _stale(runner, result, name)
+        if target.get("eager_diff"):
+            experiments["eager_diff"] = _eager_diff(runner, result)
+        if target.get("shapes"):
+            experiments["shapes"] = _shapes(runner, result, attempt, params.get("unknown_dim", 2))
+        if target.get("timing"):
+            experiments["timing"] = _timing(runner, result)
+    elif target.get("eager_diff") and runner.kind != "map":
+        experiments["eager_diff"] = _eager_diff(runner, result)
+    result["experiments"] = experiments

@@ -1,0 +1,573 @@
+"""From static findings to what the child should call (SPEC §4, issue 6 deliverables 3-4).
+
+For one module, every finding is placed in the traced function that holds it; that function's
+traced *root* in the same module (the ``tf.function``, Keras step, ``Dataset.map`` callback...
+its chain starts at) is what the child calls, because calling the root traces every helper on
+the way.  A root is reachable when it is a module-level function or a method of a module-level
+class; lambdas, nested functions and roots that only another module's code traces are not, and
+their findings get ``unverified`` with that reason.
+
+Inputs, in order of trust: a config example (``"pkg.mod:fn"``), a literal ``input_signature``,
+then annotations and guesses (small float32 tensors of a few ranks, tried in turn by the child
+until one runs without an error away from the flagged lines).  A parameter with a default is
+left to its default.
+
+This module parses the source again with libcst (the static run keeps no trees) and never
+imports TensorFlow.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from tflint_graph.config import Config
+from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
+from tflint_graph.dynamic.inputs import Example, PyValue, TensorSpecLite, from_signature_source
+from tflint_graph.dynamic.probes import (
+    PROBE_KINDS,
+    RAISES,
+    UNVERIFIED,
+    WATCH_CODES,
+    Attempt,
+    Spec,
+    Target,
+    TupleSpec,
+    Verdict,
+    Watch,
+)
+from tflint_graph.finding import Finding
+from tflint_graph.traced import find_traced
+
+# Codes dynamic mode can check, and why the others are left alone.
+CHECKED = (
+    frozenset(PROBE_KINDS)
+    | WATCH_CODES
+    | frozenset(RAISES)
+    | {
+        "TFG109",
+        "TFG209",
+        "TFG301",
+        "TFG401",
+    }
+)
+NOT_CHECKED: Mapping[str, str] = {
+    "TFG206": "it needs an input that makes the op fail at run time",
+    "TFG302": "it is about the calling code, which dynamic mode does not run",
+    "TFG303": "it is about the calling code, which dynamic mode does not run",
+    "TFG304": "XLA recompilation needs a device run with many shapes",
+    "TFG305": "an unrolled loop is a matter of graph size, not of behaviour",
+    "TFG402": "it is a setting, not traced code",
+    "TFG403": "it is about a benchmark in the calling code",
+    "TFG404": "a body without TensorFlow ops behaves the same traced or not",
+}
+
+# Shapes tried, in turn, for tensor parameters the source does not describe.
+GUESSED_SHAPES: tuple[tuple[int, ...], ...] = ((2, 3), (2, 4, 4, 3), (4,), ())
+KERAS_STEPS = frozenset({"train_step", "test_step", "predict_step"})
+_TENSOR_ANNOTATIONS = frozenset(
+    {
+        "tensorflow.Tensor",
+        "tensorflow.types.experimental.Tensor",
+        "tensorflow.types.experimental.TensorLike",
+        "tensorflow.Variable",
+    }
+)
+_PY_ANNOTATIONS: Mapping[str, PyValue] = {
+    "builtins.int": PyValue(2),
+    "builtins.float": PyValue(0.5),
+    "builtins.bool": PyValue(True),
+    "builtins.str": PyValue("a"),
+}
+
+
+@dataclass
+class ModulePlan:
+    """The targets of one module, and verdicts already known without running anything."""
+
+    targets: list[Target] = field(default_factory=list)
+    verdicts: dict[tuple[int, str], Verdict] = field(default_factory=dict)
+
+
+def plan_module(
+    path: str,
+    source: str,
+    findings: Sequence[Finding],
+    config: Config,
+    module_name: str,
+    examples: Mapping[str, Example],
+) -> ModulePlan:
+    plan = ModulePlan()
+    wanted = []
+    for f in findings:
+        key = (f.line, f.code)
+        if f.code in NOT_CHECKED:
+            plan.verdicts[key] = Verdict(
+                UNVERIFIED, f"no dynamic check for {f.code}: {NOT_CHECKED[f.code]}"
+            )
+        elif f.code not in CHECKED:
+            plan.verdicts[key] = Verdict(UNVERIFIED, f"no dynamic check for {f.code}")
+        else:
+            wanted.append(f)
+    if not wanted:
+        return plan
+    try:
+        module = cst.parse_module(source)
+        ctx = ModuleContext(path, source, module, config)
+        ctx.traced = find_traced(ctx)
+    except (cst.ParserSyntaxError, RecursionError) as exc:
+        for f in wanted:
+            plan.verdicts[(f.line, f.code)] = Verdict(UNVERIFIED, f"could not analyse: {exc}")
+        return plan
+    tree = _ast(source)
+    lines = source.splitlines()
+    local_names: dict[Finding, frozenset[str]] = {}
+    by_entry: dict[cst.CSTNode, tuple[_Entry, list[Finding]]] = {}
+    for f in wanted:
+        holder = _holder(ctx, f)
+        entry = _entry_for(ctx, holder, f)
+        if isinstance(entry, str):
+            plan.verdicts[(f.line, f.code)] = Verdict(UNVERIFIED, entry)
+            continue
+        local_names[f] = _locals(holder.node if holder is not None else entry.node)
+        by_entry.setdefault(entry.node, (entry, []))[1].append(f)
+    for entry, found in sorted(
+        by_entry.values(), key=lambda item: ctx.position(item[0].node).start.line
+    ):
+        kind, qualname = entry.kind, entry.qualname
+        attempts, roles = _attempts(ctx, entry, f"{module_name}:{qualname}", examples)
+        class_name = qualname.partition(".")[0] if "." in qualname else ""
+        ctor_example = examples.get(f"{module_name}:{class_name}") if class_name else None
+        ctor: tuple[Spec, ...] = ()
+        ctor_kwargs: dict[str, Spec] = {}
+        note = entry.note
+        if ctor_example is not None:
+            ctor, ctor_kwargs = tuple(ctor_example.args), dict(ctor_example.kwargs)
+        elif class_name:
+            guessed_ctor = _ctor_guess(ctx, class_name)
+            if guessed_ctor:
+                ctor_kwargs = dict(guessed_ctor)
+                shown = ", ".join(f"{k}={v.value!r}" for k, v in guessed_ctor.items())
+                note = _join(note, f"constructed as {class_name}({shown}), guessed")
+        watches = tuple(
+            w
+            for f in found
+            if f.code in WATCH_CODES | {"TFG109"}
+            if (w := _watch(tree, lines, f, local_names[f])) is not None
+        )
+        codes = {f.code for f in found}
+        plan.targets.append(
+            Target(
+                path=qualname,
+                findings=tuple(sorted({(f.line, f.code) for f in found})),
+                attempts=attempts,
+                kind=kind,
+                module=module_name,
+                ctor=ctor,
+                ctor_kwargs=ctor_kwargs,
+                watches=watches,
+                stale=tuple(sorted({w.name for w in watches if w.code == "TFG109"})),
+                eager_diff="TFG209" in codes,
+                shapes="TFG301" in codes,
+                timing="TFG401" in codes,
+                autograph=entry.autograph,
+                roles=roles,
+                note=note,
+            )
+        )
+    return plan
+
+
+def _join(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """The function the child calls for some findings, and how."""
+
+    node: cst.FunctionDef
+    kind: str
+    qualname: str
+    input_signature: cst.BaseExpression | None = None
+    autograph: bool = True
+    note: str = ""
+
+
+def _entry_for(ctx: ModuleContext, holder: TracedFunction | None, finding: Finding) -> _Entry | str:
+    """The traced root that reaches the finding; when that root cannot be called by name
+    (a lambda, a nested function) or lies in another module, the nearest function on the way
+    that can, called through a ``tf.function`` of its own (a helper's body is traced the same
+    way whichever graph calls it)."""
+    if holder is None:
+        # Only code another module traces (the finding names its chain); a call-site
+        # finding in eager code must never be run as if it were traced.
+        node = _enclosing_def(ctx, finding) if finding.chain else None
+        if node is None:
+            why = f" ({finding.context})" if finding.context else ""
+            return f"not inside a function dynamic mode can call by name{why}"
+        reach = _reach_def(ctx, node, TraceKind.CALLEE)
+        if isinstance(reach, str):
+            return reach
+        shown = f"{reach[1]}()"
+        caller = f" ({finding.context})" if finding.context else ""
+        return _Entry(
+            node, *reach, note=f"via tf.function({shown}): traced from another module{caller}"
+        )
+    chain = [holder]
+    while chain[-1].parent is not None:
+        chain.append(chain[-1].parent)
+    root = chain[-1]
+    reach = _reach(ctx, root)
+    if not isinstance(reach, str):
+        assert isinstance(root.node, cst.FunctionDef)
+        return _Entry(root.node, *reach, root.input_signature, root.autograph)
+    # The root cannot be called: take the outermost callable function below it.
+    for fn in reversed(chain[:-1]):
+        if isinstance(fn.node, cst.FunctionDef):
+            below = _reach_def(ctx, fn.node, TraceKind.CALLEE)
+            if not isinstance(below, str):
+                return _Entry(
+                    fn.node,
+                    *below,
+                    fn.input_signature,
+                    fn.autograph,
+                    note=f"via tf.function({below[1]}()): {reach}",
+                )
+    return reach
+
+
+def _enclosing_def(ctx: ModuleContext, finding: Finding) -> cst.FunctionDef | None:
+    """The module-level function or method of a module-level class whose body holds the
+    finding directly (not inside a nested function or lambda)."""
+    where = (finding.line, finding.column - 1)
+
+    def holds(node: cst.CSTNode) -> bool:
+        span = ctx.position(node)
+        return (span.start.line, span.start.column) <= where <= (span.end.line, span.end.column)
+
+    candidates: list[cst.FunctionDef] = []
+    for stmt in ctx.module.body:
+        if isinstance(stmt, cst.FunctionDef):
+            candidates.append(stmt)
+        elif isinstance(stmt, cst.ClassDef):
+            candidates += [m for m in stmt.body.body if isinstance(m, cst.FunctionDef)]
+    for fn in candidates:
+        if holds(fn):
+            inner = _InnerFunctions()
+            fn.body.visit(inner)
+            if any(holds(n) for n in inner.found):
+                return None
+            return fn
+    return None
+
+
+class _InnerFunctions(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: list[cst.CSTNode] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.found.append(node)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        self.found.append(node)
+        return False
+
+
+# Constructor parameters dynamic mode fills in when a class example gives none.
+_INT_PARAM = re.compile(
+    r"^(units|filters|size|dim|depth|width|height|classes|heads|layers|channels|features|"
+    r"capacity|steps|length|k|vocab_size|hidden|hidden_\w+|num_\w+|n_\w+|\w+_dim|\w+_size|"
+    r"\w+_units|\w+_classes|\w+_layers)$"
+)
+_FLOAT_PARAM = re.compile(
+    r"^(rate|dropout|alpha|beta|gamma|lr|learning_rate|scale|temperature|eps|epsilon|momentum|"
+    r"threshold|margin|decay|\w+_rate|\w+_scale)$"
+)
+
+
+def _ctor_guess(ctx: ModuleContext, class_name: str) -> dict[str, PyValue] | None:
+    """Keyword arguments for ``Class(...)`` from the names and annotations of its
+    ``__init__``'s required parameters (``units`` → 4, ``dropout`` → 0.1); None when there is
+    nothing to guess or some parameter cannot be guessed."""
+    cls = next(
+        (s for s in ctx.module.body if isinstance(s, cst.ClassDef) and s.name.value == class_name),
+        None,
+    )
+    init = None
+    if cls is not None:
+        init = next(
+            (
+                m
+                for m in cls.body.body
+                if isinstance(m, cst.FunctionDef) and m.name.value == "__init__"
+            ),
+            None,
+        )
+    if init is None:
+        return None
+    required, keyword_only = _params(init, method=True)
+    guesses: dict[str, PyValue] = {}
+    for param in [*required, *keyword_only]:
+        described = _annotation(ctx, param)
+        name = param.name.value
+        if isinstance(described, PyValue):
+            value = described
+        elif _INT_PARAM.match(name):
+            value = PyValue(4)
+        elif _FLOAT_PARAM.match(name):
+            value = PyValue(0.1)
+        else:
+            return None
+        guesses[name] = value
+    return guesses or None
+
+
+def _ast(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _holder(ctx: ModuleContext, finding: Finding) -> TracedFunction | None:
+    """The innermost traced function whose source span holds the finding."""
+    best: TracedFunction | None = None
+    best_size = None
+    where = (finding.line, finding.column - 1)
+    for node, info in ctx.traced.items():
+        span = ctx.position(node)
+        start = (span.start.line, span.start.column)
+        end = (span.end.line, span.end.column)
+        if start <= where <= end:
+            size = (end[0] - start[0], end[1] - start[1])
+            if best_size is None or size < best_size:
+                best, best_size = info, size
+    return best
+
+
+def _reach(ctx: ModuleContext, root: TracedFunction) -> tuple[str, str] | str:
+    """(target kind, qualname) of a root the child can get hold of, or why not."""
+    node = root.node
+    if isinstance(node, cst.Lambda):
+        return f"{root.display} is a lambda: dynamic mode can only call named functions"
+    return _reach_def(ctx, node, root.kind)
+
+
+def _reach_def(ctx: ModuleContext, node: cst.FunctionDef, kind: TraceKind) -> tuple[str, str] | str:
+    if ctx.enclosing_function(node) is not None:
+        return f"{node.name.value}() is a nested function: dynamic mode cannot reach it by name"
+    name = node.name.value
+    cls = ctx.enclosing_class(node)
+    if cls is None:
+        if not isinstance(ctx.parent(node), cst.Module):
+            return f"{name}() is not defined at module level"
+        if kind is TraceKind.DECORATED:
+            return "function", name
+        if kind is TraceKind.DATASET:
+            return "map", name
+        return "wrap", name
+    if not isinstance(ctx.parent(cls), cst.Module):
+        return f"{name}() belongs to a class that is not defined at module level"
+    qualname = f"{cls.name.value}.{name}"
+    if kind is TraceKind.KERAS and name in KERAS_STEPS:
+        return "keras_step", qualname
+    if kind is TraceKind.KERAS and name == "call":
+        return "keras_call", qualname
+    return "method", qualname
+
+
+def _params(node: cst.FunctionDef, method: bool) -> tuple[list[cst.Param], list[cst.Param]]:
+    """Required positional and required keyword-only parameters (``self``/``cls`` dropped,
+    except for a ``staticmethod``)."""
+    positional = [*node.params.posonly_params, *node.params.params]
+    static = any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+        for d in node.decorators
+    )
+    if method and positional and not static:
+        positional = positional[1:]
+    required = [p for p in positional if p.default is None]
+    keyword_only = [p for p in node.params.kwonly_params if p.default is None]
+    return required, keyword_only
+
+
+def _annotation(ctx: ModuleContext, param: cst.Param) -> Spec | str | None:
+    """A spec from ``param``'s annotation, ``"tensor"`` for a tensor of unknown shape, or
+    None when the annotation says nothing usable."""
+    if param.annotation is None:
+        return None
+    expr = param.annotation.annotation
+    names = ctx.resolve(expr).imported if not isinstance(expr, cst.SimpleString) else frozenset()
+    if isinstance(expr, cst.SimpleString) and "Tensor" in expr.value:
+        return "tensor"
+    if names & _TENSOR_ANNOTATIONS:
+        return "tensor"
+    for name in names:
+        if name in _PY_ANNOTATIONS:
+            return _PY_ANNOTATIONS[name]
+    return None
+
+
+def _attempts(
+    ctx: ModuleContext,
+    entry: _Entry,
+    key: str,
+    examples: Mapping[str, Example],
+) -> tuple[tuple[Attempt, ...], tuple[str, ...]]:
+    """The ways to call the root, and the roles of its guessed positional parameters."""
+    example = examples.get(key)
+    if example is not None:
+        args: tuple[Spec, ...] = tuple(example.args)
+        if entry.kind == "keras_step" and len(args) > 1:
+            args = (TupleSpec(tuple(example.args)),)
+        return (Attempt("config", args, dict(example.kwargs)),), ()
+    kind = entry.kind
+    if entry.input_signature is not None:
+        specs = from_signature_source(ctx.code(entry.input_signature))
+        if specs is not None:
+            return (Attempt("input_signature", tuple(specs)),), ()
+    node = entry.node
+    if kind == "keras_step":
+        guesses = tuple(
+            Attempt(
+                "guessed",
+                (
+                    TupleSpec(
+                        (TensorSpecLite("float32", shape), TensorSpecLite("float32", (shape[0], 1)))
+                    ),
+                ),
+            )
+            for shape in GUESSED_SHAPES[:2]
+        )
+        return guesses, ()
+    required, keyword_only = _params(node, method="." in _qualname(ctx, node))
+    described = [_annotation(ctx, p) for p in [*required, *keyword_only]]
+    source = "annotations" if any(d is not None for d in described) else "guessed"
+    attempts = []
+    names = [p.name.value for p in [*required, *keyword_only]]
+    for shape in GUESSED_SHAPES:
+        specs: list[Spec] = [
+            d
+            if isinstance(d, (PyValue, TensorSpecLite, TupleSpec))
+            else _guess(name, shape, per_element=kind == "map")
+            for d, name in zip(described, names, strict=True)
+        ]
+        positional = tuple(specs[: len(required)])
+        keywords = {
+            p.name.value: s for p, s in zip(keyword_only, specs[len(required) :], strict=True)
+        }
+        attempts.append(Attempt(source, positional, keywords))
+        if all(isinstance(d, PyValue) for d in described):
+            break  # nothing shaped to vary
+    roles = tuple(
+        "fixed" if d is not None else _role(name)
+        for d, name in zip(described[: len(required)], names, strict=False)
+    )
+    return tuple(attempts), roles
+
+
+# Parameter names that usually hold class labels, and ones that usually hold strings.
+_LABEL_NAME = re.compile(r"(^|_)(labels?|targets?|y|y_true|classes|class_ids?)$")
+_STRING_NAME = re.compile(
+    r"(^|_)(serialized|records?|lines?|text|texts|sentences?|paths?|filenames?|files?|protos?|"
+    r"strings?|examples?)$"
+)
+
+
+def _role(name: str) -> str:
+    if _LABEL_NAME.search(name):
+        return "label"
+    return "string" if _STRING_NAME.search(name) else "tensor"
+
+
+def _guess(name: str, shape: tuple[int, ...], *, per_element: bool) -> TensorSpecLite:
+    """A tensor for a parameter nothing describes: float32 of ``shape``, except that labels
+    are int32 and serialized records strings, one per batch row (a scalar for a
+    ``Dataset.map`` element)."""
+    row: tuple[int, ...] = () if per_element or not shape else (shape[0],)
+    role = _role(name)
+    if role == "tensor":
+        return TensorSpecLite("float32", shape)
+    return TensorSpecLite("int32" if role == "label" else "string", row)
+
+
+def _qualname(ctx: ModuleContext, node: cst.FunctionDef) -> str:
+    cls = ctx.enclosing_class(node)
+    return f"{cls.name.value}.{node.name.value}" if cls is not None else node.name.value
+
+
+# -- what state a finding claims changes ---------------------------------------------------
+
+
+def _locals(fn: FunctionNode) -> frozenset[str]:
+    """Parameter names of the function holding a finding: a bare name among them is not the
+    module global of the same name."""
+    params = fn.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            every.append(star)
+    return frozenset(p.name.value for p in every)
+
+
+def _watch(
+    tree: ast.Module | None, lines: list[str], finding: Finding, local: frozenset[str]
+) -> Watch | None:
+    if tree is None or not 0 < finding.line <= len(lines):
+        return None
+    # Findings count columns in characters, ast in UTF-8 bytes.
+    col = len(lines[finding.line - 1][: finding.column - 1].encode("utf-8"))
+    candidates = [
+        n
+        for n in ast.walk(tree)
+        if getattr(n, "lineno", None) == finding.line and getattr(n, "col_offset", None) == col
+    ]
+    for node in candidates:
+        found = _state_of(node, finding.code)
+        if found is not None:
+            kind, name, attr = found
+            if kind != "self" and name in local:
+                return None
+            return Watch(finding.line, finding.code, kind, name, attr)
+    return None
+
+
+def _ref(expr: ast.expr) -> tuple[str, str, str] | None:
+    if isinstance(expr, ast.Name):
+        return "global", expr.id, ""
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        if expr.value.id == "self":
+            return "self", "", expr.attr
+        return "global_attr", expr.value.id, expr.attr
+    return None
+
+
+def _state_of(node: ast.AST, code: str) -> tuple[str, str, str] | None:
+    if isinstance(node, ast.Expr):
+        return _state_of(node.value, code)
+    if code == "TFG109":
+        return ("global", node.id, "") if isinstance(node, ast.Name) else None
+    target: ast.expr | None = None
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        target = node.target
+    elif isinstance(node, (ast.Assign, ast.Delete)) and len(node.targets) == 1:
+        target = node.targets[0]
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        target = node.func.value if code == "TFG102" else None
+    elif isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
+        target = node
+    if target is None:
+        return None
+    if code == "TFG102" and isinstance(target, ast.Subscript):
+        target = target.value
+    if code == "TFG105":
+        return ("global", target.id, "") if isinstance(target, ast.Name) else None
+    if code == "TFG106" and not isinstance(target, ast.Attribute):
+        return None
+    return _ref(target)

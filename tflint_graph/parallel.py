@@ -1,0 +1,182 @@
+"""Running a batch of independent file analyses: from the cache, in-process, or over a
+process pool (``--jobs``, issue 7).
+
+Every analysis is a pure function of (file bytes, config, view), so a batch's results do
+not depend on where or in which order they were computed; they are handed back in task
+order, and warnings the analyses log are re-logged in that order, so the output is the
+same for every ``--jobs``.  A worker that dies (a C stack overflow, the OOM killer) costs
+only a retry: the files it held are analysed again one by one in fresh processes, and a
+file that kills its process again is reported as TFG001 instead of taking the run down.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import pickle
+from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from tflint_graph.cache import Cache, Result, Ticket
+from tflint_graph.config import Config
+from tflint_graph.finding import Finding, Severity
+from tflint_graph.project import Analyse, ModuleSummary, ProjectView
+
+_log = logging.getLogger("tflint_graph")
+
+# Starting a pool costs about 100 ms: smaller batches are analysed in-process.
+MIN_POOL_TASKS = 16
+# Files per pool task: large enough to amortise pickling, small enough to balance load.
+MAX_CHUNK = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    index: int
+    path: Path
+    view: ProjectView
+    ticket: Ticket | None
+
+
+# (index, findings, summary, (level, message) of each warning logged while analysing)
+Outcome = tuple[int, list[Finding], ModuleSummary | None, list[tuple[int, str]]]
+
+
+class _Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[tuple[int, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append((record.levelno, record.getMessage()))
+
+
+def analyse_jobs(
+    analyse: Analyse, config: Config, cache: Cache | None, jobs: Sequence[Job]
+) -> list[Outcome]:
+    """Analyse ``jobs`` here (in a worker or in the main process) and store what is
+    cacheable.  Log records are captured, not emitted: the main process re-logs them."""
+    handler = _Capture()
+    handlers, propagate = _log.handlers[:], _log.propagate
+    _log.handlers, _log.propagate = [handler], False
+    outcomes: list[Outcome] = []
+    try:
+        for job in jobs:
+            handler.records = []
+            findings, summary = analyse(job.path, config, None, job.view)
+            # An analysis that logged (an internal error) is redone next time, so that
+            # the warning is not lost on warm runs.
+            if cache is not None and job.ticket is not None and not handler.records:
+                cache.store(job.ticket, job.path, (findings, summary))
+            outcomes.append((job.index, findings, summary, handler.records))
+    finally:
+        _log.handlers, _log.propagate = handlers, propagate
+    return outcomes
+
+
+def _crashed(job: Job, config: Config) -> Outcome:
+    shown = str(job.path)
+    findings = []
+    if config.is_enabled("TFG001", shown):
+        message = "cannot analyse: the process analysing this file crashed; not linted"
+        findings.append(Finding(shown, 1, 1, "TFG001", "syntax-error", message, Severity.ERROR))
+    return (job.index, findings, None, [])
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    # fork: workers start in milliseconds with every module already imported.
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+class Runner:
+    """Analyses batches for one :class:`~tflint_graph.project.Project` run; owns its pool."""
+
+    def __init__(
+        self, analyse: Analyse, config: Config, jobs: int = 1, cache: Cache | None = None
+    ) -> None:
+        self.analyse = analyse
+        self.config = config
+        self.cache = cache
+        self.jobs = max(1, jobs)
+        if self.jobs > 1:
+            try:  # a pool needs the analysis and the cache by reference or value
+                pickle.dumps((analyse, cache, config))
+            except Exception:
+                self.jobs = 1
+        self._pool: ProcessPoolExecutor | None = None
+
+    def run(self, tasks: Sequence[tuple[Path, ProjectView]]) -> list[Result]:
+        """(findings, summary) of each (path, view), in task order."""
+        results: list[Result | None] = [None] * len(tasks)
+        todo: list[Job] = []
+        for index, (path, view) in enumerate(tasks):
+            ticket = self.cache.ticket(path, str(path), view) if self.cache else None
+            hit = self.cache.load(ticket) if self.cache and ticket else None
+            if hit is not None:
+                results[index] = hit
+            else:
+                todo.append(Job(index, path, view, ticket))
+        if self.jobs > 1 and len(todo) >= MIN_POOL_TASKS:
+            outcomes = self._pooled(todo)
+        else:
+            outcomes = analyse_jobs(self.analyse, self.config, self.cache, todo)
+        for index, findings, summary, records in sorted(outcomes, key=lambda o: o[0]):
+            for level, message in records:
+                _log.log(level, "%s", message)
+            results[index] = (findings, summary)
+        return [r for r in results if r is not None]
+
+    def _work(self) -> partial[list[Outcome]]:
+        return partial(analyse_jobs, self.analyse, self.config, self.cache)
+
+    def _pooled(self, todo: list[Job]) -> list[Outcome]:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.jobs, mp_context=_pool_context())
+        size = max(1, min(MAX_CHUNK, len(todo) // (self.jobs * 4)))
+        chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
+        submitted: list[tuple[list[Job], Future[list[Outcome]]]] = []
+        outcomes: list[Outcome] = []
+        failed: list[Job] = []
+        try:
+            for chunk in chunks:
+                submitted.append((chunk, self._pool.submit(self._work(), chunk)))
+        except BrokenProcessPool:
+            failed += [job for chunk in chunks[len(submitted) :] for job in chunk]
+        for chunk, future in submitted:
+            try:
+                outcomes += future.result()
+            except BrokenProcessPool:
+                failed += chunk
+        if failed:
+            self.close()  # broken: the next batch starts a fresh pool
+            outcomes += [self._isolated(job) for job in failed]
+        return outcomes
+
+    def _isolated(self, job: Job) -> Outcome:
+        """``job`` alone in a fresh process: a file that crashes it again is TFG001."""
+        with ProcessPoolExecutor(1, mp_context=_pool_context()) as pool:
+            try:
+                [outcome] = pool.submit(self._work(), [job]).result()
+            except BrokenProcessPool:
+                return _crashed(job, self.config)
+        return outcome
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+def default_jobs() -> int:
+    """All cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
