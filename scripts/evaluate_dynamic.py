@@ -7,6 +7,10 @@ Labels are trailing comments such as ``# TFG101`` on the line a finding belongs 
 *false*.  Prints, per code and in total: true findings and how many came back confirmed /
 not-reproduced / unverified, and false findings with any that were confirmed (there must be
 none).  Runs ``tflint-graph DIR --dynamic`` once; always exits 0: this is a report.
+
+``--decoys`` instead reports every static finding again under a wrong code (a print as a
+random draw, a bool() as np.array()...) and checks that none of these false findings is
+confirmed.
 """
 
 from __future__ import annotations
@@ -94,5 +98,55 @@ def main() -> None:
                 print(f"{f['path']}:{f['line']} {f['code']}: {f['dynamic']['evidence']}")
 
 
+# For --decoys: a code whose evidence a finding of the first code cannot give.
+DECOY = {
+    "TFG101": "TFG103",
+    "TFG102": "TFG105",
+    "TFG103": "TFG104",
+    "TFG104": "TFG107",
+    "TFG105": "TFG102",
+    "TFG106": "TFG101",
+    "TFG107": "TFG101",
+    "TFG108": "TFG101",
+    "TFG109": "TFG201",
+    "TFG201": "TFG204",
+    "TFG202": "TFG205",
+    "TFG203": "TFG207",
+    "TFG204": "TFG201",
+    "TFG205": "TFG209",
+    "TFG207": "TFG101",
+    "TFG208": "TFG204",
+    "TFG209": "TFG201",
+}
+
+
+def decoys(root: Path, codes: tuple[str, ...]) -> None:
+    """False findings on purpose: every static finding again under a code whose effect is
+    not on that line (a print reported as a random draw...). None may come back confirmed."""
+    import dataclasses
+
+    from tflint_graph import Config, lint_paths
+    from tflint_graph.dynamic.session import confirm_findings
+
+    found = [f for f in lint_paths([root]) if f.code in codes]
+    fake = [
+        dataclasses.replace(f, code=DECOY[f.code])
+        for f in found
+        if f.code in DECOY
+        and not any(
+            g.line == f.line and g.path == f.path and g.code == DECOY[f.code] for g in found
+        )
+    ]
+    checked, summary = confirm_findings(fake, Config(), timeout=120, jobs=2)
+    bad = [f for f in checked if f.dynamic is not None and f.dynamic.status == "confirmed"]
+    print(f"decoys: {len(fake)}, confirmed: {len(bad)}  ({summary.line()})")
+    for f in bad:
+        print(f"  DECOY CONFIRMED: {f.path}:{f.line} {f.code} {f.dynamic}")
+
+
 if __name__ == "__main__":
-    main()
+    if "--decoys" in sys.argv:
+        sys.argv.remove("--decoys")
+        decoys(Path(sys.argv[1]).resolve(), select_codes("TFG1,TFG2"))
+    else:
+        main()

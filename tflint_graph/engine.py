@@ -135,7 +135,8 @@ def _python_syntax_check(source: str) -> _Verdict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SyntaxWarning for "\d" in strings, etc.
         try:
-            tree = ast.parse(source)
+            # CRLF: CPython puts an error at the end of the file one line past it.
+            tree = ast.parse(source.replace("\r\n", "\n") if "\r\n" in source else source)
         except SyntaxError as exc:
             if exc.msg and _CPYTHON_TOO_DEEP.search(exc.msg):
                 return exc, exc.msg, None

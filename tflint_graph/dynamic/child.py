@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import contextlib
 import importlib
 import io
@@ -360,7 +361,7 @@ def _has_batch(spec: dict[str, Any]) -> bool:
 
 def _fingerprint(value: Any) -> tuple[Any, str]:
     """(what identifies the value's state, how to show it)."""
-    if isinstance(value, (list, dict, set, bytearray)):
+    if isinstance(value, (list, dict, set, bytearray, collections.deque)):
         items = value.items() if isinstance(value, dict) else value
         ids = tuple(id(x) for x in list(items)[:64])
         return (type(value).__name__, len(value), ids), f"len {len(value)}"
@@ -577,6 +578,11 @@ def _attempt(
         after = [_fingerprint(v) for v in values]
         call["missing"] = [
             w["label"] for w, v in zip(watches, values, strict=True) if v is _MISSING
+        ]
+        call["containers"] = [
+            w["label"]
+            for w, v in zip(watches, values, strict=True)
+            if isinstance(v, (list, dict, set, bytearray, collections.deque))
         ]
         for w, b, a in zip(watches, before, after, strict=True):
             if b[0] != a[0]:

@@ -548,26 +548,65 @@ def _ref(expr: ast.expr) -> tuple[str, str, str] | None:
     return None
 
 
+# Methods that change a list, dict, set or deque in place (TFG102's mutations).
+_MUTATORS = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "pop",
+        "remove",
+        "clear",
+        "update",
+        "setdefault",
+        "add",
+        "discard",
+        "popitem",
+        "appendleft",
+        "extendleft",
+        "sort",
+        "reverse",
+    }
+)
+
+
+def _written(node: ast.AST) -> ast.expr | None:
+    """The target an assignment statement (or a store/del of a name, attribute or
+    subscript) writes."""
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        return node.target
+    if isinstance(node, (ast.Assign, ast.Delete)) and len(node.targets) == 1:
+        return node.targets[0]
+    if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) and isinstance(
+        node.ctx, (ast.Store, ast.Del)
+    ):
+        return node
+    return None
+
+
 def _state_of(node: ast.AST, code: str) -> tuple[str, str, str] | None:
+    """What a finding's statement changes, strictly in its code's own terms: a decoy (a
+    global write reported as a container mutation) must find nothing to watch."""
     if isinstance(node, ast.Expr):
         return _state_of(node.value, code)
     if code == "TFG109":
         return ("global", node.id, "") if isinstance(node, ast.Name) else None
-    target: ast.expr | None = None
-    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-        target = node.target
-    elif isinstance(node, (ast.Assign, ast.Delete)) and len(node.targets) == 1:
-        target = node.targets[0]
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        target = node.func.value if code == "TFG102" else None
-    elif isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
-        target = node
-    if target is None:
+    if code == "TFG102":
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _MUTATORS
+        ):
+            return _ref(node.func.value)
+        target = _written(node)
+        if isinstance(target, ast.Subscript):
+            return _ref(target.value)
+        if isinstance(node, ast.AugAssign) and target is not None:
+            return _ref(target)  # `history += [x]`: the child checks it holds a container
         return None
-    if code == "TFG102" and isinstance(target, ast.Subscript):
-        target = target.value
+    target = _written(node)
     if code == "TFG105":
         return ("global", target.id, "") if isinstance(target, ast.Name) else None
-    if code == "TFG106" and not isinstance(target, ast.Attribute):
-        return None
-    return _ref(target)
+    if code == "TFG106" and isinstance(target, ast.Attribute):
+        return _ref(target)
+    return None

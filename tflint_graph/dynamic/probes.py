@@ -403,7 +403,8 @@ class _Judge:
         ran_first = line in first.get("lines", ())
         ran_later = any(line in c.get("lines", ()) for c in self.calls[1:])
         n_later = len(self.calls) - 1
-        unreadable = watch is None or watch.label in first.get("missing", ())
+        # The plan named a written variable the child could not read (a closure cell).
+        unreadable = watch is not None and watch.label in first.get("missing", ())
         if unreadable and code == "TFG105" and ran_first and not ran_later and n_later:
             # A global/nonlocal write is the statement itself: running while tracing only
             # is the whole claim, even where the variable (a closure cell) cannot be read.
@@ -415,6 +416,8 @@ class _Judge:
         if watch is None:
             return Verdict(UNVERIFIED, "the changed state could not be named from the source")
         label = watch.label
+        if code == "TFG102" and label not in first.get("containers", ()):
+            return Verdict(UNVERIFIED, f"{label} does not hold a list, dict or set{self.suffix}")
         change1 = first.get("changed", {}).get(label)
         later = [c.get("changed", {}).get(label) for c in self.calls[1:]]
         if change1 and ran_first and not any(later) and not ran_later and n_later:
