@@ -202,7 +202,8 @@ class Probe:
 
             self.transparent.add(_real(_collections_abc.__file__))
         # The public methods, not _log: debug/info calls below the logger's level never
-        # reach _log, yet they run (and are worth reporting) only while tracing.
+        # reach _log, yet they run (and are worth reporting) only while tracing. (The same
+        # names as checks/logging_in_traced.py: this file runs in the child without the package.)
         for name in (
             "debug",
             "info",
@@ -617,6 +618,9 @@ def _usable(result: dict[str, Any], target: dict[str, Any]) -> bool:
     return bool(set(target.get("raised_anywhere", ())) & mro)
 
 
+_RANDOM = "the traced function draws random numbers, so results cannot be compared"
+
+
 def _draws_random(runner: Runner, args: list[Any], kwargs: dict[str, Any]) -> bool:
     """Whether the traced graph (or a function in its library: loop bodies, branches) holds a
     stateful random op: its results differ call to call, so they prove nothing compared."""
@@ -673,7 +677,7 @@ def _stale(runner: Runner, result: dict[str, Any], name: str) -> dict[str, Any]:
         return {"error": f"{name} is a {type(old).__name__}; only numbers and bools are changed"}
     args, kwargs = result["sets"][0]
     if _draws_random(runner, args, kwargs):
-        return {"error": "the traced function draws random numbers, so results cannot be compared"}
+        return {"error": _RANDOM}
     state = _State(runner, args, kwargs)
     try:
         base = state.observe(lambda: runner.plain(args, kwargs))
@@ -707,7 +711,7 @@ def _eager_diff(runner: Runner, result: dict[str, Any]) -> dict[str, Any]:
     if first["exception"] is not None:
         return {"error": f"the traced call raised {first['exception']['type']} first"}
     if _draws_random(runner, args, kwargs):
-        return {"error": "the traced function draws random numbers, so results cannot be compared"}
+        return {"error": _RANDOM}
     state = _State(runner, args, kwargs)
     try:
         eager1 = state.observe(lambda: runner.eager(args, kwargs))
