@@ -446,7 +446,7 @@ def _attempts(
             for shape in GUESSED_SHAPES[:2]
         )
         return guesses, ()
-    required, keyword_only = _params(node, method="." in _qualname(ctx, node))
+    required, keyword_only = _params(node, method="." in entry.qualname)
     described = [_annotation(ctx, p) for p in [*required, *keyword_only]]
     source = "annotations" if any(d is not None for d in described) else "guessed"
     attempts = []
@@ -495,11 +495,6 @@ def _guess(name: str, shape: tuple[int, ...], *, per_element: bool) -> TensorSpe
     if role == "tensor":
         return TensorSpecLite("float32", shape)
     return TensorSpecLite("int32" if role == "label" else "string", row)
-
-
-def _qualname(ctx: ModuleContext, node: cst.FunctionDef) -> str:
-    cls = ctx.enclosing_class(node)
-    return f"{cls.name.value}.{node.name.value}" if cls is not None else node.name.value
 
 
 # -- what state a finding claims changes ---------------------------------------------------
