@@ -6,10 +6,11 @@ from collections.abc import Iterator
 from enum import Enum
 
 import libcst as cst
-from libcst.metadata import Assignment, FunctionScope, GlobalScope
 
+from tflint_graph import walk
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
 from tflint_graph.names import dotted, root_name
+from tflint_graph.scopes import Assignment, FunctionScope, GlobalScope
 
 _CONTAINER_CALLS = (
     "builtins.list",
@@ -91,7 +92,7 @@ def attribute_values(
 def _attribute_targets(cls: cst.ClassDef) -> list[cst.Attribute]:
     found: list[cst.Attribute] = []
 
-    class _Targets(cst.CSTVisitor):
+    class _Targets(walk.Visitor):
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
             if isinstance(node.target, cst.Attribute):
                 found.append(node.target)
@@ -104,7 +105,7 @@ def _attribute_targets(cls: cst.ClassDef) -> list[cst.Attribute]:
             if node.asname is not None and isinstance(node.asname.name, cst.Attribute):
                 found.append(node.asname.name)
 
-    cls.visit(_Targets())
+    _Targets().walk(cls)
     return found
 
 
@@ -197,7 +198,7 @@ def _declared_outer_names(fn: FunctionNode) -> set[str]:
     if not isinstance(fn, cst.FunctionDef):
         return names
 
-    class _Decl(cst.CSTVisitor):
+    class _Decl(walk.Visitor):
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return node is fn
 
@@ -213,7 +214,7 @@ def _declared_outer_names(fn: FunctionNode) -> set[str]:
         def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
             names.update(item.name.value for item in node.names)
 
-    fn.visit(_Decl())
+    _Decl().walk(fn)
     return names
 
 
@@ -259,11 +260,11 @@ def calls_in(node: cst.CSTNode) -> list[cst.Call]:
     """Every call inside ``node`` (nested functions included), in source order."""
     found: list[cst.Call] = []
 
-    class _Calls(cst.CSTVisitor):
+    class _Calls(walk.Visitor):
         def visit_Call(self, call: cst.Call) -> None:
             found.append(call)
 
-    node.visit(_Calls())
+    _Calls().walk(node)
     return found
 
 

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import ImportAssignment
 
 from tflint_graph.analysis import assigned_value
 from tflint_graph.context import FunctionNode, ModuleContext
 from tflint_graph.project import TfFunction, may_be_project
+from tflint_graph.scopes import ImportAssignment
 from tflint_graph.traced import TraceFinder
 
 
@@ -69,7 +69,7 @@ def _ref(
         jit_compile=_true(_kw(options, "jit_compile", "experimental_compile")),
         reduce_retracing=_true(_kw(options, "reduce_retracing", "experimental_relax_shapes")),
         origin=ctx.path,
-        line=ctx.position(anchor).start.line,
+        line=ctx.line(anchor),
     )
     return TfFunctionRef(info, node, options)
 
@@ -92,7 +92,7 @@ def _decorated(ctx: ModuleContext, fn: cst.FunctionDef) -> TfFunctionRef | None:
         options = finder.tf_function_options(dec.decorator)
         if options is not None:
             display = f"{fn.name.value}()"
-            return _ref(ctx, _qualname(ctx, fn), display, fn, tuple(options), fn.name)
+            return _ref(ctx, _qualname(ctx, fn), display, fn, tuple(options), fn)
     return None
 
 

@@ -21,7 +21,7 @@ from typing import TypeAlias
 
 import libcst as cst
 
-from tflint_graph import cheap
+from tflint_graph import cheap, walk
 from tflint_graph.checks import ALL_RULES, Rule
 from tflint_graph.config import Config
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
@@ -203,49 +203,50 @@ def _python_error_finding(path: str, exc: SyntaxError) -> Finding:
     )
 
 
-class _Dispatcher(cst.CSTVisitor):
+class _Dispatcher:
     """Walks the module once and hands each node of traced code to the rules."""
 
     def __init__(self, ctx: ModuleContext, rules: Sequence[Rule]) -> None:
         self.ctx = ctx
-        self.stack: list[TracedFunction | None] = [None]
-        self.handlers: dict[str, list[tuple[Callable[..., None], bool]]] = {}
+        self.fn: TracedFunction | None = None
+        self.by_name: dict[str, list[tuple[Callable[..., None], bool]]] = {}
         for rule in rules:
             for attr in dir(rule):
                 if attr.startswith("visit_"):
-                    self.handlers.setdefault(attr[6:], []).append(
+                    self.by_name.setdefault(attr[6:], []).append(
                         (getattr(rule, attr), rule.traced_only)
                     )
+        self.handlers: dict[type, list[tuple[Callable[..., None], bool]]] = {}
 
-    def _dispatch(self, node: cst.CSTNode) -> None:
-        handlers = self.handlers.get(type(node).__name__)
-        if handlers:
-            fn = self.stack[-1]
-            for handler, traced_only in handlers:
-                if fn is not None or not traced_only:
-                    handler(node, fn)
+    def walk(self, node: cst.CSTNode) -> None:
+        kind = type(node)
+        handlers = self.handlers.get(kind)
+        if handlers is None:
+            handlers = self.handlers[kind] = self.by_name.get(kind.__name__, [])
+        fn = self.fn
+        for handler, traced_only in handlers:
+            if fn is not None or not traced_only:
+                handler(node, fn)
+        if kind is cst.FunctionDef:
+            # Decorators, defaults and annotations run in the enclosing scope.
+            for dec in node.decorators:  # type: ignore[attr-defined]
+                self.walk(dec)
+            self.walk(node.params)  # type: ignore[attr-defined]
+            if node.returns is not None:  # type: ignore[attr-defined]
+                self.walk(node.returns)  # type: ignore[attr-defined]
+            self._enter_function(node, node.body)  # type: ignore[arg-type,attr-defined]
+        elif kind is cst.Lambda:
+            self.walk(node.params)  # type: ignore[attr-defined]
+            self._enter_function(node, node.body)  # type: ignore[arg-type,attr-defined]
+        else:
+            for child in walk.children(node):
+                self.walk(child)
 
     def _enter_function(self, node: FunctionNode, body: cst.CSTNode) -> None:
-        self.stack.append(self.ctx.traced.get(node))
-        body.visit(self)
-        self.stack.pop()
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        self._dispatch(node)
-        if isinstance(node, cst.FunctionDef):
-            # Decorators, defaults and annotations run in the enclosing scope.
-            for dec in node.decorators:
-                dec.visit(self)
-            node.params.visit(self)
-            if node.returns is not None:
-                node.returns.visit(self)
-            self._enter_function(node, node.body)
-            return False
-        if isinstance(node, cst.Lambda):
-            node.params.visit(self)
-            self._enter_function(node, node.body)
-            return False
-        return True
+        outer = self.fn
+        self.fn = self.ctx.traced.get(node)
+        self.walk(body)
+        self.fn = outer
 
 
 def lint_source(
@@ -286,11 +287,12 @@ def analyse_source(
         or view.tf_functions
         or view.remote
     ):
-        parsed = _parse(source, path)
+        verdict = _python_syntax_check(source)
+        parsed = _parse(source, path, verdict)
         if isinstance(parsed, Finding):
             findings = [parsed]
         else:
-            findings, summary = _run_rules(parsed, source, path, config, view)
+            findings, summary = _run_rules(parsed, source, path, config, view, verdict[2])
     else:
         findings, summary = _untraced(source, path, view)
     lines = source_lines(source) if noqa else []
@@ -345,11 +347,17 @@ def _untraced(
 
 
 def _run_rules(
-    module: cst.Module, source: str, path: str, config: Config, view: ProjectView
+    module: cst.Module,
+    source: str,
+    path: str,
+    config: Config,
+    view: ProjectView,
+    python_tree: ast.Module | None = None,
 ) -> tuple[list[Finding], ModuleSummary | None]:
     too_deep = [_tool_finding(path, "TFG001", "syntax error: too deeply nested to analyse")]
     try:
         ctx = ModuleContext(path, source, module, config, view)
+        ctx.python_tree = python_tree
         ctx.traced = find_traced(ctx)
     except RecursionError:
         return too_deep, None
@@ -358,7 +366,7 @@ def _run_rules(
     try:
         if ctx.traced or not all(r.traced_only for r in rules_enabled):
             rules = [r(ctx, findings) for r in rules_enabled]
-            module.visit(_Dispatcher(ctx, rules))
+            _Dispatcher(ctx, rules).walk(module)
         findings += _remote_findings(ctx)
         # After the rules: they may have judged other modules' functions (ctx.remote).
         summary = summarize(ctx)

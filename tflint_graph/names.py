@@ -10,11 +10,12 @@ one canonical dotted name, so rules compare against ``tensorflow.function`` or
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import QualifiedName, QualifiedNameSource
+
+from tflint_graph.scopes import Source
 
 # Prefix rewrites applied in order; the first match wins.  Keras is reachable as `keras`,
 # `tf_keras`, `tensorflow.keras` and several private paths, and the compat namespaces of
@@ -122,7 +123,7 @@ class Resolution:
 
     def is_(self, *targets: str) -> bool:
         """Any import binding is one of ``targets`` (``try/except ImportError`` keeps both)."""
-        return any(name in targets for name in self.imported)
+        return bool(self.imported) and not self.imported.isdisjoint(targets)
 
     def startswith(self, *prefixes: str) -> bool:
         return any(name.startswith(prefixes) for name in self.imported)
@@ -136,19 +137,12 @@ _NOTHING = Resolution(frozenset(), False)
 
 
 class Resolver:
-    """Resolves names and attribute chains using libcst's qualified-name metadata."""
+    """Resolves names and attribute chains from the module's qualified names
+    (``scopes.ModuleScopes.qualified_names``)."""
 
-    def __init__(self, qualified: Mapping[cst.CSTNode, object]) -> None:
+    def __init__(self, qualified: Callable[[cst.CSTNode], set[tuple[str, Source]]]) -> None:
         self._qualified = qualified
         self._cache: dict[cst.CSTNode, Resolution] = {}
-
-    def _name_bindings(self, node: cst.Name) -> Iterable[QualifiedName]:
-        value = self._qualified.get(node)
-        if value is None:
-            return ()
-        if callable(value):  # libcst computes qualified names lazily
-            value = value()
-        return value  # type: ignore[return-value]
 
     def resolve(self, node: cst.BaseExpression) -> Resolution:
         """Resolve ``name`` or ``name.attr.attr``; anything else resolves to nothing."""
@@ -163,9 +157,9 @@ class Resolver:
             assert base is not None
             imported: set[str] = set()
             local = False
-            for qn in self._name_bindings(base):
-                if qn.source in (QualifiedNameSource.IMPORT, QualifiedNameSource.BUILTIN):
-                    full = f"{qn.name}.{tail}" if tail else qn.name
+            for name, source in self._qualified(base):
+                if source is not Source.LOCAL:
+                    full = f"{name}.{tail}" if tail else name
                     imported.add(canonical(full))
                 else:
                     local = True

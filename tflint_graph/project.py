@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tflint_graph import walk
 from tflint_graph.config import Config
 from tflint_graph.context import TraceKind
 from tflint_graph.finding import Finding
@@ -289,7 +290,7 @@ def module_classes(module: cst.Module, imports: dict[str, str]) -> dict[str, tup
     return found
 
 
-class _CalledImports(cst.CSTVisitor):
+class _CalledImports(walk.Visitor):
     def __init__(self, imports: dict[str, str]) -> None:
         self.imports = imports
         self.found: set[str] = set()
@@ -306,7 +307,7 @@ def called_imports(module: cst.Module, imports: dict[str, str]) -> set[str]:
     """Imported names the module calls, from the syntax alone (for a module that never
     mentions TensorFlow but calls a tf.function imported from another module)."""
     visitor = _CalledImports(imports)
-    module.visit(visitor)
+    visitor.walk(module)
     return visitor.found
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from tflint_graph import walk
 from tflint_graph.analysis import assigned_value
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.names import Resolution, canonical, dotted, keras_kinds_of
@@ -238,7 +239,7 @@ class _FunctionFacts:
     returns: list[cst.BaseExpression] = field(default_factory=list)
 
 
-class _Collector(cst.CSTVisitor):
+class _Collector(walk.Visitor):
     def __init__(self) -> None:
         self.stack: list[FunctionNode | None] = [None]
         self.facts: dict[FunctionNode | None, _FunctionFacts] = {None: _FunctionFacts()}
@@ -259,22 +260,22 @@ class _Collector(cst.CSTVisitor):
         self.functions.append(node)
         # Decorators, defaults and annotations belong to the enclosing scope.
         for dec in node.decorators:
-            dec.visit(self)
-        node.params.visit(self)
+            self.walk(dec)
+        self.walk(node.params)
         if node.returns is not None:
-            node.returns.visit(self)
+            self.walk(node.returns)
         self.stack.append(node)
         self.facts[node] = _FunctionFacts()
-        node.body.visit(self)
+        self.walk(node.body)
         self.stack.pop()
         return False
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         self._here().lambdas.append(node)
-        node.params.visit(self)
+        self.walk(node.params)
         self.stack.append(node)
         self.facts[node] = _FunctionFacts()
-        node.body.visit(self)
+        self.walk(node.body)
         self.stack.pop()
         return False
 
@@ -336,7 +337,7 @@ def _kwarg(call: cst.Call, name: str) -> cst.BaseExpression | None:
     return None
 
 
-class _RunEagerlyAssignment(cst.CSTVisitor):
+class _RunEagerlyAssignment(walk.Visitor):
     """``model.run_eagerly = True`` (or ``run_eagerly = True`` in a class body)."""
 
     def __init__(self) -> None:
@@ -366,7 +367,7 @@ def _last(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
 
-class _InnerNodes(cst.CSTVisitor):
+class _InnerNodes(walk.Visitor):
     """Calls and lambdas inside an expression (used to fence off escape-hatch arguments)."""
 
     def __init__(self) -> None:
@@ -385,7 +386,7 @@ class TraceFinder:
     def __init__(self, ctx: ModuleContext) -> None:
         self.ctx = ctx
         self.collector = _Collector()
-        ctx.module.visit(self.collector)
+        self.collector.walk(ctx.module)
         self.facts = self.collector.facts
         self.escaped: set[FunctionNode] = set()
         self._keras_kinds: dict[cst.ClassDef, frozenset[str]] = {}
@@ -885,7 +886,7 @@ class TraceFinder:
             if _is_true(_kwarg(call, "run_eagerly")):
                 return True
         finder = _RunEagerlyAssignment()
-        self.ctx.module.visit(finder)
+        finder.walk(self.ctx.module)
         return finder.found
 
     def find(self) -> dict[FunctionNode, TracedFunction]:
@@ -910,7 +911,7 @@ class TraceFinder:
             traced[fn] = info
             order.append(info)
 
-        roots: list[tuple[int, int, FunctionNode, TraceKind, str, bool, object]] = []
+        roots: list[tuple[int, FunctionNode, TraceKind, str, bool, object]] = []
 
         def root(
             fn: FunctionNode,
@@ -919,8 +920,7 @@ class TraceFinder:
             autograph: bool = True,
             signature: cst.BaseExpression | None = None,
         ) -> None:
-            pos = ctx.position(fn).start
-            roots.append((pos.line, pos.column, fn, kind, reason, autograph, signature))
+            roots.append((ctx.source_order(fn), fn, kind, reason, autograph, signature))
 
         for fn in self.collector.functions:
             reason, autograph, signature = self._decorator_root(fn)
@@ -1000,8 +1000,8 @@ class TraceFinder:
                     for item in _elements(value):
                         self._send(item, TraceKind.KERAS, label, None)
 
-        roots.sort(key=lambda r: (r[0], r[1]))
-        for _, _, fn, kind, reason, autograph, signature in roots:
+        roots.sort(key=lambda r: r[0])
+        for _, fn, kind, reason, autograph, signature in roots:
             add(fn, kind, reason, autograph=autograph, signature=signature)  # type: ignore[arg-type]
 
         # Roots handed over by other modules of the run: `helpers.normalize` called from a
@@ -1093,7 +1093,7 @@ class TraceFinder:
             if self.is_escape_hatch(call.func):
                 inner = _InnerNodes()
                 for arg in call.args:
-                    arg.value.visit(inner)
+                    inner.walk(arg.value)
                 fenced |= inner.found
         for call in facts.calls:
             if call in fenced:

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from tflint_graph import walk
 from tflint_graph.analysis import calls_in, declared_outer_names, is_init_scope
 from tflint_graph.autograph import under_eager_check
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
@@ -475,20 +476,20 @@ def _dotted_exprs(node: cst.CSTNode) -> list[cst.BaseExpression]:
     """Maximal ``a.b.c`` chains and bare names in ``node``."""
     found: list[cst.BaseExpression] = []
 
-    class _Chains(cst.CSTVisitor):
+    class _Chains(walk.Visitor):
         def visit_Attribute(self, attr: cst.Attribute) -> bool:
             if dotted(attr) is not None:
                 found.append(attr)
             else:
-                attr.value.visit(self)  # not the attribute's own name
+                self.walk(attr.value)  # not the attribute's own name
             return False
 
         def visit_Name(self, name: cst.Name) -> None:
             found.append(name)
 
         def visit_Arg(self, arg: cst.Arg) -> bool:
-            arg.value.visit(self)  # not the keyword's name
+            self.walk(arg.value)  # not the keyword's name
             return False
 
-    node.visit(_Chains())
+    _Chains().walk(node)
     return found

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from tflint_graph import walk
 from tflint_graph.analysis import assigned_value, int_literal
 from tflint_graph.callsites import imported_names, instance_classes
 from tflint_graph.context import FunctionNode, ModuleContext
@@ -88,16 +89,15 @@ def _export_sites(ctx: ModuleContext) -> tuple[list[Exported], list[Saved]]:
     for at, call in finder.collector.calls:
         func = call.func
         res = finder.resolve(func)
-        line = ctx.position(call).start.line
         if res.is_(*_SAVE):
             signatures = _argument(call, 2, "signatures")
             if isinstance(signatures, cst.Name) and signatures.value == "None":
                 signatures = None  # the same as not passing it
             if signatures is not None:
-                where = f"tf.saved_model.save() (line {line})"
+                where = f"tf.saved_model.save() (line {ctx.line(call)})"
                 exported += [Exported(v, at, False, where) for v in _values(ctx, signatures)]
             if (obj := _argument(call, 0, "obj")) is not None:
-                saved.append(Saved(obj, at, line, signatures is not None))
+                saved.append(Saved(obj, at, ctx.line(call), signatures is not None))
         elif res.is_(*_KERAS_SAVE) or (
             isinstance(func, cst.Attribute)
             and func.attr.value in ("save", "export")
@@ -106,7 +106,7 @@ def _export_sites(ctx: ModuleContext) -> tuple[list[Exported], list[Saved]]:
             signatures = _argument(call, -1, "signatures")
             if signatures is not None:
                 label = func.attr.value if isinstance(func, cst.Attribute) else "save_model"
-                where = f"{label}() (line {line})"
+                where = f"{label}() (line {ctx.line(call)})"
                 exported += [Exported(v, at, False, where) for v in _values(ctx, signatures)]
         elif (
             isinstance(func, cst.Attribute)
@@ -116,7 +116,7 @@ def _export_sites(ctx: ModuleContext) -> tuple[list[Exported], list[Saved]]:
             and (fn := _argument(call, 1, "fn")) is not None
         ):
             archive = _is_export_archive(ctx, finder, func.value)
-            where = f"add_endpoint() (line {line})"
+            where = f"add_endpoint() (line {ctx.line(call)})"
             exported.append(Exported(fn, at, True, where, archive))
     return exported, saved
 
@@ -231,7 +231,7 @@ def needs_inputs(ctx: ModuleContext, fn: FunctionNode) -> bool:
     return any(p.default is None for p in fn.params.kwonly_params)
 
 
-class _Evidence(cst.CSTVisitor):
+class _Evidence(walk.Visitor):
     """What the body of a function reveals about its parameters."""
 
     def __init__(self, ctx: ModuleContext, params: list[cst.Param]) -> None:
@@ -345,7 +345,7 @@ def signature_skeleton(ctx: ModuleContext, fn: FunctionNode | None, tf: str = "t
         return GENERIC_SKELETON.replace("tf.", f"{tf}.")
     params = input_params(ctx, fn)
     evidence = _Evidence(ctx, params)
-    fn.body.visit(evidence)
+    evidence.walk(fn.body)
     specs = []
     for p in params:
         name = p.name.value
@@ -387,7 +387,7 @@ def foreign_exports(ctx: ModuleContext) -> list[ExportFact]:
     return facts
 
 
-class _Attributes(cst.CSTVisitor):
+class _Attributes(walk.Visitor):
     def __init__(self, name: str) -> None:
         self.name = name
         self.found: set[str] = set()
@@ -399,5 +399,5 @@ class _Attributes(cst.CSTVisitor):
 
 def _touched(ctx: ModuleContext, obj: cst.Name) -> tuple[str, ...]:
     visitor = _Attributes(obj.value)
-    ctx.module.visit(visitor)
+    visitor.walk(ctx.module)
     return tuple(sorted(visitor.found))

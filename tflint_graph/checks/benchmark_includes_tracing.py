@@ -7,14 +7,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import CodeRange, ImportAssignment
+from libcst.metadata import CodeRange
 
+from tflint_graph import walk
 from tflint_graph.analysis import argument
 from tflint_graph.callsites import TfFunctionRef, module_tf_functions, tf_function_of
 from tflint_graph.checks.base import Rule
 from tflint_graph.context import FunctionNode, TracedFunction
 from tflint_graph.finding import Severity
 from tflint_graph.project import may_be_project
+from tflint_graph.scopes import ImportAssignment
 from tflint_graph.traced import TraceFinder
 
 _TIMERS = frozenset(
@@ -93,11 +95,11 @@ def _children(node: cst.CSTNode, ok: bool) -> list[tuple[cst.CSTNode, bool]]:
         while comp is not None:
             has_if = has_if or bool(comp.ifs)
             comp = comp.inner_for_in
-        return [(c, ok and not has_if) for c in node.children]
-    return [(c, ok) for c in node.children]
+        return [(c, ok and not has_if) for c in walk.children(node)]
+    return [(c, ok) for c in walk.children(node)]
 
 
-class _Names(cst.CSTVisitor):
+class _Names(walk.Visitor):
     """Every name and call of the module, in source order."""
 
     def __init__(self) -> None:
@@ -188,7 +190,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         self.finder = ctx.trace_finder or TraceFinder(ctx)
         ctx.trace_finder = self.finder
         collector = _Names()
-        node.visit(collector)
+        collector.walk(node)
         self.names: dict[str, list[cst.Name]] = {}
         for name in collector.names:
             self.names.setdefault(name.value, []).append(name)

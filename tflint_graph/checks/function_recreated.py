@@ -18,6 +18,7 @@ import re
 
 import libcst as cst
 
+from tflint_graph import walk
 from tflint_graph.callsites import call_sites, callback_hook, loops_around
 from tflint_graph.checks.base import Rule
 from tflint_graph.context import FunctionNode, TracedFunction, TraceKind
@@ -444,7 +445,7 @@ def _stateful_test(ctx, test: cst.BaseExpression, region: cst.CSTNode, needles) 
     if _mentions(ctx.code(test), needles):
         return True
     finder = _Names()
-    test.visit(finder)
+    finder.walk(test)
     if finder.opaque:
         return True
     return any(_bound_inside(ctx, name, region, None) for name in finder.names)
@@ -456,11 +457,11 @@ def _bound_in(ctx, expr: cst.CSTNode, region: cst.CSTNode, skip_self: bool = Fal
     ``skip_self``, a method's ``self``/``cls`` does not count (the same object, typically)."""
     finder = _Names()
     if isinstance(expr, cst.FunctionDef):
-        expr.body.visit(finder)
+        finder.walk(expr.body)
         for dec in expr.decorators:
-            dec.visit(finder)
+            finder.walk(dec)
     else:
-        expr.visit(finder)
+        finder.walk(expr)
     names = finder.names
     if skip_self and isinstance(region, cst.FunctionDef) and region.params.params:
         first = region.params.params[0].name.value
@@ -474,7 +475,7 @@ def _same_each_call(ctx, wrapped: cst.CSTNode, owner: cst.FunctionDef) -> bool: 
     loop of this module passes, for each parameter ``wrapped`` reads, a value the loop does not
     change (``evaluate(model, val_ds)`` with ``model`` built before the loop)."""
     finder = _Names()
-    wrapped.visit(finder)
+    finder.walk(wrapped)
     params = {p.name.value: i for i, p in enumerate(owner.params.params)}
     used = {n.value for n in finder.names if n.value in params}
     if not used or ctx.enclosing_class(owner) is not None:
@@ -528,7 +529,7 @@ def _bound_inside(ctx, name: cst.Name, region: cst.CSTNode, own: cst.CSTNode | N
     return False
 
 
-class _Names(cst.CSTVisitor):
+class _Names(walk.Visitor):
     """Variable reads in an expression (not attribute names or keywords); ``opaque`` when
     it also reads attributes, calls or subscripts (state this module cannot follow)."""
 
@@ -542,7 +543,7 @@ class _Names(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         self.opaque = True
-        node.value.visit(self)
+        self.walk(node.value)
         return False
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -552,30 +553,30 @@ class _Names(cst.CSTVisitor):
         self.opaque = True
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
+        self.walk(node.value)
         return False
 
     def visit_Param(self, node: cst.Param) -> bool:
         if node.default is not None:
-            node.default.visit(self)
+            self.walk(node.default)
         return False
 
 
 def _calls(body: cst.CSTNode) -> list[cst.Call]:
     found: list[cst.Call] = []
 
-    class _Visit(cst.CSTVisitor):
+    class _Visit(walk.Visitor):
         def visit_Call(self, node: cst.Call) -> None:
             found.append(node)
 
-    body.visit(_Visit())
+    _Visit().walk(body)
     return found
 
 
 def _returns(owner: cst.FunctionDef) -> list[cst.Return]:
     found: list[cst.Return] = []
 
-    class _Visit(cst.CSTVisitor):
+    class _Visit(walk.Visitor):
         def visit_Return(self, node: cst.Return) -> None:
             if node.value is not None:
                 found.append(node)
@@ -586,14 +587,14 @@ def _returns(owner: cst.FunctionDef) -> list[cst.Return]:
         def visit_Lambda(self, node: cst.Lambda) -> bool:
             return False
 
-    owner.visit(_Visit())
+    _Visit().walk(owner)
     return found
 
 
 def _tests(body: cst.CSTNode) -> list[cst.BaseExpression]:
     found: list[cst.BaseExpression] = []
 
-    class _Visit(cst.CSTVisitor):
+    class _Visit(walk.Visitor):
         def visit_If(self, node: cst.If) -> None:
             found.append(node.test)
 
@@ -603,5 +604,5 @@ def _tests(body: cst.CSTNode) -> list[cst.BaseExpression]:
         def visit_ClassDef(self, node: cst.ClassDef) -> bool:
             return False
 
-    body.visit(_Visit())
+    _Visit().walk(body)
     return found

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tflint_graph import walk
 from tflint_graph.autograph import runs_eagerly
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.tensor_numpy import short
@@ -237,12 +238,12 @@ def _own_nodes(body: cst.CSTNode) -> list[cst.CSTNode]:
     classes (their code does not run inside the try)."""
     found: list[cst.CSTNode] = []
 
-    class _Walk(cst.CSTVisitor):
+    class _Walk(walk.Visitor):
         def on_visit(self, node: cst.CSTNode) -> bool:
             if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
                 return False
             found.append(node)
             return True
 
-    body.visit(_Walk())
+    _Walk().walk(body)
     return found

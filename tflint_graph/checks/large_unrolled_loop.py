@@ -1,13 +1,13 @@
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import GlobalScope
 
 from tflint_graph.analysis import int_literal
 from tflint_graph.autograph import under_eager_check
 from tflint_graph.checks.base import Rule
 from tflint_graph.context import TracedFunction
 from tflint_graph.finding import Severity
+from tflint_graph.scopes import GlobalScope
 
 
 class LargeUnrolledLoop(Rule):

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tflint_graph import walk
 from tflint_graph.analysis import module_constant
 from tflint_graph.checks.base import Rule
 from tflint_graph.context import ModuleContext, TracedFunction, TraceKind
@@ -96,7 +97,7 @@ def _is_stub(body: cst.BaseSuite) -> bool:
     return True
 
 
-class _PurePython(cst.CSTVisitor):
+class _PurePython(walk.Visitor):
     """Walks a body and clears ``pure`` at the first thing that may build an op."""
 
     def __init__(self, ctx: ModuleContext, fn: TracedFunction, python_params: set[cst.Param]):
@@ -117,7 +118,7 @@ class _PurePython(cst.CSTVisitor):
             ):
                 pass  # `metrics.items()`: a method tensors do not have, on a plain name
             elif isinstance(func, cst.Attribute) and func.attr.value in _PURE_METHODS:
-                func.value.visit(self)  # `names.append(...)` on a plain Python value
+                self.walk(func.value)  # `names.append(...)` on a plain Python value
             elif not (
                 isinstance(func, cst.Name)
                 and any(self.ctx.resolve(func).is_builtin(b) for b in _PURE_BUILTINS)
@@ -125,7 +126,7 @@ class _PurePython(cst.CSTVisitor):
                 self.pure = False
                 return False
             for arg in node.args:
-                arg.value.visit(self)  # skip the callee and keyword names
+                self.walk(arg.value)  # skip the callee and keyword names
             return False
         if isinstance(node, _UNKNOWN):
             self.pure = False
@@ -239,7 +240,7 @@ def lr_table(base=1e-3, epochs=30, shape=((784, 128), (10,))):  # TFG404
             if _python_default(self.ctx, p.default) and kinds.param_kind(p) is None
         }
         walker = _PurePython(self.ctx, traced, python_params)
-        node.body.visit(walker)
+        walker.walk(node.body)
         if not walker.pure:
             return
         self.report(

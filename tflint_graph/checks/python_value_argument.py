@@ -13,13 +13,14 @@ scalars never retrace on value; the same literal at every call traces once.
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import ImportAssignment
 
+from tflint_graph import walk
 from tflint_graph.analysis import module_constant
 from tflint_graph.callsites import callback_hook, loops_around, tf_function_calls
 from tflint_graph.checks.base import Rule
 from tflint_graph.context import ModuleContext, TracedFunction
 from tflint_graph.finding import Severity
+from tflint_graph.scopes import ImportAssignment
 
 # Iterables whose items are Python ints.
 _COUNTERS = ("itertools.count", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange")
@@ -400,10 +401,10 @@ def _union(parts: list[Loops]) -> Loops:
 def _mentions(expr: cst.BaseExpression, name: str) -> bool:
     found = False
 
-    class _Find(cst.CSTVisitor):
+    class _Find(walk.Visitor):
         def visit_Name(self, node: cst.Name) -> None:
             nonlocal found
             found = found or node.value == name
 
-    expr.visit(_Find())
+    _Find().walk(expr)
     return found

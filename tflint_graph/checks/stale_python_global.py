@@ -3,12 +3,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import Assignment, FunctionScope, GlobalScope, Scope
 
 from tflint_graph.analysis import declared_outer_names
 from tflint_graph.checks.base import Rule
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
 from tflint_graph.finding import Severity
+from tflint_graph.scopes import Assignment, FunctionScope, GlobalScope, Scope
 
 
 @dataclass(frozen=True)
@@ -186,8 +186,8 @@ def keep(x):
             return None
         earlier: list[cst.CSTNode] = []
         later: list[tuple[cst.CSTNode, int]] = []
-        for a in sorted(found, key=lambda a: ctx.position(a.node).start.line):
-            line = ctx.position(a.node).start.line
+        for a in sorted(found, key=lambda a: ctx.line(a.node)):
+            line = ctx.line(a.node)
             holder = ctx.enclosing_function(a.node) if not isinstance(a.node, cst.Param) else stop
             if holder is not stop:
                 name = holder.name.value if isinstance(holder, cst.FunctionDef) else "a lambda"
@@ -195,7 +195,7 @@ def keep(x):
             stmt = _statement_of(ctx, a.node)
             if isinstance(stmt, cst.AnnAssign) and stmt.value is None:
                 continue  # `x: float` declares, it does not bind
-            if ctx.position(stmt).start.line <= defined:
+            if ctx.line(stmt) <= defined:
                 earlier.append(stmt)
                 continue
             if isinstance(stmt, cst.AugAssign):
@@ -216,9 +216,9 @@ def _definition_end(ctx: ModuleContext, fn: FunctionNode, stop: FunctionNode | N
     child: cst.CSTNode = fn
     for anc in ctx.ancestors(fn):
         if (body is None and isinstance(anc, cst.Module)) or anc is body:
-            return ctx.position(child).end.line
+            return ctx.end_line(child)
         child = anc
-    return ctx.position(fn).end.line
+    return ctx.end_line(fn)
 
 
 def _exclusive(

@@ -4,6 +4,7 @@ from fnmatch import fnmatch
 
 import libcst as cst
 
+from tflint_graph import walk
 from tflint_graph.checks.base import Rule
 from tflint_graph.context import TracedFunction, TraceKind
 from tflint_graph.finding import Severity
@@ -49,7 +50,7 @@ _OPAQUE_PREFIXES = (
 _FREE_BUILTINS = frozenset({"len", "isinstance", "tuple", "list", "dict", "str", "int", "float"})
 
 
-class _Counter(cst.CSTVisitor):
+class _Counter(walk.Visitor):
     """Counts TensorFlow ops in a body; ``opaque`` when the cost cannot be known."""
 
     def __init__(self, rule: TinyHelperDecorated, fn: TracedFunction) -> None:
@@ -233,7 +234,7 @@ def step(x, y):
         if owner is not None and owner.bases:
             return  # a tf.Module / Keras method may be an exported endpoint
         counter = _Counter(self, info)
-        node.body.visit(counter)
+        counter.walk(node.body)
         limit = self.ctx.config.tiny_helper_max_ops
         if counter.opaque or counter.ops == 0 or counter.ops > limit:
             return

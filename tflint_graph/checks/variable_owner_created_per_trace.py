@@ -4,6 +4,7 @@ from typing import ClassVar
 
 import libcst as cst
 
+from tflint_graph import walk
 from tflint_graph.analysis import assigned_value, calls_in
 from tflint_graph.checks._creation import (
     Creation,
@@ -354,11 +355,11 @@ def _applies_gradients(fn: cst.FunctionDef) -> bool:
 def _mentions(fn: cst.FunctionDef, param: str) -> bool:
     found = False
 
-    class _Names(cst.CSTVisitor):
+    class _Names(walk.Visitor):
         def visit_Name(self, name: cst.Name) -> None:
             nonlocal found
             if name.value == param:
                 found = True
 
-    fn.body.visit(_Names())
+    _Names().walk(fn.body)
     return found

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from tflint_graph import walk
 from tflint_graph.config import Config
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.dynamic.inputs import Example, PyValue, TensorSpecLite, from_signature_source
@@ -259,14 +260,14 @@ def _enclosing_def(ctx: ModuleContext, finding: Finding) -> cst.FunctionDef | No
     for fn in candidates:
         if holds(fn):
             inner = _InnerFunctions()
-            fn.body.visit(inner)
+            inner.walk(fn.body)
             if any(holds(n) for n in inner.found):
                 return None
             return fn
     return None
 
 
-class _InnerFunctions(cst.CSTVisitor):
+class _InnerFunctions(walk.Visitor):
     def __init__(self) -> None:
         self.found: list[cst.CSTNode] = []
 

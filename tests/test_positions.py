@@ -1,0 +1,90 @@
+"""Positions computed one statement at a time are libcst's, for every node.
+
+``positions.Positions`` generates code only for the statement around a node and trusts
+CPython for where that statement starts; this compares every node's range with libcst's
+``PositionProvider`` over the fixtures, test corpora, the package itself, a generated
+TensorFlow module and formatting corners (decorators, comments, tabs, CRLF, continuation
+lines, nested classes, one-line bodies).
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import sys
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from tflint_graph import walk
+from tflint_graph.positions import Positions
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+import generate  # noqa: E402  (a sibling script, not a package)
+
+CORNERS = {
+    "decorators-comments": (
+        "# header\n\nimport tensorflow as tf\n\n\n# a comment\n@tf.function(\n"
+        "    jit_compile=True)\n# between\n@other\ndef f(x):\n    # inside\n\n"
+        "    return x  # trailing\n\n\nclass A:\n    '''doc'''\n    @staticmethod\n"
+        "    def g(y): return lambda z: (\n        z + y)\n\n    class B:\n"
+        "        def h(self):\n            if self:\n                def k(): pass\n"
+        "            return 1\n"
+    ),
+    "tabs": "def f(x):\n\tif x:\n\t\treturn [\n\t\t\tx]\n\treturn 2\n",
+    "crlf": "import os\r\n\r\ndef f(x):\r\n    y = x; z = y\r\n    return z\r\n",
+    "continuation": "x = 1 + \\\n    2\ndef f(a,\n      b):\n    return a + \\\n        b\n",
+    "one-line-bodies": "class A: pass\ndef f(): return 1\nif True: x = 1\nelse: x = 2\n",
+    "async-unicode": "async def f(é):\n    s = 'ünï'; t = 2\n    async with a as b:\n        await b\n",
+    "empty": "",
+    "comment-only": "# nothing\n",
+}
+
+
+def _sources() -> list[tuple[str, str]]:
+    found = [*CORNERS.items(), ("generated", generate.tf_module(600, 5))]
+    for folder in ("fixtures", "tests/cases", "tests/corpus", "tflint_graph"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            found.append((str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")))
+    return found
+
+
+SOURCES = _sources()
+
+
+@pytest.mark.parametrize("name,source", SOURCES, ids=[n for n, _ in SOURCES])
+def test_positions_match_libcst(name: str, source: str) -> None:
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    nodes = list(walk.descendants(module))
+    # Ask in a random order, as rules do, so statements are generated in any order.
+    random.Random(0).shuffle(nodes)
+    positions = Positions(module, source, walk.parents(module), ast.parse(source))
+    for node in nodes:
+        assert positions[node] == expected[node], (name, type(node).__name__)
+    # The point: the whole module was never generated for these sources.
+    assert not positions._whole, name
+    # Start and end lines of statements come from CPython's tree when nothing has been
+    # generated yet: they too must be libcst's.
+    lines = Positions(module, source, walk.parents(module), ast.parse(source))
+    for node in nodes:
+        assert lines.start_line(node) == expected[node].start.line, (name, node)
+        assert lines.end_line(node) == expected[node].end.line, (name, node)
+
+
+def test_a_disagreement_falls_back_to_the_whole_module() -> None:
+    # CPython places this decorator on the line of `deco`, not of `@`: the generated
+    # statement then disagrees with CPython on the `def` line, and every position comes
+    # from the whole module instead.
+    source = "x = 1\n@(\n    deco\n)\ndef f():\n    return 1\n"
+    module = cst.parse_module(source)
+    positions = Positions(module, source, walk.parents(module), ast.parse(source))
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    inner = module.body[1].body.body[0]
+    assert positions[inner] == expected[inner]  # its own statement: CPython is right there
+    assert not positions._whole
+    assert positions[module.body[1]] == expected[module.body[1]]
+    assert positions._whole
