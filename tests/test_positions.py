@@ -38,7 +38,9 @@ CORNERS = {
     "crlf": "import os\r\n\r\ndef f(x):\r\n    y = x; z = y\r\n    return z\r\n",
     "continuation": "x = 1 + \\\n    2\ndef f(a,\n      b):\n    return a + \\\n        b\n",
     "one-line-bodies": "class A: pass\ndef f(): return 1\nif True: x = 1\nelse: x = 2\n",
-    "async-unicode": "async def f(é):\n    s = 'ünï'; t = 2\n    async with a as b:\n        await b\n",
+    "async-unicode": (
+        "async def f(é):\n    s = 'ünï'; t = 2\n    async with a as b:\n        await b\n"
+    ),
     "empty": "",
     "comment-only": "# nothing\n",
 }

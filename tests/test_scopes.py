@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 import generate  # noqa: E402  (a sibling script, not a package)
 
-CORNERS = '''
+CORNERS = """
 import os.path
 import numpy as np, tensorflow as tf
 from . import sibling
@@ -86,7 +86,7 @@ match step:
         pass
 
 lambda_ = lambda *a, **k: (a, k, x)
-'''
+"""
 
 
 def _sources() -> list[tuple[str, str]]:
