@@ -495,30 +495,30 @@ def test_cache_warm_run_matches_cold_on_the_hostile_folder(hostile_folder: Path)
 # -- a 1 MB single line of data (a literal list) -------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=subprocess.TimeoutExpired,
-    reason="a 1 MB one-line list literal in a module that mentions TensorFlow takes minutes: "
-    "analysis time grows quadratically with the number of elements (20k elements ~12 s, "
-    "40k ~43 s, 350k ~215 s on a loaded 2-core machine)",
+@pytest.mark.parametrize(
+    "data",
+    [
+        # A data module: TensorFlow imported, nothing that could be traced (CPython's tree).
+        "import tensorflow as tf\nX = [" + "1, " * 350_000 + "]\n",
+        # The same literal next to a tf.function: the whole libcst analysis runs on it.
+        "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x\n\n"
+        "X = [" + "1, " * 100_000 + "]\n",
+    ],
+    ids=["data-module-1MB", "with-tf-function-300kB"],
 )
-def test_one_megabyte_list_literal_finishes(tmp_path: Path) -> None:
-    write_tree(
-        tmp_path,
-        {
-            "good.py": PRINT_STEP,
-            "data.py": "import tensorflow as tf\nX = [" + "1, " * 350_000 + "]\n",
-        },
-    )
+def test_one_line_list_literal_finishes(tmp_path: Path, data: str) -> None:
+    # This took minutes once (analysis time grew quadratically with the elements); the
+    # timeout only guards against that coming back, it is not a speed target.
+    write_tree(tmp_path, {"good.py": PRINT_STEP, "data.py": data})
     proc = subprocess.run(
         [sys.executable, "-m", "tflint_graph", "--no-cache", "--jobs", "1", "."],
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=180,
         check=False,
     )
-    assert proc.returncode == 1
+    assert proc.returncode == 1, proc.stderr
     assert codes_in(proc.stdout) == [GOOD]
 
 

@@ -1,7 +1,8 @@
 """The prefilter (issue 7) changes nothing but speed.
 
-A module that cannot hold traced code and that no other module reaches is summarized from
-CPython's ``ast`` instead of libcst.  ``TFLINT_GRAPH_NO_PREFILTER=1`` restores the libcst path;
+A module that cannot hold traced code (no TensorFlow, or TensorFlow without anything that
+could be traced) and that no other module reaches is summarized from CPython's ``ast``
+instead of libcst.  ``TFLINT_GRAPH_NO_PREFILTER=1`` restores the libcst path;
 every test here compares both, on the fixtures and on a generated corpus.
 """
 
@@ -104,11 +105,12 @@ TF_MODULE = """\
 import tensorflow as tf
 from {pkg}.{helper} import {fn}
 from {pkg} import {other}
+from {pkg}.tfdata_{d} import scale_{d}
 
 
 @tf.function
 def step_{i}(x):
-    y = {fn}(x)
+    y = scale_{d}({fn}(x))
     return {other}.{fn2}(y)
 
 
@@ -141,6 +143,20 @@ def {fn2}(x):
 class Base{i}{bases}:
     def go(self, n):
         return [{fn}(k) for k in range(n)]
+"""
+
+# TensorFlow modules with nothing to trace of their own: summarised from CPython's tree
+# unless traced code reaches them (tfdata_0 and tfdata_1 are reached, tfdata_2 is not).
+TFDATA_MODULE = """\
+import tensorflow as tf
+{imports}
+SCALE = tf.constant({i}.5)
+TABLE = [1, 2, 3] * {i}
+
+
+def scale_{i}(x):
+    print("scaling", x)
+    return x * SCALE + tf.reduce_sum(TABLE)
 """
 
 CALLER_MODULE = """\
@@ -186,8 +202,12 @@ def _generate(root: Path, seed: int) -> None:
                     other=f"helper_{h}",
                     fn2=f"fn2_{h}",
                     i=i,
+                    d=rng.randrange(2),
                 )
             )
+        for i in range(3):
+            imports = rng.choice(["", "import numpy as np", f"from .tfdata_{(i + 1) % 3} import *"])
+            (folder / f"tfdata_{i}.py").write_text(TFDATA_MODULE.format(i=i, imports=imports))
         for i in range(3):
             (folder / f"caller_{i}.py").write_text(
                 CALLER_MODULE.format(pkg=pkg, i=i, j=rng.randrange(4))
@@ -208,7 +228,12 @@ def test_generated_corpus_is_identical(
     # The corpus exercises what the prefilter must not lose: helpers without TensorFlow
     # reached from traced code, callers of imported tf.functions, syntax errors.
     codes = {(Path(f.path).name.split("_")[0], f.code) for f in fast}
-    assert {("helper", "TFG101"), ("broken.py", "TFG001"), ("caller", "TFG101")} <= codes
+    assert {
+        ("helper", "TFG101"),
+        ("broken.py", "TFG001"),
+        ("caller", "TFG101"),
+        ("tfdata", "TFG101"),
+    } <= codes
     _without_prefilter(monkeypatch)
     assert _run([tmp_path]) == fast
     assert _analyse_all(files, Config()) == fast_files

@@ -37,7 +37,7 @@ from tflint_graph.project import (
     module_imports,
 )
 from tflint_graph.summary import summarize
-from tflint_graph.traced import find_traced
+from tflint_graph.traced import DATASET_CALLBACK_METHODS, find_traced
 
 _log = logging.getLogger("tflint_graph")
 
@@ -46,6 +46,27 @@ _log = logging.getLogger("tflint_graph")
 # Keras name; cross-module facts arrive through the view), so it skips libcst entirely: see
 # ``_untraced``.  A plain substring search: 1000 files cost well under a millisecond each.
 _MAY_TRACE = re.compile(r"tensorflow|keras")  # `tf_keras` contains `keras`
+# A TensorFlow module with none of these words has nothing traced of its own (no
+# tf.function, no class to be a Keras model or layer, no compile(loss=...), no Dataset
+# callback, no Lambda layer) and nothing a rule checks outside traced code (calls, exports
+# or settings of tf.functions): unless another module reaches into it, it is summarised from
+# CPython's tree like a module without TensorFlow.  Data and constant modules are common.
+_MAY_HOLD_TRACED = re.compile(
+    "|".join(
+        [
+            "function",
+            "class",
+            "compile",
+            "saved_model",
+            "signatures",
+            "export",
+            "serv",
+            "Lambda",
+            "vectorized_map",
+            *sorted(DATASET_CALLBACK_METHODS),
+        ]
+    )
+)
 
 
 def _tool_finding(path: str, code: str, message: str, line: int = 1, column: int = 1) -> Finding:
@@ -279,22 +300,28 @@ def analyse_source(
     ``noqa=False`` skips ``# noqa`` filtering."""
     view = view or ProjectView()
     summary: ModuleSummary | None = None
-    if (
-        _MAY_TRACE.search(source)
-        or config.extra_function_decorators
+    full = bool(
+        config.extra_function_decorators
         or view.roots
         or view.keras_classes
         or view.tf_functions
         or view.remote
-    ):
+    )
+    tensorflow = _MAY_TRACE.search(source) is not None
+    if tensorflow and not full:
+        full = _MAY_HOLD_TRACED.search(source) is not None or not prefilter_enabled()
+    if not full:
+        findings, summary = _untraced(source, path, view)
+        # Calls into other modules of the project may call their tf.functions (TFG303,
+        # TFG403 judge such calls), which is known once those modules are analysed.
+        full = tensorflow and summary is not None and bool(summary.called_imports)
+    if full:
         verdict = _python_syntax_check(source)
         parsed = _parse(source, path, verdict)
         if isinstance(parsed, Finding):
             findings = [parsed]
         else:
             findings, summary = _run_rules(parsed, source, path, config, view, verdict[2])
-    else:
-        findings, summary = _untraced(source, path, view)
     lines = source_lines(source) if noqa else []
     kept = [
         f
