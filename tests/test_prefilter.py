@@ -15,7 +15,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tflint_graph import cheap, project
+from tflint_graph import cheap, summary
 from tflint_graph.config import Config
 from tflint_graph.engine import analyse_file, lint_paths, prefilter_enabled
 from tflint_graph.finding import Finding
@@ -64,11 +64,11 @@ def _without_prefilter(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_ast_twins_match_the_libcst_tables(source: str) -> None:
     tree, module = ast.parse(source), cst.parse_module(source)
     for view in VIEWS:
-        imports = project.module_imports(module, view)
+        imports = summary.module_imports(module, view)
         twin = cheap.module_imports(tree, view)
         assert list(twin.items()) == list(imports.items())
-        assert cheap.module_classes(tree, imports) == project.module_classes(module, imports)
-        assert cheap.called_imports(tree, imports) == project.called_imports(module, imports)
+        assert cheap.module_classes(tree, imports) == summary.module_classes(module, imports)
+        assert cheap.called_imports(tree, imports) == summary.called_imports(module, imports)
 
 
 def _analyse_all(files: list[Path], config: Config) -> list[tuple[Path, object]]:
@@ -247,3 +247,30 @@ def test_prefiltered_summary_is_the_libcst_one(tmp_path: Path) -> None:
     assert isinstance(summary, ModuleSummary)
     assert summary.reexports["z"] == "pkg.y"
     assert "pkg.sub.m.q" in summary.called_imports
+
+
+def test_every_dataset_callback_method_keeps_a_module_in_full_analysis() -> None:
+    # engine.py spells out the Dataset callback methods (traced.py would pull libcst into
+    # every run); a method missing there would send a Dataset module down the cheap path.
+    from tflint_graph.engine import _MAY_HOLD_TRACED
+    from tflint_graph.traced import ALWAYS_TRACING, DATASET_CALLBACK_METHODS
+
+    for method in DATASET_CALLBACK_METHODS:
+        assert _MAY_HOLD_TRACED.search(f"ds.{method}(f)"), method
+    for name in ALWAYS_TRACING:
+        assert _MAY_HOLD_TRACED.search(name.rsplit(".", 1)[-1]), name
+
+
+def test_a_warm_run_does_not_import_libcst(tmp_path: Path) -> None:
+    # Start-up is most of a warm run: everything that serves it must stay libcst-free.
+    import subprocess
+    import sys
+
+    (tmp_path / "m.py").write_text(
+        "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    print(x)\n"
+    )
+    run = [sys.executable, "-X", "importtime", "-m", "tflint_graph", "--exit-zero", "."]
+    subprocess.run(run, cwd=tmp_path, capture_output=True, check=True)
+    warm = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert "TFG101" in warm.stdout
+    assert "libcst" not in warm.stderr

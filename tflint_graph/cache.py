@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 from tflint_graph.config import Config, find_config
-from tflint_graph.context import TraceKind
 from tflint_graph.finding import DynamicStatus, Finding, Severity
 from tflint_graph.project import (
     ExportFact,
@@ -39,6 +38,7 @@ from tflint_graph.project import (
     ProjectView,
     RemoteFinding,
     TfFunction,
+    TraceKind,
 )
 
 DIR_NAME = ".tflint-graph-cache"

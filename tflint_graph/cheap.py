@@ -21,7 +21,7 @@ def _dotted(node: ast.expr) -> str:
 
 
 def module_imports(tree: ast.Module, view: ProjectView) -> dict[str, str]:
-    """Twin of ``project.module_imports``: module-level import bindings, absolute."""
+    """Twin of ``summary.module_imports``: module-level import bindings, absolute."""
     found: dict[str, str] = {}
     for stmt in tree.body:
         if isinstance(stmt, ast.Import):
@@ -43,7 +43,7 @@ def module_imports(tree: ast.Module, view: ProjectView) -> dict[str, str]:
 
 
 def module_classes(tree: ast.Module, imports: dict[str, str]) -> dict[str, tuple[str, ...]]:
-    """Twin of ``project.module_classes``: module-level classes and their bases."""
+    """Twin of ``summary.module_classes``: module-level classes and their bases."""
     classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
     names = {c.name for c in classes}
     found: dict[str, tuple[str, ...]] = {}
@@ -62,7 +62,7 @@ def module_classes(tree: ast.Module, imports: dict[str, str]) -> dict[str, tuple
 
 
 def called_imports(tree: ast.Module, imports: dict[str, str]) -> set[str]:
-    """Twin of ``project.called_imports``: imported names called anywhere in the module."""
+    """Twin of ``summary.called_imports``: imported names called anywhere in the module."""
     found: set[str] = set()
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from tflint_graph import __version__
-from tflint_graph.checks import rule_table
 from tflint_graph.config import (
     Config,
     ConfigError,
@@ -311,6 +310,8 @@ def rule(code: str) -> None:
     """Print the reference page of rule CODE (e.g. TFG101)."""
     page = read_page(code)
     if page is None:
+        from tflint_graph.checks import rule_table
+
         known = ", ".join(c for c, *_ in rule_table())
         _fail(f"unknown rule code {code!r}; known codes: {known}")
     click.echo(page.rstrip("\n"))
@@ -320,6 +321,8 @@ def rule(code: str) -> None:
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text")
 def list_rules(output_format: str) -> None:
     """List every rule: code, name, severity and summary."""
+    from tflint_graph.checks import rule_table
+
     rows = rule_table()
     if output_format == "json":
         import json

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from enum import Enum
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
@@ -21,6 +20,7 @@ from tflint_graph import walk
 from tflint_graph.config import Config
 from tflint_graph.names import Resolution, Resolver
 from tflint_graph.positions import Positions
+from tflint_graph.project import TraceKind
 from tflint_graph.scopes import Assignment, ModuleScopes, Scope
 
 if TYPE_CHECKING:
@@ -29,15 +29,6 @@ if TYPE_CHECKING:
 
 FunctionNode: TypeAlias = cst.FunctionDef | cst.Lambda
 T = TypeVar("T")
-
-
-class TraceKind(str, Enum):
-    DECORATED = "decorated"
-    WRAPPED = "wrapped"
-    KERAS = "keras"
-    DATASET = "dataset"
-    CONTROL_FLOW = "control-flow"
-    CALLEE = "callee"
 
 
 @dataclass(eq=False)

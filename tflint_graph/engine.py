@@ -15,29 +15,19 @@ import re
 import stat
 import tokenize
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
-import libcst as cst
-
-from tflint_graph import cheap, walk
-from tflint_graph.checks import ALL_RULES, Rule
+from tflint_graph import cheap
 from tflint_graph.config import Config
-from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
 from tflint_graph.files import iter_python_files
 from tflint_graph.finding import Finding, Severity
 from tflint_graph.noqa import is_suppressed, source_lines
-from tflint_graph.project import (
-    ModuleSummary,
-    Project,
-    ProjectView,
-    called_imports,
-    module_classes,
-    module_imports,
-)
-from tflint_graph.summary import summarize
-from tflint_graph.traced import DATASET_CALLBACK_METHODS, find_traced
+from tflint_graph.project import ModuleSummary, Project, ProjectView
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 _log = logging.getLogger("tflint_graph")
 
@@ -63,7 +53,17 @@ _MAY_HOLD_TRACED = re.compile(
             "serv",
             "Lambda",
             "vectorized_map",
-            *sorted(DATASET_CALLBACK_METHODS),
+            # traced.DATASET_CALLBACK_METHODS (spelt out: that module needs libcst);
+            # tests/test_prefilter.py checks that none is missing.
+            "map",
+            "filter",
+            "interleave",
+            "reduce",
+            "scan",
+            "group_by",
+            "bucket_by_sequence_length",
+            "rejection_resample",
+            "take_while",
         ]
     )
 )
@@ -193,6 +193,8 @@ def _parse(source: str, path: str, verdict: _Verdict | None = None) -> cst.Modul
         if python_error is not None:
             return _python_error_finding(path, python_error)
         return _tool_finding(path, "TFG001", f"syntax error: {too_deep}")
+    import libcst as cst
+
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
@@ -222,52 +224,6 @@ def _python_error_finding(path: str, exc: SyntaxError) -> Finding:
     return _tool_finding(
         path, "TFG001", f"syntax error: {message}", max(exc.lineno or 1, 1), max(exc.offset or 1, 1)
     )
-
-
-class _Dispatcher:
-    """Walks the module once and hands each node of traced code to the rules."""
-
-    def __init__(self, ctx: ModuleContext, rules: Sequence[Rule]) -> None:
-        self.ctx = ctx
-        self.fn: TracedFunction | None = None
-        self.by_name: dict[str, list[tuple[Callable[..., None], bool]]] = {}
-        for rule in rules:
-            for attr in dir(rule):
-                if attr.startswith("visit_"):
-                    self.by_name.setdefault(attr[6:], []).append(
-                        (getattr(rule, attr), rule.traced_only)
-                    )
-        self.handlers: dict[type, list[tuple[Callable[..., None], bool]]] = {}
-
-    def walk(self, node: cst.CSTNode) -> None:
-        kind = type(node)
-        handlers = self.handlers.get(kind)
-        if handlers is None:
-            handlers = self.handlers[kind] = self.by_name.get(kind.__name__, [])
-        fn = self.fn
-        for handler, traced_only in handlers:
-            if fn is not None or not traced_only:
-                handler(node, fn)
-        if kind is cst.FunctionDef:
-            # Decorators, defaults and annotations run in the enclosing scope.
-            for dec in node.decorators:  # type: ignore[attr-defined]
-                self.walk(dec)
-            self.walk(node.params)  # type: ignore[attr-defined]
-            if node.returns is not None:  # type: ignore[attr-defined]
-                self.walk(node.returns)  # type: ignore[attr-defined]
-            self._enter_function(node, node.body)  # type: ignore[arg-type,attr-defined]
-        elif kind is cst.Lambda:
-            self.walk(node.params)  # type: ignore[attr-defined]
-            self._enter_function(node, node.body)  # type: ignore[arg-type,attr-defined]
-        else:
-            for child in walk.children(node):
-                self.walk(child)
-
-    def _enter_function(self, node: FunctionNode, body: cst.CSTNode) -> None:
-        outer = self.fn
-        self.fn = self.ctx.traced.get(node)
-        self.walk(body)
-        self.fn = outer
 
 
 def lint_source(
@@ -321,7 +277,9 @@ def analyse_source(
         if isinstance(parsed, Finding):
             findings = [parsed]
         else:
-            findings, summary = _run_rules(parsed, source, path, config, view, verdict[2])
+            from tflint_graph.dispatch import run_rules
+
+            findings, summary = run_rules(parsed, source, path, config, view, verdict[2])
     lines = source_lines(source) if noqa else []
     kept = [
         f
@@ -364,6 +322,8 @@ def _untraced(
     parsed = _parse(source, path, verdict)
     if isinstance(parsed, Finding):
         return [parsed], None
+    from tflint_graph.summary import called_imports, module_classes, module_imports
+
     imports = module_imports(parsed, view)
     return [], ModuleSummary(
         view.module,
@@ -371,62 +331,6 @@ def _untraced(
         called_imports=called_imports(parsed, imports),
         classes=module_classes(parsed, imports),
     )
-
-
-def _run_rules(
-    module: cst.Module,
-    source: str,
-    path: str,
-    config: Config,
-    view: ProjectView,
-    python_tree: ast.Module | None = None,
-) -> tuple[list[Finding], ModuleSummary | None]:
-    too_deep = [_tool_finding(path, "TFG001", "syntax error: too deeply nested to analyse")]
-    try:
-        ctx = ModuleContext(path, source, module, config, view)
-        ctx.python_tree = python_tree
-        ctx.traced = find_traced(ctx)
-    except RecursionError:
-        return too_deep, None
-    rules_enabled = [r for r in ALL_RULES if config.is_enabled(r.code, path)]
-    findings: list[Finding] = []
-    try:
-        if ctx.traced or not all(r.traced_only for r in rules_enabled):
-            rules = [r(ctx, findings) for r in rules_enabled]
-            _Dispatcher(ctx, rules).walk(module)
-        findings += _remote_findings(ctx)
-        # After the rules: they may have judged other modules' functions (ctx.remote).
-        summary = summarize(ctx)
-    except RecursionError:
-        return too_deep, None
-    return findings, summary
-
-
-def _remote_findings(ctx: ModuleContext) -> list[Finding]:
-    """Findings other modules of the run made about this module's functions, at the def."""
-    found: list[Finding] = []
-    finder = ctx.trace_finder
-    for fact in ctx.view.remote if finder is not None else ():
-        for fn, _ in finder._defined(fact.target):
-            if not isinstance(fn, cst.FunctionDef):
-                continue
-            where = ctx.position(fn)
-            info = ctx.traced.get(fn)
-            found.append(
-                Finding(
-                    path=ctx.path,
-                    line=where.start.line,
-                    column=where.start.column + 1,
-                    code=fact.code,
-                    name=fact.name,
-                    message=fact.message,
-                    severity=Severity(fact.severity),
-                    context=info.reason if info is not None else None,
-                    chain=info.chain if info is not None else (),
-                    fix=fact.fix,
-                )
-            )
-    return found
 
 
 def lint_file(

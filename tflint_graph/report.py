@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from tflint_graph.checks import rule_table
 from tflint_graph.docs import read_page
 from tflint_graph.finding import Finding, Severity
 from tflint_graph.noqa import source_lines
@@ -97,6 +96,8 @@ def _page_section(page: str, heading: str) -> str:
 
 def _sarif_rules() -> list[dict[str, Any]]:
     rules: list[dict[str, Any]] = []
+    from tflint_graph.checks import rule_table  # the rules themselves need libcst
+
     for code, name, severity, summary in rule_table():
         page = read_page(code) or ""
         what = " ".join(_page_section(page, "What it does").split())

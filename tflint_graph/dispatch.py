@@ -1,0 +1,121 @@
+"""Runs the rules over one parsed module: traced-code discovery, then every rule in one
+walk of the tree (the libcst side of the engine; ``engine.py`` imports it on first use)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Sequence
+
+import libcst as cst
+
+from tflint_graph import walk
+from tflint_graph.checks import ALL_RULES, Rule
+from tflint_graph.config import Config
+from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
+from tflint_graph.engine import _tool_finding
+from tflint_graph.finding import Finding, Severity
+from tflint_graph.project import ModuleSummary, ProjectView
+from tflint_graph.summary import summarize
+from tflint_graph.traced import find_traced
+
+
+class Dispatcher:
+    """Walks the module once and hands each node of traced code to the rules."""
+
+    def __init__(self, ctx: ModuleContext, rules: Sequence[Rule]) -> None:
+        self.ctx = ctx
+        self.fn: TracedFunction | None = None
+        self.by_name: dict[str, list[tuple[Callable[..., None], bool]]] = {}
+        for rule in rules:
+            for attr in dir(rule):
+                if attr.startswith("visit_"):
+                    self.by_name.setdefault(attr[6:], []).append(
+                        (getattr(rule, attr), rule.traced_only)
+                    )
+        self.handlers: dict[type, list[tuple[Callable[..., None], bool]]] = {}
+
+    def walk(self, node: cst.CSTNode) -> None:
+        kind = type(node)
+        handlers = self.handlers.get(kind)
+        if handlers is None:
+            handlers = self.handlers[kind] = self.by_name.get(kind.__name__, [])
+        fn = self.fn
+        for handler, traced_only in handlers:
+            if fn is not None or not traced_only:
+                handler(node, fn)
+        if kind is cst.FunctionDef:
+            # Decorators, defaults and annotations run in the enclosing scope.
+            for dec in node.decorators:  # type: ignore[attr-defined]
+                self.walk(dec)
+            self.walk(node.params)  # type: ignore[attr-defined]
+            if node.returns is not None:  # type: ignore[attr-defined]
+                self.walk(node.returns)  # type: ignore[attr-defined]
+            self._enter_function(node, node.body)  # type: ignore[arg-type,attr-defined]
+        elif kind is cst.Lambda:
+            self.walk(node.params)  # type: ignore[attr-defined]
+            self._enter_function(node, node.body)  # type: ignore[arg-type,attr-defined]
+        else:
+            for child in walk.children(node):
+                self.walk(child)
+
+    def _enter_function(self, node: FunctionNode, body: cst.CSTNode) -> None:
+        outer = self.fn
+        self.fn = self.ctx.traced.get(node)
+        self.walk(body)
+        self.fn = outer
+
+
+def run_rules(
+    module: cst.Module,
+    source: str,
+    path: str,
+    config: Config,
+    view: ProjectView,
+    python_tree: ast.Module | None = None,
+) -> tuple[list[Finding], ModuleSummary | None]:
+    too_deep = [_tool_finding(path, "TFG001", "syntax error: too deeply nested to analyse")]
+    try:
+        ctx = ModuleContext(path, source, module, config, view)
+        ctx.python_tree = python_tree
+        ctx.traced = find_traced(ctx)
+    except RecursionError:
+        return too_deep, None
+    rules_enabled = [r for r in ALL_RULES if config.is_enabled(r.code, path)]
+    findings: list[Finding] = []
+    try:
+        if ctx.traced or not all(r.traced_only for r in rules_enabled):
+            rules = [r(ctx, findings) for r in rules_enabled]
+            Dispatcher(ctx, rules).walk(module)
+        findings += _remote_findings(ctx)
+        # After the rules: they may have judged other modules' functions (ctx.remote).
+        summary = summarize(ctx)
+    except RecursionError:
+        return too_deep, None
+    return findings, summary
+
+
+def _remote_findings(ctx: ModuleContext) -> list[Finding]:
+    """Findings other modules of the run made about this module's functions, at the def."""
+    found: list[Finding] = []
+    finder = ctx.trace_finder
+    for fact in ctx.view.remote if finder is not None else ():
+        for fn, _ in finder._defined(fact.target):
+            if not isinstance(fn, cst.FunctionDef):
+                continue
+            where = ctx.position(fn)
+            info = ctx.traced.get(fn)
+            found.append(
+                Finding(
+                    path=ctx.path,
+                    line=where.start.line,
+                    column=where.start.column + 1,
+                    code=fact.code,
+                    name=fact.name,
+                    message=fact.message,
+                    severity=Severity(fact.severity),
+                    context=info.reason if info is not None else None,
+                    chain=info.chain if info is not None else (),
+                    fix=fact.fix,
+                )
+            )
+    return found
