@@ -29,6 +29,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 from tests.cli_support import run_process
 from tflint_graph import lint_file, lint_source
 from tflint_graph.fix import FIXABLE, plan_fixes
+from tflint_graph.noqa import source_lines
 
 # Hypothesis keeps caches under .hypothesis/ in the working directory: not in the repository.
 set_hypothesis_home_dir(os.path.join(tempfile.gettempdir(), "tflint-graph-hypothesis"))
@@ -417,8 +418,10 @@ def test_fix_parses_and_changes_only_the_fixed_lines(source: str) -> None:
             assert plan.path == str(path)
             ast.parse(plan.fixed)
             assert plan.original == source.removeprefix("\ufeff")
-            before = plan.original.splitlines(keepends=True)
-            after = plan.fixed.splitlines(keepends=True)
+            # Lines as Python counts them (str.splitlines also breaks at a form feed inside
+            # a string, which a mutated source had: the finding's line then looked wrong).
+            before = source_lines(plan.original)
+            after = source_lines(plan.fixed)
             assert len(after) == len(before)  # the fixes never add or remove lines
             touched = {n for f in fixable for n in range(f.line, f.end_line + 1)}  # type: ignore[operator]
             for number, (old, new) in enumerate(zip(before, after, strict=True), start=1):
@@ -467,3 +470,14 @@ def test_jobs_1_and_2_identical_on_mutated_files(tmp_path: Path, seed: int) -> N
     doc = json.loads(outputs["1"])
     keys = [(f["path"], f["line"], f["column"], f["code"]) for f in doc["findings"]]
     assert keys == sorted(keys)
+
+
+def test_form_feed_inside_a_string_does_not_shift_fixed_lines() -> None:
+    # Found by the long fuzz run: a form feed inside the module docstring.
+    source = (
+        '"""\x0cdocstring with a form feed"""\nimport tensorflow as tf\n\n\n'
+        "@tf.function\ndef step(x):\n    print(x)\n    return x\n"
+    )
+    test_fix_parses_and_changes_only_the_fixed_lines.hypothesis.inner_test(source)
+    [finding] = lint_source(source)
+    assert (finding.code, finding.line) == ("TFG101", 7)

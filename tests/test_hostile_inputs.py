@@ -8,6 +8,7 @@ for a usage error), and no traceback reaches the output.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -542,3 +543,28 @@ def test_crlf_syntax_error_at_end_of_file_is_inside_the_file(tmp_path: Path, sou
     assert lf.code == crlf.code == "TFG001"
     assert crlf.line <= source.count("\n")
     assert (crlf.line, crlf.column) == (lf.line, lf.column)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = " + " + ".join(["a"] * 60) + "\n",
+        "x = (\n" + " and\n".join(["a"] * 40) + ")\n",
+        "def f():\n    if a:\n        return " + "f(" * 30 + ")" * 30 + "\n",
+        "y = [" + ", ".join("-" * i + "x" for i in range(40)) + "]\n",
+        "class A:\n    def g(self):\n        try:\n            pass\n        except E:\n"
+        "            z = " + ".".join(["a"] * 50) + "\n",
+        "match p:\n    case [a, *b] if " + " or ".join(["c"] * 30) + ":\n        pass\n",
+        'print(f"{x:{y}}" + ' + " + ".join(['f"{a}"'] * 20) + ")\n",
+    ],
+)
+def test_nesting_scan_skips_only_expressions_too_short_to_matter(source: str) -> None:
+    # engine._scan_tree walks only statements and long expressions; at every limit it
+    # must agree with the full walk of every node.
+    from tflint_graph.engine import _scan_tree
+
+    tree = ast.parse(source)
+    verdicts = {_scan_tree(tree, limit)[0] for limit in range(1, 120)}
+    assert verdicts == {True, False}  # the limits straddle this source's depth
+    for limit in range(1, 120):
+        assert _scan_tree(tree, limit, source) == _scan_tree(tree, limit), limit

@@ -3,6 +3,7 @@ crashing worker loses no other file's findings."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import os
 import shutil
@@ -78,7 +79,8 @@ def test_library_default_and_small_runs_start_no_pool(
     def no_pool(*args: object, **kwargs: object) -> None:
         raise AssertionError("a pool was started")
 
-    monkeypatch.setattr(tflint_graph.parallel, "ProcessPoolExecutor", no_pool)
+    # The pool is imported where it starts (warm runs never import multiprocessing).
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_pool)
     write_tree(tmp_path, {f"m{i}.py": PRINT_STEP for i in range(20)})
     assert len(list(lint_paths([tmp_path]))) == 20  # library default: jobs=1
     small = tmp_path / "small"

@@ -15,6 +15,7 @@ import re
 import stat
 import tokenize
 import warnings
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
@@ -123,14 +124,31 @@ _CPYTHON_TOO_DEEP = re.compile(r"too many nested parentheses|too many levels of 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
-def _scan_tree(tree: ast.AST, limit: int) -> tuple[bool, ast.Nonlocal | None]:
+_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
+_STATEMENTS = (ast.Module, *_BLOCKS)
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def _scan_tree(
+    tree: ast.AST, limit: int, source: str | None = None
+) -> tuple[bool, ast.Nonlocal | None]:
     """(whether the libcst tree of ``tree`` would nest deeper than ``limit`` nodes, a
     ``nonlocal`` at module level).
 
     libcst nests ``a and b and c`` (flat in ``ast``) one level per operand.  A module-level
     ``nonlocal`` passes ``ast.parse`` (CPython rejects it only when compiling) but makes
     libcst's scope analysis raise.
+
+    Statements are always walked; an expression only when it could be deep enough: it
+    nests at most about two levels per character of its text, so with ``source`` given,
+    expressions whose lines are short next to the limit are skipped (nearly all of them).
     """
+    ends: list[int] | None = None
+    if source is not None:
+        ends, total = [0], 0
+        for line in _NEWLINE.split(source):
+            total += len(line) + 1
+            ends.append(total)
     stack: list[tuple[ast.AST, int, bool]] = [(tree, 0, False)]
     children = ast.iter_child_nodes
     stray: ast.Nonlocal | None = None
@@ -143,7 +161,18 @@ def _scan_tree(tree: ast.AST, limit: int) -> tuple[bool, ast.Nonlocal | None]:
         if depth > limit:
             return True, stray
         scoped = scoped or isinstance(node, _SCOPES)
-        stack.extend((child, depth + 1, scoped) for child in children(node))
+        statement = ends is not None and isinstance(node, _STATEMENTS)
+        for child in children(node):
+            if statement and not isinstance(child, _BLOCKS):
+                first, last = getattr(child, "lineno", None), getattr(child, "end_lineno", None)
+                if (
+                    first is not None
+                    and last is not None
+                    and last < len(ends)
+                    and depth + 1 + 3 * (ends[last] - ends[first - 1]) + 8 <= limit
+                ):
+                    continue  # too short to nest past the limit
+            stack.append((child, depth + 1, scoped))
     return False, stray
 
 
@@ -166,7 +195,7 @@ def _python_syntax_check(source: str) -> _Verdict:
             return None, "too deeply nested to parse", None
         except ValueError as exc:  # "source code string cannot contain null bytes"
             return SyntaxError(str(exc)), None, None
-    too_deep, stray = _scan_tree(tree, MAX_NESTING)
+    too_deep, stray = _scan_tree(tree, MAX_NESTING, source)
     if too_deep:
         return None, f"too deeply nested to parse (more than {MAX_NESTING} levels)", None
     if stray is not None:
@@ -174,6 +203,26 @@ def _python_syntax_check(source: str) -> _Verdict:
         error.lineno, error.offset = stray.lineno, stray.col_offset + 1
         return error, error.msg, None
     return None, None, tree
+
+
+# Modules another module reaches are analysed again with what the run learnt (project.py):
+# keep the libcst trees of the latest sources of this process so that a second analysis
+# does not parse again (parsing is the largest part of one).  Trees are never mutated.  A
+# tree takes about 40 bytes per source character: the bound keeps this under ~50 MB.
+_PARSED: OrderedDict[str, cst.Module] = OrderedDict()
+_PARSED_MAX_CHARS = 1_000_000
+_parsed_chars = 0
+
+
+def _remember(source: str, module: cst.Module) -> None:
+    global _parsed_chars
+    if len(source) > _PARSED_MAX_CHARS // 4:
+        return
+    _PARSED[source] = module
+    _parsed_chars += len(source)
+    while _parsed_chars > _PARSED_MAX_CHARS:
+        old, _ = _PARSED.popitem(last=False)
+        _parsed_chars -= len(old)
 
 
 _LIBCST_WHERE = re.compile(r"^(?:parser|tokenizer) error: (?:error at (\d+):(\d+): )?")
@@ -195,8 +244,14 @@ def _parse(source: str, path: str, verdict: _Verdict | None = None) -> cst.Modul
         return _tool_finding(path, "TFG001", f"syntax error: {too_deep}")
     import libcst as cst
 
+    cached = _PARSED.get(source)
+    if cached is not None:
+        _PARSED.move_to_end(source)
+        return cached
     try:
-        return cst.parse_module(source)
+        module = cst.parse_module(source)
+        _remember(source, module)
+        return module
     except cst.ParserSyntaxError as exc:
         if python_error is not None:
             return _python_error_finding(path, python_error)

@@ -12,27 +12,31 @@ file that kills its process again is reported as TFG001 instead of taking the ru
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import pickle
+import stat
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tflint_graph.cache import Cache, Result, Ticket
 from tflint_graph.config import Config
 from tflint_graph.finding import Finding, Severity
 from tflint_graph.project import Analyse, ModuleSummary, ProjectView
 
+if TYPE_CHECKING:  # imported when a pool starts: warm runs never need them
+    import multiprocessing.context
+    from concurrent.futures import Future, ProcessPoolExecutor
+
 _log = logging.getLogger("tflint_graph")
 
-# Starting a pool costs about 100 ms: smaller batches are analysed in-process.
+# Starting a pool costs about 100 ms: smaller batches are analysed in-process (once the
+# pool runs, every batch of two files or more goes to it).
 MIN_POOL_TASKS = 16
-# Files per pool task: large enough to amortise pickling, small enough to balance load.
-MAX_CHUNK = 16
+# Chunks per worker: enough to balance uneven files, few enough to amortise pickling.
+CHUNKS_PER_WORKER = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +92,56 @@ def _crashed(job: Job, config: Config) -> Outcome:
     return (job.index, findings, None, [])
 
 
+def _chunks(todo: list[Job], count: int) -> list[list[Job]]:
+    """About ``count`` chunks of similar estimated cost, the costliest first (so that no
+    worker is left with a large TensorFlow module at the end while the other idles).
+    Outcomes are put back in task order by the caller, so this order is free."""
+    costs = {job.index: _cost(job.path) for job in todo}
+    ordered = sorted(todo, key=lambda job: -costs[job.index])
+    budget = max(1, sum(costs.values()) // max(1, count))
+    chunks: list[list[Job]] = []
+    current: list[Job] = []
+    spent = 0
+    for job in ordered:
+        current.append(job)
+        spent += costs[job.index]
+        if spent >= budget:
+            chunks.append(current)
+            current, spent = [], 0
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def _cost(path: Path) -> int:
+    """A file's estimated analysis cost: its size, and ten times that when it mentions
+    TensorFlow (such files get the full libcst analysis); read from its first 64 kB.
+    Never blocks: a FIFO or other special file (reported as TFG002 later) costs 1."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return 1
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return 1
+        head = os.read(fd, 65536)
+    except OSError:
+        return 1
+    finally:
+        os.close(fd)
+    return max(1, info.st_size * (10 if b"tensorflow" in head or b"keras" in head else 1))
+
+
+def _preload() -> None:
+    """Import the analysis before forking, so workers share it instead of each importing
+    libcst and the rules (warm runs never get here)."""
+    import tflint_graph.dispatch  # noqa: F401
+
+
 def _pool_context() -> multiprocessing.context.BaseContext:
+    import multiprocessing
+
     # fork: workers start in milliseconds with every module already imported.
     if "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
@@ -123,7 +176,8 @@ class Runner:
                 results[index] = hit
             else:
                 todo.append(Job(index, path, view, ticket))
-        if self.jobs > 1 and len(todo) >= MIN_POOL_TASKS:
+        pooled = len(todo) >= MIN_POOL_TASKS or (self._pool is not None and len(todo) > 1)
+        if self.jobs > 1 and pooled:
             outcomes = self._pooled(todo)
         else:
             outcomes = analyse_jobs(self.analyse, self.config, self.cache, todo)
@@ -137,10 +191,13 @@ class Runner:
         return partial(analyse_jobs, self.analyse, self.config, self.cache)
 
     def _pooled(self, todo: list[Job]) -> list[Outcome]:
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
         if self._pool is None:
+            _preload()
             self._pool = ProcessPoolExecutor(self.jobs, mp_context=_pool_context())
-        size = max(1, min(MAX_CHUNK, len(todo) // (self.jobs * 4)))
-        chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
+        chunks = _chunks(todo, self.jobs * CHUNKS_PER_WORKER)
         submitted: list[tuple[list[Job], Future[list[Outcome]]]] = []
         outcomes: list[Outcome] = []
         failed: list[Job] = []
@@ -161,6 +218,9 @@ class Runner:
 
     def _isolated(self, job: Job) -> Outcome:
         """``job`` alone in a fresh process: a file that crashes it again is TFG001."""
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
         with ProcessPoolExecutor(1, mp_context=_pool_context()) as pool:
             try:
                 [outcome] = pool.submit(self._work(), [job]).result()
