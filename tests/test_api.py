@@ -245,3 +245,20 @@ def test_static_analysis_never_imports_tensorflow() -> None:
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_lint_source_from_several_threads_at_once() -> None:
+    # The engine keeps recently parsed trees for second analyses; threads share that store.
+    from concurrent.futures import ThreadPoolExecutor
+
+    sources = [
+        f"import tensorflow as tf\n\n@tf.function\ndef step{i}(x):\n    print(x)\n"
+        + "    y = x\n" * i
+        + "    return x\n"
+        for i in range(12)
+    ]
+    expected = [lint_source(s) for s in sources]
+    with ThreadPoolExecutor(6) as pool:
+        got = list(pool.map(lint_source, sources * 8))
+    assert got == expected * 8
+    assert all(f.code == "TFG101" for found in got for f in found)

@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import stat
+import threading
 import tokenize
 import warnings
 from collections import OrderedDict
@@ -214,15 +215,29 @@ _PARSED_MAX_CHARS = 1_000_000
 _parsed_chars = 0
 
 
+_parsed_lock = threading.Lock()  # the library may be called from several threads
+
+
+def _remembered(source: str) -> cst.Module | None:
+    with _parsed_lock:
+        found = _PARSED.get(source)
+        if found is not None:
+            _PARSED.move_to_end(source)
+        return found
+
+
 def _remember(source: str, module: cst.Module) -> None:
     global _parsed_chars
     if len(source) > _PARSED_MAX_CHARS // 4:
         return
-    _PARSED[source] = module
-    _parsed_chars += len(source)
-    while _parsed_chars > _PARSED_MAX_CHARS:
-        old, _ = _PARSED.popitem(last=False)
-        _parsed_chars -= len(old)
+    with _parsed_lock:
+        if source in _PARSED:
+            return
+        _PARSED[source] = module
+        _parsed_chars += len(source)
+        while _parsed_chars > _PARSED_MAX_CHARS:
+            old, _ = _PARSED.popitem(last=False)
+            _parsed_chars -= len(old)
 
 
 _LIBCST_WHERE = re.compile(r"^(?:parser|tokenizer) error: (?:error at (\d+):(\d+): )?")
@@ -244,9 +259,8 @@ def _parse(source: str, path: str, verdict: _Verdict | None = None) -> cst.Modul
         return _tool_finding(path, "TFG001", f"syntax error: {too_deep}")
     import libcst as cst
 
-    cached = _PARSED.get(source)
+    cached = _remembered(source)
     if cached is not None:
-        _PARSED.move_to_end(source)
         return cached
     try:
         module = cst.parse_module(source)
