@@ -165,7 +165,7 @@ def test_warm_run_reuses_every_result_and_prints_the_same(
     assert counted == []
     assert uncached.stdout == cold.stdout == warm.stdout
     assert uncached.exit_code == cold.exit_code == warm.exit_code == 1
-    assert len(_cache_entries(tmp_path)) == 3
+    assert len(_cache_entries(tmp_path)) == 3 + 1  # one per file, and the run's record
     # --no-cache does not read it either.
     counted.clear()
     assert invoke(["--no-cache", "."], tmp_path).stdout == cold.stdout
@@ -221,16 +221,25 @@ def test_entries_are_plain_json_data(tmp_path: Path) -> None:
         else:
             assert value is None or isinstance(value, (str, int, float, bool))
 
+    records = 0
     for entry in entries:
         raw = entry.read_bytes()
         assert not raw.startswith(b"\x80")  # no pickle protocol header
         data = json.loads(raw)
-        assert set(data) == {"format", "key", "findings", "summary"}
         assert data["key"] == entry.stem
-        for part in (data["findings"], data["summary"]):
+        if "files" in data:  # the record of a whole run: its inputs' digests and findings
+            records += 1
+            assert set(data) == {"format", "key", "files", "outside", "absent", "findings"}
+            assert all(isinstance(v, str) for v in [*data["files"].values(), *data["absent"]])
+            parts = list(data["findings"].values())
+        else:
+            assert set(data) == {"format", "key", "findings", "summary"}
+            parts = [data["findings"], data["summary"]]
+        for part in parts:
             walk(part)
             if isinstance(part, dict):
                 assert set(part) <= allowed_tags
+    assert records == 1
 
 
 def test_content_change_invalidates(
@@ -352,3 +361,38 @@ def test_cached_and_parallel_runs_agree(tmp_path: Path) -> None:
         cold = [f.to_dict() for f in lint_paths([tmp_path], jobs=jobs, cache=cache)]
         warm = [f.to_dict() for f in lint_paths([tmp_path], jobs=jobs, cache=cache)]
         assert cold == warm == plain
+
+
+def test_a_file_outside_the_run_that_changes_invalidates_the_run(
+    tmp_path: Path, counted: list[str]
+) -> None:
+    # Only loop.py is linted; its TFG303 depends on pk/model.py, read but not linted.
+    project = tmp_path / "proj"
+    shutil.copytree(NO_TF_CALLER, project)
+    loop = project / "pk" / "loop.py"
+    cache = tmp_path / "cache"
+
+    def codes() -> list[str]:
+        return [f.code for f in lint_paths([loop], cache=cache)]
+
+    assert "TFG303" in codes()
+    counted.clear()
+    assert "TFG303" in codes()
+    assert counted == []  # the whole run came from its record
+    model = project / "pk" / "model.py"
+    model.write_text(model.read_text().replace("@tf.function\n", ""))
+    assert "TFG303" not in codes()
+    assert "model.py" in counted
+
+
+def test_a_module_created_where_an_import_looked_invalidates_the_run(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    shutil.copytree(NO_TF_CALLER, project)
+    loop = project / "pk" / "loop.py"
+    model = project / "pk" / "model.py"
+    text = model.read_text()
+    model.unlink()
+    cache = tmp_path / "cache"
+    assert "TFG303" not in [f.code for f in lint_paths([loop], cache=cache)]
+    model.write_text(text)  # the import of pk.model now resolves
+    assert "TFG303" in [f.code for f in lint_paths([loop], cache=cache)]

@@ -22,8 +22,8 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -291,6 +291,102 @@ class Cache:
             pass
 
 
+@dataclass(frozen=True)
+class RunTicket:
+    """The key of a whole run (its files, by path) and each file's digest."""
+
+    key: str
+    digests: dict[str, str]
+
+
+def _file_digest(path: Path) -> str | None:
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except (OSError, ValueError):
+        return None
+
+
+class RunRecords:
+    """Whole-run results on top of the per-file entries: an unchanged tree is answered
+    from one entry, without building the run's cross-module picture again.  A record is
+    valid while every file of the run, every file outside it that the run read, and the
+    absence of every file the run looked for and did not find are as they were."""
+
+    def __init__(self, cache: Cache) -> None:
+        self.cache = cache
+
+    def ticket(self, files: list[Path]) -> RunTicket | None:
+        digests: dict[str, str] = {}
+        for path in files:
+            digest = _file_digest(path)
+            if digest is None:
+                return None  # unreadable files are reported afresh
+            digests[str(path)] = digest
+        names = [(str(p), os.path.realpath(p)) for p in files]
+        key = _digest([b"run", self.cache.salt.encode(), stable_json(names).encode()])
+        return RunTicket(key, digests)
+
+    def load(self, ticket: RunTicket) -> dict[str, list[Finding]] | None:
+        try:
+            entry = json.loads(self.cache._entry(ticket.key).read_bytes())
+            if (
+                not isinstance(entry, dict)
+                or entry.get("format") != CACHE_FORMAT
+                or entry.get("key") != ticket.key
+                or entry.get("files") != ticket.digests
+            ):
+                return None
+            for name, digest in entry["outside"].items():
+                if _file_digest(Path(name)) != digest:
+                    return None
+            if any(Path(name).is_file() for name in entry["absent"]):
+                return None
+            found = {name: decode(items) for name, items in entry["findings"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            return None
+        if set(found) != set(ticket.digests) or not all(
+            isinstance(items, list) and all(isinstance(f, Finding) for f in items)
+            for items in found.values()
+        ):
+            return None
+        return found
+
+    def store(
+        self,
+        ticket: RunTicket,
+        findings: Mapping[str, list[Finding]],
+        outside: list[Path],
+        absent: list[Path],
+    ) -> None:
+        """Write the record unless a file changed during the run; never raises."""
+        try:
+            if self.ticket([Path(name) for name in ticket.digests]) != ticket:
+                return
+            digests = {}
+            for path in outside:
+                digest = _file_digest(path)
+                if digest is None:
+                    return
+                digests[str(path)] = digest
+            entry = {
+                "format": CACHE_FORMAT,
+                "key": ticket.key,
+                "files": ticket.digests,
+                "outside": digests,
+                "absent": [str(p) for p in absent],
+                "findings": {name: encode(items) for name, items in findings.items()},
+            }
+            target = self.cache._entry(ticket.key)
+            target.parent.mkdir(exist_ok=True)
+            _write_atomic(target, json.dumps(entry, separators=(",", ":")).encode())
+        except (OSError, TypeError, ValueError, RecursionError):
+            pass
+
+
 def default_root(paths: Iterable[Path]) -> Path:
     """``.tflint-graph-cache`` next to the pyproject.toml the run found, else in the
     working directory."""
@@ -324,6 +420,8 @@ def _stamp(info: os.stat_result) -> tuple[int, int, int]:
 
 
 def _write_atomic(target: Path, data: bytes) -> None:
+    import tempfile  # only when writing: warm runs start faster without it
+
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -7,6 +7,7 @@ unparsable ones TFG001, and the caller's other files are unaffected.
 from __future__ import annotations
 
 import ast
+import contextlib
 import errno
 import io
 import logging
@@ -454,6 +455,28 @@ def _os_reason(path: Path, exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+class _Counter(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+@contextlib.contextmanager
+def _counting_warnings() -> Iterator[list[int]]:
+    """Counts warnings the run logs (yields a list that holds the count afterwards)."""
+    handler, count = _Counter(), []
+    _log.addHandler(handler)
+    try:
+        yield count
+    finally:
+        _log.removeHandler(handler)
+        if handler.count:
+            count.append(handler.count)
+
+
 def lint_paths(
     paths: Iterable[str | os.PathLike[str]],
     config: Config | None = None,
@@ -476,15 +499,25 @@ def lint_paths(
     them in ``.tflint-graph-cache`` next to the pyproject.toml found for ``paths`` (else in
     the working directory), a path keeps them there; default none.
     """
-    from tflint_graph.cache import open_cache
+    from tflint_graph.cache import RunRecords, open_cache
 
     config = config or Config()
     errors: list[tuple[Path, str]] = []
     targets = [Path(p) for p in paths]
     files = sorted(iter_python_files(targets, config, errors), key=str)
     store = open_cache(cache, targets, config) if files else None
-    results = Project(files, config, analyse_file, jobs=jobs or 1, cache=store).run()
-    work: list[tuple[str, list[Finding]]] = [(str(p), results[p]) for p in files]
+    records = RunRecords(store) if store is not None else None
+    ticket = records.ticket(files) if records is not None else None
+    found = records.load(ticket) if records is not None and ticket is not None else None
+    if found is None:
+        project = Project(files, config, analyse_file, jobs=jobs or 1, cache=store)
+        with _counting_warnings() as warned:
+            results = project.run()
+        found = {str(p): results[p] for p in files}
+        # A run that logged an internal error is redone next time, warning included.
+        if records is not None and ticket is not None and not warned:
+            records.store(ticket, found, *project.consulted())
+    work: list[tuple[str, list[Finding]]] = [(str(p), found[str(p)]) for p in files]
     work += [
         (str(d), [_tool_finding(str(d), "TFG002", reason)])
         for d, reason in errors

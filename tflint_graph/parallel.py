@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import os
-import pickle
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -160,6 +159,8 @@ class Runner:
         self.jobs = max(1, jobs)
         if self.jobs > 1:
             try:  # a pool needs the analysis and the cache by reference or value
+                import pickle
+
                 pickle.dumps((analyse, cache, config))
             except Exception:
                 self.jobs = 1

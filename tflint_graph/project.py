@@ -207,6 +207,9 @@ class ModuleIndex:
                 roots.add(root)
         self.roots = sorted(roots)
         self._cache: dict[tuple[str, Path | None], Path | None] = {}
+        # Candidate files looked for and not found: one created later changes what imports
+        # resolve to (the cache's run record checks they are still absent).
+        self.absent: set[Path] = set()
 
     def module_of(self, path: Path) -> str | None:
         root, name = package_root(_real(path))
@@ -227,6 +230,7 @@ class ModuleIndex:
                 if candidate.is_file():
                     found = _real(candidate)
                     break
+                self.absent.add(candidate)
             if found is not None:
                 break
         self._cache[key] = found
@@ -346,6 +350,12 @@ class Project:
                 if found is not None:
                     return found
         return file, rest
+
+    def consulted(self) -> tuple[list[Path], list[Path]]:
+        """Files outside the run that were read, and candidate files looked for and not
+        found: with the run's own files, everything its results depend on."""
+        outside = sorted(f for f in self.summaries if f not in self.in_run)
+        return outside, sorted(self.index.absent)
 
     def run(self) -> dict[Path, list[Finding]]:
         try:
