@@ -73,22 +73,27 @@ def main(argv: list[str] | None = None) -> int:
         plain, with_tfg = style_guide(False), style_guide(True)
         assert tfg_count(plain, path) == 0, "the TFG plugin ran in the plain flake8 run"
         assert tfg_count(with_tfg, path) > 0, "the TFG plugin reported nothing: is it active?"
-        lines = text.splitlines(keepends=True)
 
         def plugin_only() -> None:
-            list(Plugin(ast.parse(text), lines, path).run())
+            lines = edited[0].splitlines(keepends=True)
+            list(Plugin(ast.parse(edited[0]), lines, path).run())
 
         measures: dict[str, Callable[[], object]] = {
             "(a) flake8, default plugins": lambda: plain.check_files([path]),
             "(b) flake8 + TFG plugin": lambda: with_tfg.check_files([path]),
-            "(c) libcst.parse_module": lambda: libcst.parse_module(text),
+            "(c) libcst.parse_module": lambda: libcst.parse_module(edited[0]),
         }
         if args.alone:
             measures["(d) TFG plugin run() alone"] = plugin_only
         times: dict[str, list[float]] = {name: [] for name in measures}
         # CPU time of this process as well: it stays meaningful when the machine is shared.
         cpu: dict[str, list[float]] = {name: [] for name in measures}
+        edited = [text]
         for rep in range(args.warmup + args.reps):
+            # As in an editor, every lint is of a new text (one comment line differs): the
+            # analysis cannot reuse a tree it parsed for an earlier repetition.
+            edited[0] = f"{text}# edit {rep}\n"
+            Path(path).write_text(edited[0], encoding="utf-8")
             for name, fn in measures.items():
                 start, start_cpu = time.perf_counter(), time.process_time()
                 fn()
