@@ -25,7 +25,7 @@ from tflint_graph.config import (
     with_rule_selection,
 )
 from tflint_graph.docs import read_page
-from tflint_graph.engine import lint_paths
+from tflint_graph.engine import WarningCounter, lint_paths
 from tflint_graph.finding import Finding
 from tflint_graph.parallel import default_jobs
 from tflint_graph.report import (
@@ -61,13 +61,9 @@ def _split_codes(values: Sequence[str]) -> tuple[str, ...] | None:
     return tuple(codes)
 
 
-class _ErrorCounter(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.count = 0
-
+class _ErrorCounter(WarningCounter):
     def emit(self, record: logging.LogRecord) -> None:
-        self.count += 1
+        super().emit(record)
         click.echo(f"tflint-graph: {record.getMessage()}", err=True)
 
 

@@ -455,7 +455,9 @@ def _os_reason(path: Path, exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-class _Counter(logging.Handler):
+class WarningCounter(logging.Handler):
+    """Counts the warnings (internal errors) logged while it is attached."""
+
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.count = 0
@@ -467,7 +469,7 @@ class _Counter(logging.Handler):
 @contextlib.contextmanager
 def _counting_warnings() -> Iterator[list[int]]:
     """Counts warnings the run logs (yields a list that holds the count afterwards)."""
-    handler, count = _Counter(), []
+    handler, count = WarningCounter(), []
     _log.addHandler(handler)
     try:
         yield count
