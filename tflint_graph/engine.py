@@ -336,13 +336,13 @@ def analyse_source(
     tensorflow = _MAY_TRACE.search(source) is not None
     if tensorflow and not full:
         full = _MAY_HOLD_TRACED.search(source) is not None or not prefilter_enabled()
+    verdict = _python_syntax_check(source)
     if not full:
-        findings, summary = _untraced(source, path, view)
+        findings, summary = _untraced(source, path, view, verdict)
         # Calls into other modules of the project may call their tf.functions (TFG303,
         # TFG403 judge such calls), which is known once those modules are analysed.
         full = tensorflow and summary is not None and bool(summary.called_imports)
     if full:
-        verdict = _python_syntax_check(source)
         parsed = _parse(source, path, verdict)
         if isinstance(parsed, Finding):
             findings = [parsed]
@@ -371,15 +371,15 @@ def prefilter_enabled() -> bool:
 
 
 def _untraced(
-    source: str, path: str, view: ProjectView
+    source: str, path: str, view: ProjectView, verdict: _Verdict
 ) -> tuple[list[Finding], ModuleSummary | None]:
     """A module that cannot hold traced code and that no other module reaches: no rule can
     report anything, only its summary (imports, classes, called imports) is needed.
 
     CPython's tree gives it (``cheap.py``); libcst runs only where CPython rejects the source,
     to report TFG001 exactly as ``_parse`` does (or accept syntax newer than this Python).
+    ``verdict`` is CPython's on ``source``.
     """
-    verdict = _python_syntax_check(source)
     tree = verdict[2]
     if tree is not None and prefilter_enabled():
         imports = cheap.module_imports(tree, view)
