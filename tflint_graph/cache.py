@@ -224,16 +224,11 @@ class Cache:
     def ticket(self, path: Path, shown: str, view: ProjectView) -> Ticket | None:
         """The key of ``path`` analysed with ``view``; ``None`` if it cannot be read (the
         analysis reports that, uncached)."""
+        read = read_regular(path)
+        if read is None:
+            return None
+        data, info = read
         try:
-            # Only regular files: opening a FIFO would block (the analysis reports it).
-            if not stat.S_ISREG(os.stat(path).st_mode):
-                return None
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-            with open(fd, "rb") as handle:
-                info = os.fstat(handle.fileno())
-                if not stat.S_ISREG(info.st_mode):
-                    return None
-                data = handle.read()
             real = os.path.realpath(path)
         except (OSError, ValueError):
             return None
@@ -299,15 +294,25 @@ class RunTicket:
     digests: dict[str, str]
 
 
-def _file_digest(path: Path) -> str | None:
+def read_regular(path: Path, size: int = -1) -> tuple[bytes, os.stat_result] | None:
+    """The bytes (the first ``size`` if given) and ``stat`` of ``path`` if it is a regular
+    file, else None.  Never blocks: opening a FIFO would (the analysis reports such files)."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return None
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with open(fd, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return None
+            return handle.read(size), info
     except (OSError, ValueError):
         return None
+
+
+def _file_digest(path: Path) -> str | None:
+    read = read_regular(path)
+    return None if read is None else hashlib.sha256(read[0]).hexdigest()
 
 
 class RunRecords:

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import logging
 import os
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tflint_graph.cache import Cache, Result, Ticket
+from tflint_graph.cache import Cache, Result, Ticket, read_regular
 from tflint_graph.config import Config
 from tflint_graph.finding import Finding, Severity
 from tflint_graph.project import Analyse, ModuleSummary, ProjectView
@@ -115,20 +114,11 @@ def _chunks(todo: list[Job], count: int) -> list[list[Job]]:
 def _cost(path: Path) -> int:
     """A file's estimated analysis cost: its size, and ten times that when it mentions
     TensorFlow (such files get the full libcst analysis); read from its first 64 kB.
-    Never blocks: a FIFO or other special file (reported as TFG002 later) costs 1."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
+    A FIFO or other special file (reported as TFG002 later) costs 1."""
+    read = read_regular(path, 65536)
+    if read is None:
         return 1
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return 1
-        head = os.read(fd, 65536)
-    except OSError:
-        return 1
-    finally:
-        os.close(fd)
+    head, info = read
     return max(1, info.st_size * (10 if b"tensorflow" in head or b"keras" in head else 1))
 
 

@@ -328,7 +328,6 @@ _ASSIGNMENT_LIKE = frozenset(
         cst.ParamSpec,
     }
 )
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _LOAD, _STORE, _DEL = 0, 1, 2
 
 
@@ -405,20 +404,16 @@ class ModuleScopes:
         for child in children(node):
             self._visit(child, _LOAD)
 
-    def _targets_then_rest(self, target: cst.CSTNode, rest: list[cst.CSTNode]) -> None:
-        self._visit(target, _STORE)
-        for child in rest:
-            self._visit(child, _LOAD)
-
     def _assign(self, node: cst.Assign, mode: int) -> None:
         for target in node.targets:
             self._visit(target, _STORE)
         self._visit(node.value, _LOAD)
 
     def _ann_assign(self, node: cst.AnnAssign, mode: int) -> None:
-        self._targets_then_rest(
-            node.target, [node.annotation] + ([node.value] if node.value is not None else [])
-        )
+        self._visit(node.target, _STORE)
+        self._visit(node.annotation, _LOAD)
+        if node.value is not None:
+            self._visit(node.value, _LOAD)
 
     def _aug_assign(self, node: cst.AugAssign, mode: int) -> None:
         self._visit(node.target, _STORE)
