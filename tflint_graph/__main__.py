@@ -1,4 +1,4 @@
-from tflint_graph.cli import main
+from tflint_graph.cli import entry
 
 if __name__ == "__main__":
-    main()
+    entry()

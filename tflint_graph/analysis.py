@@ -89,24 +89,30 @@ def attribute_values(
                             yield small.value
 
 
+# Walkers are module-level classes: a class made per call costs its creation, a cold handler
+# table, and a reference cycle (class <-> its MRO) that keeps the walked tree alive until a
+# cyclic garbage collection.
+class _Targets(walk.Visitor):
+    def __init__(self) -> None:
+        self.found: list[cst.Attribute] = []
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, cst.Attribute):
+            self.found.append(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Attribute):
+            self.found.append(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None and isinstance(node.asname.name, cst.Attribute):
+            self.found.append(node.asname.name)
+
+
 def _attribute_targets(cls: cst.ClassDef) -> list[cst.Attribute]:
-    found: list[cst.Attribute] = []
-
-    class _Targets(walk.Visitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            if isinstance(node.target, cst.Attribute):
-                found.append(node.target)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            if isinstance(node.target, cst.Attribute):
-                found.append(node.target)
-
-        def visit_WithItem(self, node: cst.WithItem) -> None:
-            if node.asname is not None and isinstance(node.asname.name, cst.Attribute):
-                found.append(node.asname.name)
-
-    _Targets().walk(cls)
-    return found
+    targets = _Targets()
+    targets.walk(cls)
+    return targets.found
 
 
 def values_of(
@@ -193,29 +199,33 @@ def declared_outer_names(ctx: ModuleContext, fn: FunctionNode) -> set[str]:
     return ctx.memo("declared-outer", fn, lambda: _declared_outer_names(fn))
 
 
+class _Declared(walk.Visitor):
+    def __init__(self, fn: cst.FunctionDef) -> None:
+        self.fn = fn
+        self.names: set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.fn
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.names.update(item.name.value for item in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.names.update(item.name.value for item in node.names)
+
+
 def _declared_outer_names(fn: FunctionNode) -> set[str]:
-    names: set[str] = set()
     if not isinstance(fn, cst.FunctionDef):
-        return names
-
-    class _Decl(walk.Visitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is fn
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
-        def visit_Global(self, node: cst.Global) -> None:
-            names.update(item.name.value for item in node.names)
-
-        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-            names.update(item.name.value for item in node.names)
-
-    _Decl().walk(fn)
-    return names
+        return set()
+    declared = _Declared(fn)
+    declared.walk(fn)
+    return declared.names
 
 
 def target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
@@ -258,14 +268,8 @@ def is_init_scope(ctx: ModuleContext, with_node: cst.With) -> bool:
 
 def calls_in(node: cst.CSTNode) -> list[cst.Call]:
     """Every call inside ``node`` (nested functions included), in source order."""
-    found: list[cst.Call] = []
-
-    class _Calls(walk.Visitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    _Calls().walk(node)
-    return found
+    below = walk.descendants(node)
+    return [n for n in (node, *below) if type(n) is cst.Call]  # type: ignore[misc]
 
 
 def module_constant(ctx: ModuleContext, name: cst.Name) -> cst.BaseExpression | None:

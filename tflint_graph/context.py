@@ -87,6 +87,13 @@ class ModuleContext:
         # Findings about functions of other modules (see ``Rule.report_elsewhere``).
         self.remote: list[RemoteFinding] = []
 
+    def release(self) -> None:
+        """Forget everything: the analysis holds reference cycles (scopes, the trace finder
+        and the inferences that point back here), broken here so that memory comes back
+        without cyclic garbage collection.  Nothing may be asked afterwards."""
+        self._scopes.release()
+        self.__dict__.clear()
+
     def memo(self, kind: str, node: cst.CSTNode, compute: Callable[[], T]) -> T:
         """Compute a per-node fact once per module (rules ask the same questions often)."""
         key = (kind, node)
@@ -104,21 +111,20 @@ class ModuleContext:
         """Each node's rank in source order of where its code starts (a def or class
         starts at ``def``/``class``, after its decorators, as its position does)."""
         order: dict[cst.CSTNode, int] = {}
-
-        def number(node: cst.CSTNode) -> None:
-            if isinstance(node, cst.FunctionDef | cst.ClassDef):
-                for dec in node.decorators:
-                    number(dec)
-                order[node] = len(order)
-                for child in walk.children(node):
-                    if not isinstance(child, cst.Decorator):
-                        number(child)
-                return
+        stack: list[cst.CSTNode] = [self.module]
+        while stack:
+            node = stack.pop()
+            below = walk.children(node)
+            if isinstance(node, cst.FunctionDef | cst.ClassDef) and node.decorators:
+                # The decorators' nodes come first, then the def, then the rest.
+                decorators = [c for c in below if isinstance(c, cst.Decorator)]
+                if node not in order and decorators and decorators[0] not in order:
+                    stack.append(node)
+                    stack.extend(reversed(decorators))
+                    continue
+                below = [c for c in below if not isinstance(c, cst.Decorator)]
             order[node] = len(order)
-            for child in walk.children(node):
-                number(child)
-
-        number(self.module)
+            stack.extend(reversed(below))
         return order
 
     def source_order(self, node: cst.CSTNode) -> int:

@@ -74,15 +74,13 @@ def run_rules(
     python_tree: ast.Module | None = None,
 ) -> tuple[list[Finding], ModuleSummary | None]:
     too_deep = [_tool_finding(path, "TFG001", "syntax error: too deeply nested to analyse")]
+    ctx: ModuleContext | None = None
     try:
         ctx = ModuleContext(path, source, module, config, view)
         ctx.python_tree = python_tree
         ctx.traced = find_traced(ctx)
-    except RecursionError:
-        return too_deep, None
-    rules_enabled = [r for r in ALL_RULES if config.is_enabled(r.code, path)]
-    findings: list[Finding] = []
-    try:
+        rules_enabled = [r for r in ALL_RULES if config.is_enabled(r.code, path)]
+        findings: list[Finding] = []
         if ctx.traced or not all(r.traced_only for r in rules_enabled):
             rules = [r(ctx, findings) for r in rules_enabled]
             Dispatcher(ctx, rules).walk(module)
@@ -91,6 +89,9 @@ def run_rules(
         summary = summarize(ctx)
     except RecursionError:
         return too_deep, None
+    finally:
+        if ctx is not None:
+            ctx.release()
     return findings, summary
 
 

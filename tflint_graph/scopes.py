@@ -42,12 +42,6 @@ class Access:
         self.index = scope.count
         self.referents: set[BaseAssignment] = set()
 
-    def __hash__(self) -> int:
-        return id(self)
-
-    def __eq__(self, other: object) -> bool:
-        return self is other
-
 
 class BaseAssignment:
     index = -1
@@ -56,12 +50,6 @@ class BaseAssignment:
         self.name = name
         self.scope = scope
         self.references: set[Access] = set()
-
-    def __hash__(self) -> int:
-        return id(self)
-
-    def __eq__(self, other: object) -> bool:
-        return self is other
 
     def record_accesses(self, accesses: set[Access]) -> None:
         later = {a for a in accesses if a.scope is not self.scope or self.index < a.index}
@@ -225,6 +213,10 @@ class BuiltinScope(Scope):
         return set()
 
 
+# What released scopes point to instead of their parents (see ``ModuleScopes.release``).
+_RELEASED = Scope(None)
+
+
 class GlobalScope(Scope):
     def __init__(self) -> None:
         super().__init__(None)
@@ -342,6 +334,24 @@ class ModuleScopes:
         self._attribute: list[cst.Attribute | None] = [None]
         self._visit(module, _LOAD)
         self._infer_accesses()
+
+    def release(self) -> None:
+        """Drop the links between scopes, bindings and loads (they form reference cycles),
+        so that the analysis is freed as soon as it is dropped, without cyclic garbage
+        collection (the engine pauses it).  No query works afterwards."""
+        for scope in {*self.of.values(), self.module_scope, self.module_scope.parent}:
+            for bindings in scope._assignments.values():
+                for binding in bindings:
+                    binding.references = set()
+            for accesses in scope.accesses.values():
+                for access in accesses:
+                    access.referents = set()
+            scope._assignments = defaultdict(set)
+            scope.accesses = defaultdict(set)
+            scope._by_node = {}
+            scope._overwrites = {}
+            scope.parent = scope.globals = _RELEASED
+        self.of = {}
 
     # -- queries ----------------------------------------------------------------------
     def scope(self, node: cst.CSTNode) -> Scope | None:

@@ -472,24 +472,27 @@ def _state_refs(
         yield expr
 
 
+class _Chains(walk.Visitor):
+    def __init__(self) -> None:
+        self.found: list[cst.BaseExpression] = []
+
+    def visit_Attribute(self, attr: cst.Attribute) -> bool:
+        if dotted(attr) is not None:
+            self.found.append(attr)
+        else:
+            self.walk(attr.value)  # not the attribute's own name
+        return False
+
+    def visit_Name(self, name: cst.Name) -> None:
+        self.found.append(name)
+
+    def visit_Arg(self, arg: cst.Arg) -> bool:
+        self.walk(arg.value)  # not the keyword's name
+        return False
+
+
 def _dotted_exprs(node: cst.CSTNode) -> list[cst.BaseExpression]:
     """Maximal ``a.b.c`` chains and bare names in ``node``."""
-    found: list[cst.BaseExpression] = []
-
-    class _Chains(walk.Visitor):
-        def visit_Attribute(self, attr: cst.Attribute) -> bool:
-            if dotted(attr) is not None:
-                found.append(attr)
-            else:
-                self.walk(attr.value)  # not the attribute's own name
-            return False
-
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name)
-
-        def visit_Arg(self, arg: cst.Arg) -> bool:
-            self.walk(arg.value)  # not the keyword's name
-            return False
-
-    _Chains().walk(node)
-    return found
+    chains = _Chains()
+    chains.walk(node)
+    return chains.found

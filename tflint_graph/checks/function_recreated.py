@@ -15,10 +15,12 @@ and a tf.function made inside another tf.function traces once per trace of the o
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import libcst as cst
 
 from tflint_graph import walk
+from tflint_graph.analysis import calls_in
 from tflint_graph.callsites import call_sites, callback_hook, loops_around
 from tflint_graph.checks.base import Rule
 from tflint_graph.context import FunctionNode, TracedFunction, TraceKind
@@ -563,46 +565,32 @@ class _Names(walk.Visitor):
 
 
 def _calls(body: cst.CSTNode) -> list[cst.Call]:
-    found: list[cst.Call] = []
+    return calls_in(body)
 
-    class _Visit(walk.Visitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            found.append(node)
 
-    _Visit().walk(body)
-    return found
+def _own_nodes(root: cst.CSTNode, stop: tuple[type, ...]) -> Iterator[cst.CSTNode]:
+    """``root`` and the nodes under it in source order, not entering nodes of ``stop``
+    types below ``root`` (they are yielded, their insides are not)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if node is root or not isinstance(node, stop):
+            stack.extend(reversed(walk.children(node)))
 
 
 def _returns(owner: cst.FunctionDef) -> list[cst.Return]:
-    found: list[cst.Return] = []
-
-    class _Visit(walk.Visitor):
-        def visit_Return(self, node: cst.Return) -> None:
-            if node.value is not None:
-                found.append(node)
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is owner
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-    _Visit().walk(owner)
-    return found
+    return [
+        n
+        for n in _own_nodes(owner, (cst.FunctionDef, cst.Lambda))
+        if isinstance(n, cst.Return) and n.value is not None
+    ]
 
 
 def _tests(body: cst.CSTNode) -> list[cst.BaseExpression]:
-    found: list[cst.BaseExpression] = []
-
-    class _Visit(walk.Visitor):
-        def visit_If(self, node: cst.If) -> None:
-            found.append(node.test)
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
-    _Visit().walk(body)
-    return found
+    # Not even ``body`` itself is entered when it is a def or class.
+    if isinstance(body, cst.FunctionDef | cst.ClassDef):
+        return []
+    return [
+        n.test for n in _own_nodes(body, (cst.FunctionDef, cst.ClassDef)) if isinstance(n, cst.If)
+    ]

@@ -237,13 +237,11 @@ def _own_nodes(body: cst.CSTNode) -> list[cst.CSTNode]:
     """Nodes of ``body`` in source order, not descending into nested defs, lambdas or
     classes (their code does not run inside the try)."""
     found: list[cst.CSTNode] = []
-
-    class _Walk(walk.Visitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
-                return False
-            found.append(node)
-            return True
-
-    _Walk().walk(body)
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+            continue
+        found.append(node)
+        stack.extend(reversed(walk.children(node)))
     return found

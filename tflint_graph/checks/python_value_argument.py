@@ -399,12 +399,7 @@ def _union(parts: list[Loops]) -> Loops:
 
 
 def _mentions(expr: cst.BaseExpression, name: str) -> bool:
-    found = False
-
-    class _Find(walk.Visitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            nonlocal found
-            found = found or node.value == name
-
-    _Find().walk(expr)
-    return found
+    return any(
+        type(n) is cst.Name and n.value == name  # type: ignore[attr-defined]
+        for n in (expr, *walk.descendants(expr))
+    )

@@ -353,13 +353,7 @@ def _applies_gradients(fn: cst.FunctionDef) -> bool:
 
 
 def _mentions(fn: cst.FunctionDef, param: str) -> bool:
-    found = False
-
-    class _Names(walk.Visitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            nonlocal found
-            if name.value == param:
-                found = True
-
-    _Names().walk(fn.body)
-    return found
+    return any(
+        type(n) is cst.Name and n.value == param  # type: ignore[attr-defined]
+        for n in walk.descendants(fn.body)
+    )
