@@ -1,0 +1,83 @@
+"""Memory comes back without cyclic garbage collection.
+
+The CLI runs with the cyclic collector off (``cli.entry``; ``engine._gc_paused`` for any
+``lint_paths`` run): an analysis that left reference cycles behind would keep every tree
+it parsed until the next forced collection.  These tests lint real modules with the
+collector off and check that nothing they allocated is left as cyclic garbage.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tflint_graph import engine, lint_paths, lint_source
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted((ROOT / "fixtures").rglob("*.py")) + sorted(
+    (ROOT / "tests" / "corpus").rglob("*.py")
+)
+
+
+@pytest.fixture
+def cyclic_garbage() -> Iterator[list[object]]:
+    """Objects that only the cyclic collector could free, allocated inside the test."""
+    garbage: list[object] = []
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        yield garbage
+    finally:
+        gc.collect()
+        garbage.extend(gc.garbage)
+        gc.garbage.clear()
+        gc.set_debug(0)
+        if was:
+            gc.enable()
+
+
+def _ours(garbage: list[object]) -> list[str]:
+    """Type names of garbage that the analysis (or libcst for it) allocated."""
+    return sorted(
+        {
+            type(o).__module__ + "." + type(o).__qualname__
+            for o in garbage
+            if type(o).__module__.startswith(("tflint_graph", "libcst"))
+        }
+    )
+
+
+def test_sources_exist() -> None:
+    assert len(SOURCES) > 20
+
+
+def test_analysing_modules_leaves_no_cyclic_garbage(cyclic_garbage: list[object]) -> None:
+    engine._PARSED.clear()
+    found = 0
+    for path in SOURCES:
+        found += len(lint_source(path.read_text(encoding="utf-8"), str(path)))
+    engine._PARSED.clear()  # the per-process tree store may keep trees: drop them too
+    gc.collect()
+    assert found > 0  # the modules were really analysed
+    assert _ours(gc.garbage) == []
+
+
+def test_a_project_run_leaves_no_cyclic_garbage(cyclic_garbage: list[object]) -> None:
+    engine._PARSED.clear()
+    findings = list(lint_paths([ROOT / "fixtures" / "demo"]))
+    engine._PARSED.clear()
+    gc.collect()
+    assert findings
+    assert _ours(gc.garbage) == []
+
+
+def test_the_collector_is_back_on_after_a_run() -> None:
+    assert gc.isenabled()
+    list(lint_paths([ROOT / "fixtures" / "demo"]))
+    lint_source("import tensorflow as tf\n\n@tf.function\ndef f(x):\n    print(x)\n")
+    assert gc.isenabled()
