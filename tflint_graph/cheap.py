@@ -64,12 +64,43 @@ def module_classes(tree: ast.Module, imports: dict[str, str]) -> dict[str, tuple
 def called_imports(tree: ast.Module, imports: dict[str, str]) -> set[str]:
     """Twin of ``summary.called_imports``: imported names called anywhere in the module."""
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
+    if not imports:
+        return found
+    for node in _calls(tree):
         head, _, tail = _dotted(node.func).partition(".")
         if head in imports:
             name = f"{imports[head]}.{tail}" if tail else imports[head]
             if may_be_project(name):
                 found.add(name)
     return found
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """``ast.iter_child_nodes`` as a list, without its generators (about twice as fast:
+    every file's tree is walked once, by the engine's nesting guard)."""
+    found: list[ast.AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            found += [v for v in value if isinstance(v, ast.AST)]
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
+
+
+def _calls(tree: ast.AST) -> list[ast.Call]:
+    """Every call in ``tree``, in no particular order (``ast.walk`` unrolled)."""
+    calls: list[ast.Call] = []
+    stack: list[ast.AST] = [tree]
+    node_type, call_type = ast.AST, ast.Call
+    while stack:
+        node = stack.pop()
+        if type(node) is call_type:
+            calls.append(node)  # type: ignore[arg-type]
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                stack += [v for v in value if isinstance(v, node_type)]
+            elif isinstance(value, node_type):
+                stack.append(value)
+    return calls

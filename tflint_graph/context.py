@@ -8,6 +8,7 @@ them from here.
 from __future__ import annotations
 
 import ast
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -75,9 +76,16 @@ class ModuleContext:
         self.view = view or ProjectView()
         # CPython's tree of the same source, when the engine has one (positions use it).
         self.python_tree: ast.Module | None = None
-        # Scopes and qualified names serve every question traced-code discovery asks; parents
-        # and positions are resolved on first use (a module without traced code or findings
-        # may never need them).
+        # One walk first: every later walk reads children from it (see ``walk.Index``);
+        # parents leave formatting nodes out (no rule asks about them).  Scopes and qualified
+        # names serve every question traced-code discovery asks; positions are resolved on
+        # first use (a module without traced code or findings may never need them).
+        index = self._index = walk.Index(module)
+        # A context dropped without ``release`` (the library's callers) lets go of the index
+        # when it is collected.
+        weakref.finalize(self, index.release)
+        self._parents = index.parents
+        self._order = index.order
         self._scopes = ModuleScopes(module)
         self.resolver = Resolver(self._scopes.qualified_names)
         # Filled by traced-code discovery before any rule runs.
@@ -92,6 +100,7 @@ class ModuleContext:
         and the inferences that point back here), broken here so that memory comes back
         without cyclic garbage collection.  Nothing may be asked afterwards."""
         self._scopes.release()
+        self._index.release()
         self.__dict__.clear()
 
     def memo(self, kind: str, node: cst.CSTNode, compute: Callable[[], T]) -> T:
@@ -106,35 +115,9 @@ class ModuleContext:
     def _positions(self) -> Positions:
         return Positions(self.module, self.source, self._parents, self.python_tree)
 
-    @cached_property
-    def _order(self) -> dict[cst.CSTNode, int]:
-        """Each node's rank in source order of where its code starts (a def or class
-        starts at ``def``/``class``, after its decorators, as its position does)."""
-        order: dict[cst.CSTNode, int] = {}
-        stack: list[cst.CSTNode] = [self.module]
-        while stack:
-            node = stack.pop()
-            below = walk.children(node)
-            if isinstance(node, cst.FunctionDef | cst.ClassDef) and node.decorators:
-                # The decorators' nodes come first, then the def, then the rest.
-                decorators = [c for c in below if isinstance(c, cst.Decorator)]
-                if node not in order and decorators and decorators[0] not in order:
-                    stack.append(node)
-                    stack.extend(reversed(decorators))
-                    continue
-                below = [c for c in below if not isinstance(c, cst.Decorator)]
-            order[node] = len(order)
-            stack.extend(reversed(below))
-        return order
-
     def source_order(self, node: cst.CSTNode) -> int:
         """Sorts nodes as their start positions would, without computing positions."""
         return self._order[node]
-
-    @cached_property
-    def _parents(self) -> dict[cst.CSTNode, cst.CSTNode]:
-        """Each node's parent (formatting nodes left out: no rule asks about them)."""
-        return walk.parents(self.module)
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         return self._positions[node]

@@ -153,7 +153,7 @@ def _scan_tree(
             total += len(line) + 1
             ends.append(total)
     stack: list[tuple[ast.AST, int, bool]] = [(tree, 0, False)]
-    children = ast.iter_child_nodes
+    children = cheap.child_nodes
     stray: ast.Nonlocal | None = None
     while stack:
         node, depth, scoped = stack.pop()
@@ -182,9 +182,15 @@ def _scan_tree(
 _Verdict: TypeAlias = tuple[SyntaxError | None, str | None, ast.Module | None]
 
 
-def _python_syntax_check(source: str) -> _Verdict:
+def _python_syntax_check(source: str, tree: ast.Module | None = None) -> _Verdict:
     """CPython's own verdict, cheaply: (its SyntaxError, if any; why the source is too
-    deeply nested to parse, if it is; the ``ast`` tree when the source is fine)."""
+    deeply nested to parse, if it is; the ``ast`` tree when the source is fine).
+    ``tree`` is CPython's tree of ``source`` when the caller has it (flake8 does)."""
+    if tree is not None:
+        return _judge_tree(tree, source)
+    remembered = _remembered(source)
+    if remembered is not None:
+        return remembered[1]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SyntaxWarning for "\d" in strings, etc.
         try:
@@ -198,6 +204,10 @@ def _python_syntax_check(source: str) -> _Verdict:
             return None, "too deeply nested to parse", None
         except ValueError as exc:  # "source code string cannot contain null bytes"
             return SyntaxError(str(exc)), None, None
+    return _judge_tree(tree, source)
+
+
+def _judge_tree(tree: ast.Module, source: str) -> _Verdict:
     too_deep, stray = _scan_tree(tree, MAX_NESTING, source)
     if too_deep:
         return None, f"too deeply nested to parse (more than {MAX_NESTING} levels)", None
@@ -209,10 +219,11 @@ def _python_syntax_check(source: str) -> _Verdict:
 
 
 # Modules another module reaches are analysed again with what the run learnt (project.py):
-# keep the libcst trees of the latest sources of this process so that a second analysis
-# does not parse again (parsing is the largest part of one).  Trees are never mutated.  A
-# tree takes about 40 bytes per source character: the bound keeps this under ~50 MB.
-_PARSED: OrderedDict[str, cst.Module] = OrderedDict()
+# keep the libcst trees (and CPython's verdict) of the latest sources of this process so
+# that a second analysis does not parse again (parsing is the largest part of one).  Trees
+# are never mutated.  A libcst tree takes about 40 bytes per source character, CPython's
+# about 10: the bound keeps this under ~50 MB.
+_PARSED: OrderedDict[str, tuple[cst.Module, _Verdict]] = OrderedDict()
 _PARSED_MAX_CHARS = 1_000_000
 _parsed_chars = 0
 
@@ -220,7 +231,7 @@ _parsed_chars = 0
 _parsed_lock = threading.Lock()  # the library may be called from several threads
 
 
-def _remembered(source: str) -> cst.Module | None:
+def _remembered(source: str) -> tuple[cst.Module, _Verdict] | None:
     with _parsed_lock:
         found = _PARSED.get(source)
         if found is not None:
@@ -228,14 +239,14 @@ def _remembered(source: str) -> cst.Module | None:
         return found
 
 
-def _remember(source: str, module: cst.Module) -> None:
+def _remember(source: str, module: cst.Module, verdict: _Verdict) -> None:
     global _parsed_chars
     if len(source) > _PARSED_MAX_CHARS // 4:
         return
     with _parsed_lock:
         if source in _PARSED:
             return
-        _PARSED[source] = module
+        _PARSED[source] = (module, verdict)
         _parsed_chars += len(source)
         while _parsed_chars > _PARSED_MAX_CHARS:
             old, _ = _PARSED.popitem(last=False)
@@ -254,7 +265,8 @@ def _parse(source: str, path: str, verdict: _Verdict | None = None) -> cst.Modul
     reject the file.  Syntax that only a newer Python accepts still goes to libcst.
     ``verdict`` is CPython's, when the caller already has it.
     """
-    python_error, too_deep, _ = verdict or _python_syntax_check(source)
+    verdict = verdict or _python_syntax_check(source)
+    python_error, too_deep, _ = verdict
     if too_deep is not None:
         if python_error is not None:
             return _python_error_finding(path, python_error)
@@ -263,10 +275,10 @@ def _parse(source: str, path: str, verdict: _Verdict | None = None) -> cst.Modul
 
     cached = _remembered(source)
     if cached is not None:
-        return cached
+        return cached[0]
     try:
         module = cst.parse_module(source)
-        _remember(source, module)
+        _remember(source, module, verdict)
         return module
     except cst.ParserSyntaxError as exc:
         if python_error is not None:
@@ -321,12 +333,14 @@ def analyse_source(
     view: ProjectView | None = None,
     *,
     noqa: bool = True,
+    python_tree: ast.Module | None = None,
 ) -> tuple[list[Finding], ModuleSummary | None]:
     """Findings of one module (filtered and sorted) and what other modules of the run may
     learn from it; ``view`` is what the run knows about this module's neighbours.
-    ``noqa=False`` skips ``# noqa`` filtering."""
+    ``noqa=False`` skips ``# noqa`` filtering; ``python_tree`` is ``ast.parse(source)``
+    when the caller has it (it is not parsed again)."""
     with _gc_paused(len(source)):
-        return _analyse_source(source, path, config, view, noqa)
+        return _analyse_source(source, path, config, view, noqa, python_tree)
 
 
 # Cyclic garbage collection costs about a quarter of a run: the ~200k objects of each libcst
@@ -369,7 +383,12 @@ def _gc_paused(chars: int = 0) -> Iterator[None]:
 
 
 def _analyse_source(
-    source: str, path: str, config: Config, view: ProjectView | None, noqa: bool
+    source: str,
+    path: str,
+    config: Config,
+    view: ProjectView | None,
+    noqa: bool,
+    python_tree: ast.Module | None,
 ) -> tuple[list[Finding], ModuleSummary | None]:
     view = view or ProjectView()
     summary: ModuleSummary | None = None
@@ -383,7 +402,7 @@ def _analyse_source(
     tensorflow = _MAY_TRACE.search(source) is not None
     if tensorflow and not full:
         full = _MAY_HOLD_TRACED.search(source) is not None or not prefilter_enabled()
-    verdict = _python_syntax_check(source)
+    verdict = _python_syntax_check(source, python_tree)
     if not full:
         findings, summary = _untraced(source, path, view, verdict)
         # Calls into other modules of the project may call their tf.functions (TFG303,

@@ -71,8 +71,9 @@ class Plugin:
     version = __version__
 
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
-        # ``tree`` is only requested so that flake8 runs this as an AST plugin (after its own
-        # syntax check: a file CPython cannot parse gets E999 and never reaches us).
+        # flake8 runs an AST plugin after its own syntax check (a file CPython cannot parse
+        # gets E999 and never reaches us); its tree spares the analysis a parse.
+        self._tree = tree if isinstance(tree, ast.Module) else None
         self._lines = lines
         self._filename = filename
 
@@ -80,7 +81,9 @@ class Plugin:
         try:
             source = "".join(self._lines)
             config = _config_for(self._filename)
-            findings = engine.analyse_source(source, self._filename, config, noqa=False)[0]
+            findings = engine.analyse_source(
+                source, self._filename, config, noqa=False, python_tree=self._tree
+            )[0]
         except Exception as exc:  # an exception here would abort the whole flake8 run
             _log.warning(
                 "tflint-graph: internal error while linting %s: %s: %s (please report this)",

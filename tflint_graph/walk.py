@@ -13,6 +13,7 @@ Children come in source order, as with libcst (``tests/test_walk.py`` checks thi
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -173,8 +174,15 @@ def _skipped(cls: type) -> bool:
     return skip
 
 
-def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+def children(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
     """The semantic child nodes of ``node``, in source order."""
+    known = _KNOWN.get(id(node))
+    if known is not None:
+        return known
+    return _children(node)
+
+
+def _children(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
     out: list[cst.CSTNode] = []
     cls = type(node)
     fields = _FIELDS.get(cls)
@@ -197,19 +205,16 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
                 s = _skipped(kind)
             if not s:
                 out.append(value)
-    return out
+    return tuple(out)
 
 
 def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Every semantic node under ``node`` (not ``node`` itself), in source order."""
-    stack = children(node)
-    stack.reverse()
+    stack = list(reversed(children(node)))
     while stack:
         current = stack.pop()
         yield current
-        below = children(current)
-        below.reverse()
-        stack.extend(below)
+        stack.extend(reversed(children(current)))
 
 
 def parents(root: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
@@ -222,6 +227,62 @@ def parents(root: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
             found[child] = node
             stack.append(child)
     return found
+
+
+# Children of the nodes of the trees being analysed (``Index``), by ``id``: the analysis
+# walks each tree several times (scopes, traced-code discovery, the rules), and reading the
+# fields again each time was its largest cost.  An entry lives only while its tree is
+# indexed, and the index holds the tree, so an ``id`` here always denotes a live node.
+_KNOWN: dict[int, tuple[cst.CSTNode, ...]] = {}
+_known_lock = threading.Lock()
+
+
+class Index:
+    """One walk of a tree: every node's children (``children`` answers from it until
+    ``release``), its parent and its rank in source order.
+
+    The rank sorts nodes as their start positions would: a def or class starts at
+    ``def``/``class``, after its decorators."""
+
+    def __init__(self, root: cst.CSTNode) -> None:
+        self.root = root
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self.order: dict[cst.CSTNode, int] = {}
+        known: dict[int, tuple[cst.CSTNode, ...]] = {}
+        parents, order = self.parents, self.order
+        decorated = (cst.FunctionDef, cst.ClassDef)
+        # Items are nodes to visit, or (def, its children after the decorators) to number
+        # the def once its decorators are done.
+        stack: list[Any] = [root]
+        while stack:
+            item = stack.pop()
+            if type(item) is tuple:
+                node, rest = item
+                order[node] = len(order)
+                stack.extend(reversed(rest))
+                continue
+            node = item
+            below = known.get(id(node))
+            if below is None:
+                below = known[id(node)] = _children(node)
+            for child in below:
+                parents[child] = node
+            if type(node) in decorated and node.decorators:
+                stack.append((node, [c for c in below if type(c) is not cst.Decorator]))
+                stack.extend(reversed([c for c in below if type(c) is cst.Decorator]))
+            else:
+                order[node] = len(order)
+                stack.extend(reversed(below))
+        self._ids = list(known)
+        with _known_lock:
+            _KNOWN.update(known)
+
+    def release(self) -> None:
+        """``children`` no longer answers from this index."""
+        with _known_lock:
+            for key in self._ids:
+                _KNOWN.pop(key, None)
+        self._ids = []
 
 
 class Visitor:
