@@ -137,3 +137,25 @@ def test_worker_warnings_reach_the_main_process_in_order(
             Project(files, Config(), warn_on_odd, jobs=jobs).run()
         messages.append([r.getMessage() for r in caplog.records])
     assert messages == [expected, expected]
+
+
+def test_files_analysed_again_go_back_to_their_worker(tmp_path: Path) -> None:
+    """A second analysis is sent to the process that holds the file's parsed tree; files
+    without one are dealt to the worker with the least work; an idle worker takes work
+    queued for another rather than wait."""
+    from tflint_graph.parallel import Job, Runner
+
+    write_tree(tmp_path, {f"m{i}.py": PRINT_STEP * (i + 1) for i in range(6)})
+    files = sorted(tmp_path.glob("*.py"))
+    runner = Runner(analyse_file, Config(), jobs=2)
+    runner._home = {files[0]: 1, files[1]: 1, files[2]: 0}
+    jobs = [Job(i, path, ProjectView(), None) for i, path in enumerate(files)]
+    queues = runner._queues(jobs)
+    placed = {job.path: k for k, queue in enumerate(queues) for chunk in queue for job in chunk}
+    assert sorted(placed) == files
+    assert [placed[f] for f in files[:3]] == [1, 1, 0]
+    # Worker 0 holds less after the homed files: the largest homeless file goes there.
+    assert placed[files[5]] == 0
+    assert runner._next([[], [["a"], ["b"]]], 0) == ["b"]  # type: ignore[list-item]
+    assert runner._next([[["c"]], [["d"]]], 1) == ["d"]  # type: ignore[list-item]
+    assert runner._next([[], []], 0) is None

@@ -22,6 +22,14 @@ SOURCES = sorted((ROOT / "fixtures").rglob("*.py")) + sorted(
 )
 
 
+BAD_SOURCES = (
+    "import tensorflow as tf\n\n@tf.function\ndef f(x:\n    print(x)\n",
+    "import tensorflow as tf\nprint 'python 2'\n",
+    "import tensorflow as tf\nx = (" + "(" * 300 + ")" * 300 + ")\n",
+    "import tensorflow as tf\nnonlocal x\n",
+)
+
+
 @pytest.fixture
 def cyclic_garbage() -> Iterator[list[object]]:
     """Objects that only the cyclic collector could free, allocated inside the test."""
@@ -61,6 +69,9 @@ def test_analysing_modules_leaves_no_cyclic_garbage(cyclic_garbage: list[object]
     found = 0
     for path in SOURCES:
         found += len(lint_source(path.read_text(encoding="utf-8"), str(path)))
+    # Sources CPython rejects: the error is kept (without its traceback) in the verdict.
+    for bad in BAD_SOURCES:
+        assert [f.code for f in lint_source(bad)] == ["TFG001"]
     engine._PARSED.clear()  # the per-process tree store may keep trees: drop them too
     gc.collect()
     assert found > 0  # the modules were really analysed

@@ -197,6 +197,9 @@ def _python_syntax_check(source: str, tree: ast.Module | None = None) -> _Verdic
             # CRLF: CPython puts an error at the end of the file one line past it.
             tree = ast.parse(source.replace("\r\n", "\n") if "\r\n" in source else source)
         except SyntaxError as exc:
+            # Only the message and position are used: without its traceback the error does
+            # not hold the caller's frame (a reference cycle through the verdict).
+            exc.__traceback__ = None
             if exc.msg and _CPYTHON_TOO_DEEP.search(exc.msg):
                 return exc, exc.msg, None
             return exc, None, None

@@ -90,11 +90,11 @@ def _crashed(job: Job, config: Config) -> Outcome:
     return (job.index, findings, None, [])
 
 
-def _chunks(todo: list[Job], count: int) -> list[list[Job]]:
-    """About ``count`` chunks of similar estimated cost, the costliest first (so that no
-    worker is left with a large TensorFlow module at the end while the other idles).
-    Outcomes are put back in task order by the caller, so this order is free."""
-    costs = {job.index: _cost(job.path) for job in todo}
+def _chunks(todo: list[Job], count: int, costs: dict[int, int]) -> list[list[Job]]:
+    """About ``count`` chunks of similar estimated cost (``costs`` by job index), the
+    costliest first (so that no worker is left with a large TensorFlow module at the end
+    while the other idles).  Outcomes are put back in task order by the caller, so this
+    order is free."""
     ordered = sorted(todo, key=lambda job: -costs[job.index])
     budget = max(1, sum(costs.values()) // max(1, count))
     chunks: list[list[Job]] = []
@@ -138,7 +138,13 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 
 
 class Runner:
-    """Analyses batches for one :class:`~tflint_graph.project.Project` run; owns its pool."""
+    """Analyses batches for one :class:`~tflint_graph.project.Project` run; owns its workers.
+
+    Each worker is a one-process pool, so that work can be sent to a chosen process: a file
+    analysed again (another module reached it) goes back to the process that analysed it
+    first, which still holds its parsed trees (``engine._PARSED``).  Workers take chunks as
+    they finish the previous one; an idle worker takes any waiting chunk.
+    """
 
     def __init__(
         self, analyse: Analyse, config: Config, jobs: int = 1, cache: Cache | None = None
@@ -154,7 +160,8 @@ class Runner:
                 pickle.dumps((analyse, cache, config))
             except Exception:
                 self.jobs = 1
-        self._pool: ProcessPoolExecutor | None = None
+        self._workers: list[ProcessPoolExecutor | None] = []
+        self._home: dict[Path, int] = {}  # file -> the worker that analysed it last
 
     def run(self, tasks: Sequence[tuple[Path, ProjectView]]) -> list[Result]:
         """(findings, summary) of each (path, view), in task order."""
@@ -167,7 +174,7 @@ class Runner:
                 results[index] = hit
             else:
                 todo.append(Job(index, path, view, ticket))
-        pooled = len(todo) >= MIN_POOL_TASKS or (self._pool is not None and len(todo) > 1)
+        pooled = len(todo) >= MIN_POOL_TASKS or (bool(self._workers) and len(todo) > 1)
         if self.jobs > 1 and pooled:
             outcomes = self._pooled(todo)
         else:
@@ -181,29 +188,90 @@ class Runner:
     def _work(self) -> partial[list[Outcome]]:
         return partial(analyse_jobs, self.analyse, self.config, self.cache)
 
-    def _pooled(self, todo: list[Job]) -> list[Outcome]:
+    def _worker(self, k: int) -> ProcessPoolExecutor:
         from concurrent.futures import ProcessPoolExecutor
+
+        worker = self._workers[k]
+        if worker is None:
+            worker = self._workers[k] = ProcessPoolExecutor(1, mp_context=_pool_context())
+        return worker
+
+    def _queues(self, todo: list[Job]) -> list[list[list[Job]]]:
+        """Chunks waiting for each worker: files go home where they have one; the others
+        are dealt out, costliest first, each to the worker with the least work so far."""
+        homes: list[list[Job]] = [[] for _ in range(self.jobs)]
+        homeless: list[Job] = []
+        for job in todo:
+            k = self._home.get(job.path)
+            (homes[k] if k is not None else homeless).append(job)
+        costs = {job.index: _cost(job.path) for job in todo}
+        queues: list[list[list[Job]]] = [[] for _ in range(self.jobs)]
+        load = [0] * self.jobs
+        for k, jobs in enumerate(homes):
+            for chunk in _chunks(jobs, CHUNKS_PER_WORKER, costs) if jobs else []:
+                queues[k].append(chunk)
+                load[k] += sum(costs[job.index] for job in chunk)
+        for chunk in _chunks(homeless, self.jobs * CHUNKS_PER_WORKER, costs) if homeless else []:
+            k = min(range(self.jobs), key=lambda i: (load[i], i))
+            queues[k].append(chunk)
+            load[k] += sum(costs[job.index] for job in chunk)
+        return queues
+
+    def _next(self, queues: list[list[list[Job]]], k: int) -> list[Job] | None:
+        """Worker ``k``'s next chunk: its own first, else the last of the longest queue."""
+        if queues[k]:
+            return queues[k].pop(0)
+        other = max(range(len(queues)), key=lambda i: len(queues[i]))
+        return queues[other].pop() if queues[other] else None
+
+    def _pooled(self, todo: list[Job]) -> list[Outcome]:
+        from concurrent.futures import FIRST_COMPLETED, wait
         from concurrent.futures.process import BrokenProcessPool
 
-        if self._pool is None:
+        if not self._workers:
             _preload()
-            self._pool = ProcessPoolExecutor(self.jobs, mp_context=_pool_context())
-        chunks = _chunks(todo, self.jobs * CHUNKS_PER_WORKER)
-        submitted: list[tuple[list[Job], Future[list[Outcome]]]] = []
+            self._workers = [None] * self.jobs
+        queues = self._queues(todo)
+        running: dict[Future[list[Outcome]], tuple[int, list[Job]]] = {}
         outcomes: list[Outcome] = []
         failed: list[Job] = []
-        try:
-            for chunk in chunks:
-                submitted.append((chunk, self._pool.submit(self._work(), chunk)))
-        except BrokenProcessPool:
-            failed += [job for chunk in chunks[len(submitted) :] for job in chunk]
-        for chunk, future in submitted:
-            try:
-                outcomes += future.result()
-            except BrokenProcessPool:
-                failed += chunk
+        broken: set[int] = set()
+
+        def feed(k: int) -> None:
+            # Two chunks in flight per worker, so it never waits for the next one.
+            while k not in broken and sum(1 for w, _ in running.values() if w == k) < 2:
+                chunk = self._next(queues, k)
+                if chunk is None:
+                    return
+                try:
+                    running[self._worker(k).submit(self._work(), chunk)] = (k, chunk)
+                except BrokenProcessPool:
+                    failed.extend(chunk)
+                    broken.add(k)
+
+        for k in range(self.jobs):
+            feed(k)
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                k, chunk = running.pop(future)
+                try:
+                    outcomes += future.result()
+                    for job in chunk:
+                        self._home[job.path] = k
+                except BrokenProcessPool:
+                    failed.extend(chunk)
+                    broken.add(k)
+            for k in range(self.jobs):
+                feed(k)
+        # Left waiting only when every worker broke.
+        failed += [job for queue in queues for chunk in queue for job in chunk]
+        for k in broken:  # the next batch starts a fresh process there
+            worker, self._workers[k] = self._workers[k], None
+            if worker is not None:
+                worker.shutdown(wait=True, cancel_futures=True)
+            self._home = {p: w for p, w in self._home.items() if w != k}
         if failed:
-            self.close()  # broken: the next batch starts a fresh pool
             outcomes += [self._isolated(job) for job in failed]
         return outcomes
 
@@ -220,9 +288,10 @@ class Runner:
         return outcome
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        workers, self._workers = self._workers, []
+        for worker in workers:
+            if worker is not None:
+                worker.shutdown(wait=True, cancel_futures=True)
 
 
 def default_jobs() -> int:
