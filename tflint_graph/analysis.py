@@ -195,37 +195,12 @@ def receiver_is_outer(
 
 
 def declared_outer_names(ctx: ModuleContext, fn: FunctionNode) -> set[str]:
-    """Names a function declares ``global`` or ``nonlocal`` in its own body."""
-    return ctx.memo("declared-outer", fn, lambda: _declared_outer_names(fn))
-
-
-class _Declared(walk.Visitor):
-    def __init__(self, fn: cst.FunctionDef) -> None:
-        self.fn = fn
-        self.names: set[str] = set()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return node is self.fn
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.names.update(item.name.value for item in node.names)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.names.update(item.name.value for item in node.names)
-
-
-def _declared_outer_names(fn: FunctionNode) -> set[str]:
+    """Names a function declares ``global`` or ``nonlocal`` in its own body (not in
+    functions or classes nested in it)."""
     if not isinstance(fn, cst.FunctionDef):
         return set()
-    declared = _Declared(fn)
-    declared.walk(fn)
-    return declared.names
+    scope = ctx.function_scope(fn)
+    return scope.declared_outer() if scope is not None else set()
 
 
 def target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:

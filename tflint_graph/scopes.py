@@ -134,6 +134,10 @@ class Scope:
         self.accesses: dict[str, set[Access]] = defaultdict(set)
         self._by_node: dict[cst.CSTNode, set[Access]] = {}
 
+    def declared_outer(self) -> set[str]:
+        """Names this scope declares ``global`` or ``nonlocal``."""
+        return set(self._overwrites)
+
     # -- building ---------------------------------------------------------------------
     def _target(self, name: str) -> Scope:
         if name in self._overwrites:

@@ -315,7 +315,17 @@ class Visitor:
             handlers[1](self, node)
 
     def walk(self, node: cst.CSTNode) -> None:
-        if self.on_visit(node):
+        cls = type(self)
+        if cls.on_visit is not Visitor.on_visit or cls.on_leave is not Visitor.on_leave:
+            if self.on_visit(node):
+                for child in children(node):
+                    self.walk(child)
+            self.on_leave(node)
+            return
+        # The usual case, with on_visit/on_leave inlined (the walks' largest cost).
+        visit, leave = cls._handlers.get(type(node)) or self._lookup(type(node))
+        if visit is None or visit(self, node) is not False:
             for child in children(node):
                 self.walk(child)
-        self.on_leave(node)
+        if leave is not None:
+            leave(self, node)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from functools import cached_property
+
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
@@ -101,12 +103,21 @@ def step(x):
         elif res.is_(*_ENV_CALLS):
             self._env(node, shown + "()", fn)
 
+    @cached_property
+    def _may_read_environ(self) -> bool:
+        # Whatever the import spelling, a name or attribute that resolves to os.environ
+        # needs the word in the source: most modules never mention it, and most names
+        # need no resolving.
+        return "environ" in self.ctx.source
+
     def visit_Attribute(self, node: cst.Attribute, fn: TracedFunction) -> None:
-        if self.ctx.resolve(node).is_("os.environ"):
+        if self._may_read_environ and self.ctx.resolve(node).is_("os.environ"):
             self._env(node, dotted(node) or "os.environ", fn)
 
     def visit_Name(self, node: cst.Name, fn: TracedFunction) -> None:
         # `from os import environ`; the name inside `os.environ` is an attribute, not this.
+        if not self._may_read_environ:
+            return
         parent = self.ctx.parent(node)
         if isinstance(parent, cst.Attribute) and parent.attr is node:
             return
