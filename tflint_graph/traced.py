@@ -1102,7 +1102,9 @@ class TraceFinder:
             if self.is_escape_hatch(func):
                 continue
             res = self.resolve(func)
-            label = next((v for k, v in CONTROL_FLOW.items() if res.is_(k)), None)
+            label = None
+            if not res.imported.isdisjoint(CONTROL_FLOW):  # rare: spare most calls the scan
+                label = next((v for k, v in CONTROL_FLOW.items() if res.is_(k)), None)
             if (
                 label is None
                 and isinstance(func, cst.Attribute)
