@@ -65,23 +65,23 @@ def test_sources_exist() -> None:
 
 
 def test_analysing_modules_leaves_no_cyclic_garbage(cyclic_garbage: list[object]) -> None:
-    engine._PARSED.clear()
+    engine.forget_parsed()
     found = 0
     for path in SOURCES:
         found += len(lint_source(path.read_text(encoding="utf-8"), str(path)))
     # Sources CPython rejects: the error is kept (without its traceback) in the verdict.
     for bad in BAD_SOURCES:
         assert [f.code for f in lint_source(bad)] == ["TFG001"]
-    engine._PARSED.clear()  # the per-process tree store may keep trees: drop them too
+    engine.forget_parsed()  # the per-process tree store may keep trees: drop them too
     gc.collect()
     assert found > 0  # the modules were really analysed
     assert _ours(gc.garbage) == []
 
 
 def test_a_project_run_leaves_no_cyclic_garbage(cyclic_garbage: list[object]) -> None:
-    engine._PARSED.clear()
+    engine.forget_parsed()
     findings = list(lint_paths([ROOT / "fixtures" / "demo"]))
-    engine._PARSED.clear()
+    engine.forget_parsed()
     gc.collect()
     assert findings
     assert _ours(gc.garbage) == []
@@ -92,3 +92,18 @@ def test_the_collector_is_back_on_after_a_run() -> None:
     list(lint_paths([ROOT / "fixtures" / "demo"]))
     lint_source("import tensorflow as tf\n\n@tf.function\ndef f(x):\n    print(x)\n")
     assert gc.isenabled()
+
+
+def test_a_second_analysis_reuses_what_the_first_prepared() -> None:
+    """The tree, its index and scopes are kept for the module's next analysis (another
+    module's traced code may reach it); the results are those of a fresh analysis."""
+    engine.forget_parsed()
+    source = (ROOT / "fixtures" / "demo" / "train.py").read_text(encoding="utf-8")
+    first = lint_source(source, "train.py")
+    prepared = engine._PREPARED[source]
+    assert lint_source(source, "train.py") == first
+    assert engine._PREPARED[source] is prepared
+    engine.forget_parsed()
+    assert engine._PREPARED == {}
+    assert lint_source(source, "train.py") == first
+    engine.forget_parsed()

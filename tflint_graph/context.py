@@ -55,6 +55,22 @@ class TracedFunction:
         return self.display
 
 
+class Prepared:
+    """What an analysis learns from the tree alone (no view or configuration plays a part):
+    the tree's index, its scopes and name resolutions.  The engine keeps it with a tree it
+    remembers, for the module's next analysis."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.index = walk.Index(module)
+        self.scopes = ModuleScopes(module)
+        self.resolver = Resolver(self.scopes.qualified_names)
+
+    def release(self) -> None:
+        """Break its reference cycles (see ``ModuleScopes.release``); unusable after."""
+        self.scopes.release()
+        self.index.release()
+
+
 class ModuleContext:
     """Everything rules may ask about one parsed module."""
 
@@ -65,6 +81,7 @@ class ModuleContext:
         module: cst.Module,
         config: Config,
         view: ProjectView | None = None,
+        prepared: Prepared | None = None,
     ) -> None:
         from tflint_graph.project import ProjectView
 
@@ -80,14 +97,18 @@ class ModuleContext:
         # parents leave formatting nodes out (no rule asks about them).  Scopes and qualified
         # names serve every question traced-code discovery asks; positions are resolved on
         # first use (a module without traced code or findings may never need them).
-        index = self._index = walk.Index(module)
-        # A context dropped without ``release`` (the library's callers) lets go of the index
-        # when it is collected.
-        weakref.finalize(self, index.release)
-        self._parents = index.parents
-        self._order = index.order
-        self._scopes = ModuleScopes(module)
-        self.resolver = Resolver(self._scopes.qualified_names)
+        # ``prepared`` comes from an earlier analysis of the same tree.
+        self.prepared = prepared or Prepared(module)
+        # A context dropped without ``release`` (the library's callers) lets go of what it
+        # prepared when it is collected.
+        self._finalizer = weakref.finalize(self, self.prepared.index.release)
+        if prepared is not None:
+            self._finalizer.detach()
+        self._index = self.prepared.index
+        self._parents = self._index.parents
+        self._order = self._index.order
+        self._scopes = self.prepared.scopes
+        self.resolver = self.prepared.resolver
         # Filled by traced-code discovery before any rule runs.
         self.traced: dict[FunctionNode, TracedFunction] = {}
         self._memo: dict[tuple[str, cst.CSTNode], Any] = {}
@@ -95,13 +116,19 @@ class ModuleContext:
         # Findings about functions of other modules (see ``Rule.report_elsewhere``).
         self.remote: list[RemoteFinding] = []
 
-    def release(self) -> None:
+    def release(self, keep_prepared: bool = False) -> Prepared | None:
         """Forget everything: the analysis holds reference cycles (scopes, the trace finder
         and the inferences that point back here), broken here so that memory comes back
-        without cyclic garbage collection.  Nothing may be asked afterwards."""
-        self._scopes.release()
-        self._index.release()
+        without cyclic garbage collection.  Nothing may be asked afterwards.  With
+        ``keep_prepared`` the tree's ``Prepared`` survives and is returned (its owner must
+        release it)."""
+        prepared: Prepared | None = self.prepared
+        self._finalizer.detach()
+        if not keep_prepared:
+            self.prepared.release()
+            prepared = None
         self.__dict__.clear()
+        return prepared
 
     def memo(self, kind: str, node: cst.CSTNode, compute: Callable[[], T]) -> T:
         """Compute a per-node fact once per module (rules ask the same questions often)."""

@@ -11,7 +11,7 @@ import libcst as cst
 from tflint_graph import walk
 from tflint_graph.checks import ALL_RULES, Rule
 from tflint_graph.config import Config
-from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
+from tflint_graph.context import FunctionNode, ModuleContext, Prepared, TracedFunction
 from tflint_graph.engine import _tool_finding
 from tflint_graph.finding import Finding, Severity
 from tflint_graph.project import ModuleSummary, ProjectView
@@ -72,11 +72,17 @@ def run_rules(
     config: Config,
     view: ProjectView,
     python_tree: ast.Module | None = None,
-) -> tuple[list[Finding], ModuleSummary | None]:
+    prepared: Prepared | None = None,
+    keep: bool = False,
+) -> tuple[list[Finding], ModuleSummary | None, Prepared | None]:
+    """Findings and summary of ``module``, and (with ``keep``) what the analysis prepared
+    from the tree alone, for the next analysis of the same tree (``prepared``)."""
     too_deep = [_tool_finding(path, "TFG001", "syntax error: too deeply nested to analyse")]
     ctx: ModuleContext | None = None
+    kept: Prepared | None = None
+    done = False
     try:
-        ctx = ModuleContext(path, source, module, config, view)
+        ctx = ModuleContext(path, source, module, config, view, prepared)
         ctx.python_tree = python_tree
         ctx.traced = find_traced(ctx)
         rules_enabled = [r for r in ALL_RULES if config.is_enabled(r.code, path)]
@@ -87,12 +93,13 @@ def run_rules(
         findings += _remote_findings(ctx)
         # After the rules: they may have judged other modules' functions (ctx.remote).
         summary = summarize(ctx)
+        done = True
     except RecursionError:
-        return too_deep, None
+        return too_deep, None, None
     finally:
         if ctx is not None:
-            ctx.release()
-    return findings, summary
+            kept = ctx.release(keep_prepared=keep and done)
+    return findings, summary, kept
 
 
 def _remote_findings(ctx: ModuleContext) -> list[Finding]:

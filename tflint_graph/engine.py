@@ -33,6 +33,8 @@ from tflint_graph.project import ModuleSummary, Project, ProjectView
 if TYPE_CHECKING:
     import libcst as cst
 
+    from tflint_graph.context import Prepared
+
 _log = logging.getLogger("tflint_graph")
 
 # A module that never mentions TensorFlow or Keras cannot contain code SPEC §1 calls traced,
@@ -229,6 +231,9 @@ def _judge_tree(tree: ast.Module, source: str) -> _Verdict:
 _PARSED: OrderedDict[str, tuple[cst.Module, _Verdict]] = OrderedDict()
 _PARSED_MAX_CHARS = 1_000_000
 _parsed_chars = 0
+# With a remembered tree, what its last analysis prepared from it (index, scopes): taken out
+# while an analysis uses it, so that no two threads share one, and released with the tree.
+_PREPARED: dict[str, Prepared] = {}
 
 
 _parsed_lock = threading.Lock()  # the library may be called from several threads
@@ -254,6 +259,38 @@ def _remember(source: str, module: cst.Module, verdict: _Verdict) -> None:
         while _parsed_chars > _PARSED_MAX_CHARS:
             old, _ = _PARSED.popitem(last=False)
             _parsed_chars -= len(old)
+            prepared = _PREPARED.pop(old, None)
+            if prepared is not None:
+                prepared.release()
+
+
+def _take_prepared(source: str) -> Prepared | None:
+    with _parsed_lock:
+        return _PREPARED.pop(source, None)
+
+
+def _keep_prepared(source: str, prepared: Prepared | None) -> None:
+    if prepared is None:
+        return
+    with _parsed_lock:
+        entry = _PARSED.get(source)
+        # Only for the remembered tree itself (two threads may have parsed the same source).
+        if entry is not None and entry[0] is prepared.index.root and source not in _PREPARED:
+            _PREPARED[source] = prepared
+            return
+    prepared.release()
+
+
+def forget_parsed() -> None:
+    """Drop the trees this process remembers (and release what was prepared from them)."""
+    global _parsed_chars
+    with _parsed_lock:
+        prepared = list(_PREPARED.values())
+        _PREPARED.clear()
+        _PARSED.clear()
+        _parsed_chars = 0
+    for p in prepared:
+        p.release()
 
 
 _LIBCST_WHERE = re.compile(r"^(?:parser|tokenizer) error: (?:error at (\d+):(\d+): )?")
@@ -418,7 +455,11 @@ def _analyse_source(
         else:
             from tflint_graph.dispatch import run_rules
 
-            findings, summary = run_rules(parsed, source, path, config, view, verdict[2])
+            prepared = _take_prepared(source)
+            findings, summary, prepared = run_rules(
+                parsed, source, path, config, view, verdict[2], prepared, keep=True
+            )
+            _keep_prepared(source, prepared)
     lines = source_lines(source) if noqa else []
     kept = [
         f
