@@ -142,6 +142,10 @@ class ModuleContext:
     def _positions(self) -> Positions:
         return Positions(self.module, self.source, self._parents, self.python_tree)
 
+    def nodes_in_order(self) -> list[cst.CSTNode]:
+        """Every semantic node of the module, ranked as ``source_order`` ranks them."""
+        return list(self._order)
+
     def source_order(self, node: cst.CSTNode) -> int:
         """Sorts nodes as their start positions would, without computing positions."""
         return self._order[node]

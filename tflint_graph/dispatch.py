@@ -11,7 +11,7 @@ import libcst as cst
 from tflint_graph import walk
 from tflint_graph.checks import ALL_RULES, Rule
 from tflint_graph.config import Config
-from tflint_graph.context import FunctionNode, ModuleContext, Prepared, TracedFunction
+from tflint_graph.context import ModuleContext, Prepared, TracedFunction
 from tflint_graph.engine import _tool_finding
 from tflint_graph.finding import Finding, Severity
 from tflint_graph.project import ModuleSummary, ProjectView
@@ -20,49 +20,74 @@ from tflint_graph.traced import find_traced
 
 
 class Dispatcher:
-    """Walks the module once and hands each node of traced code to the rules."""
+    """Hands each node to the rules: ``visit_<Node>(node, fn)`` with ``fn`` the traced
+    function whose body holds the node (None outside traced code; decorators, defaults and
+    annotations of a def belong to the code around it).
+
+    Rules with ``traced_only`` (most) see traced bodies only, so only those are walked for
+    them; the others see their node types wherever they are, found in the tree's index
+    instead of a walk of the whole module.
+    """
 
     def __init__(self, ctx: ModuleContext, rules: Sequence[Rule]) -> None:
         self.ctx = ctx
         self.fn: TracedFunction | None = None
-        self.by_name: dict[str, list[tuple[Callable[..., None], bool]]] = {}
+        self.traced: dict[str, list[Callable[..., None]]] = {}
+        self.anywhere: dict[str, list[Callable[..., None]]] = {}
         for rule in rules:
+            table = self.traced if rule.traced_only else self.anywhere
             for attr in dir(rule):
                 if attr.startswith("visit_"):
-                    self.by_name.setdefault(attr[6:], []).append(
-                        (getattr(rule, attr), rule.traced_only)
-                    )
-        self.handlers: dict[type, list[tuple[Callable[..., None], bool]]] = {}
+                    table.setdefault(attr[6:], []).append(getattr(rule, attr))
+        self.handlers: dict[type, list[Callable[..., None]]] = {}
+
+    def run(self, module: cst.Module) -> None:
+        ctx = self.ctx
+        order = ctx.source_order
+        # Rules that look everywhere, node by node in source order; never inside the type
+        # parameters of a def (``def f[T: bound]()``), which no rule is given.
+        kinds = set(self.anywhere)
+        everything = ctx.nodes_in_order()
+        hidden = {
+            id(below)
+            for n in everything
+            if type(n) is cst.FunctionDef and n.type_parameters is not None  # type: ignore[attr-defined]
+            for below in (n.type_parameters, *walk.descendants(n.type_parameters))  # type: ignore[attr-defined]
+        }
+        nodes = [n for n in everything if type(n).__name__ in kinds and id(n) not in hidden]
+        for node in nodes:
+            fn = ctx.enclosing_function(node) if node is not module else None
+            info = ctx.traced.get(fn) if fn is not None else None
+            for handler in self.anywhere[type(node).__name__]:
+                handler(node, info)
+        # Traced bodies, each once (a traced function nested in another has its own entry).
+        if self.traced:
+            for node, info in sorted(ctx.traced.items(), key=lambda item: order(item[0])):
+                self.fn = info
+                self.walk(node.body)
+            self.fn = None
 
     def walk(self, node: cst.CSTNode) -> None:
         kind = type(node)
         handlers = self.handlers.get(kind)
         if handlers is None:
-            handlers = self.handlers[kind] = self.by_name.get(kind.__name__, [])
+            handlers = self.handlers[kind] = self.traced.get(kind.__name__, [])
         fn = self.fn
-        for handler, traced_only in handlers:
-            if fn is not None or not traced_only:
-                handler(node, fn)
+        for handler in handlers:
+            handler(node, fn)
         if kind is cst.FunctionDef:
-            # Decorators, defaults and annotations run in the enclosing scope.
+            # Decorators, defaults and annotations run in the enclosing scope; the body is
+            # walked as its own traced function, or not at all.
             for dec in node.decorators:  # type: ignore[attr-defined]
                 self.walk(dec)
             self.walk(node.params)  # type: ignore[attr-defined]
             if node.returns is not None:  # type: ignore[attr-defined]
                 self.walk(node.returns)  # type: ignore[attr-defined]
-            self._enter_function(node, node.body)  # type: ignore[arg-type,attr-defined]
         elif kind is cst.Lambda:
             self.walk(node.params)  # type: ignore[attr-defined]
-            self._enter_function(node, node.body)  # type: ignore[arg-type,attr-defined]
         else:
             for child in walk.children(node):
                 self.walk(child)
-
-    def _enter_function(self, node: FunctionNode, body: cst.CSTNode) -> None:
-        outer = self.fn
-        self.fn = self.ctx.traced.get(node)
-        self.walk(body)
-        self.fn = outer
 
 
 def run_rules(
@@ -89,7 +114,7 @@ def run_rules(
         findings: list[Finding] = []
         if ctx.traced or not all(r.traced_only for r in rules_enabled):
             rules = [r(ctx, findings) for r in rules_enabled]
-            Dispatcher(ctx, rules).walk(module)
+            Dispatcher(ctx, rules).run(module)
         findings += _remote_findings(ctx)
         # After the rules: they may have judged other modules' functions (ctx.remote).
         summary = summarize(ctx)
