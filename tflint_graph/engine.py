@@ -232,8 +232,11 @@ _PARSED: OrderedDict[str, tuple[cst.Module, _Verdict]] = OrderedDict()
 _PARSED_MAX_CHARS = 1_000_000
 _parsed_chars = 0
 # With a remembered tree, what its last analysis prepared from it (index, scopes): taken out
-# while an analysis uses it, so that no two threads share one, and released with the tree.
-_PREPARED: dict[str, Prepared] = {}
+# while an analysis uses it, so that no two threads share one, and released with the tree or
+# sooner: it costs about three times the tree, so only the latest ~250k characters keep one.
+_PREPARED: OrderedDict[str, Prepared] = OrderedDict()
+_PREPARED_MAX_CHARS = 250_000
+_prepared_chars = 0
 
 
 _parsed_lock = threading.Lock()  # the library may be called from several threads
@@ -251,6 +254,7 @@ def _remember(source: str, module: cst.Module, verdict: _Verdict) -> None:
     global _parsed_chars
     if len(source) > _PARSED_MAX_CHARS // 4:
         return
+    evicted: list[Prepared] = []
     with _parsed_lock:
         if source in _PARSED:
             return
@@ -259,36 +263,55 @@ def _remember(source: str, module: cst.Module, verdict: _Verdict) -> None:
         while _parsed_chars > _PARSED_MAX_CHARS:
             old, _ = _PARSED.popitem(last=False)
             _parsed_chars -= len(old)
-            prepared = _PREPARED.pop(old, None)
+            prepared = _drop_prepared(old)
             if prepared is not None:
-                prepared.release()
+                evicted.append(prepared)
+    for prepared in evicted:
+        prepared.release()
+
+
+def _drop_prepared(source: str) -> Prepared | None:
+    """Take ``source``'s prepared analysis out of the store (the caller holds the lock)."""
+    global _prepared_chars
+    prepared = _PREPARED.pop(source, None)
+    if prepared is not None:
+        _prepared_chars -= len(source)
+    return prepared
 
 
 def _take_prepared(source: str) -> Prepared | None:
     with _parsed_lock:
-        return _PREPARED.pop(source, None)
+        return _drop_prepared(source)
 
 
 def _keep_prepared(source: str, prepared: Prepared | None) -> None:
+    global _prepared_chars
     if prepared is None:
         return
+    evicted: list[Prepared] = []
     with _parsed_lock:
         entry = _PARSED.get(source)
         # Only for the remembered tree itself (two threads may have parsed the same source).
         if entry is not None and entry[0] is prepared.index.root and source not in _PREPARED:
             _PREPARED[source] = prepared
-            return
-    prepared.release()
+            _prepared_chars += len(source)
+            prepared = None
+            while _prepared_chars > _PREPARED_MAX_CHARS and len(_PREPARED) > 1:
+                oldest = next(iter(_PREPARED))
+                evicted.append(_PREPARED.pop(oldest))
+                _prepared_chars -= len(oldest)
+    for old in ([prepared] if prepared is not None else []) + evicted:
+        old.release()
 
 
 def forget_parsed() -> None:
     """Drop the trees this process remembers (and release what was prepared from them)."""
-    global _parsed_chars
+    global _parsed_chars, _prepared_chars
     with _parsed_lock:
         prepared = list(_PREPARED.values())
         _PREPARED.clear()
         _PARSED.clear()
-        _parsed_chars = 0
+        _parsed_chars = _prepared_chars = 0
     for p in prepared:
         p.release()
 
