@@ -46,6 +46,12 @@ CORNERS = {
 }
 
 
+def _parents(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
+    index = walk.Index(module)
+    index.release()  # the parents stay; only walk.children stops answering from it
+    return index.parents
+
+
 def _sources() -> list[tuple[str, str]]:
     found = [*CORNERS.items(), ("generated", generate.tf_module(600, 5))]
     for folder in ("fixtures", "tests/cases", "tests/corpus", "tflint_graph"):
@@ -64,14 +70,14 @@ def test_positions_match_libcst(name: str, source: str) -> None:
     nodes = list(walk.descendants(module))
     # Ask in a random order, as rules do, so statements are generated in any order.
     random.Random(0).shuffle(nodes)
-    positions = Positions(module, source, walk.parents(module), ast.parse(source))
+    positions = Positions(module, source, _parents(module), ast.parse(source))
     for node in nodes:
         assert positions[node] == expected[node], (name, type(node).__name__)
     # The point: the whole module was never generated for these sources.
     assert not positions._whole, name
     # Start and end lines of statements come from CPython's tree when nothing has been
     # generated yet: they too must be libcst's.
-    lines = Positions(module, source, walk.parents(module), ast.parse(source))
+    lines = Positions(module, source, _parents(module), ast.parse(source))
     for node in nodes:
         assert lines.start_line(node) == expected[node].start.line, (name, node)
         assert lines.end_line(node) == expected[node].end.line, (name, node)
@@ -83,7 +89,7 @@ def test_a_disagreement_falls_back_to_the_whole_module() -> None:
     # from the whole module instead.
     source = "x = 1\n@(\n    deco\n)\ndef f():\n    return 1\n"
     module = cst.parse_module(source)
-    positions = Positions(module, source, walk.parents(module), ast.parse(source))
+    positions = Positions(module, source, _parents(module), ast.parse(source))
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     inner = module.body[1].body.body[0]
     assert positions[inner] == expected[inner]  # its own statement: CPython is right there

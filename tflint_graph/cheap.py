@@ -92,15 +92,9 @@ def _calls(tree: ast.AST) -> list[ast.Call]:
     """Every call in ``tree``, in no particular order (``ast.walk`` unrolled)."""
     calls: list[ast.Call] = []
     stack: list[ast.AST] = [tree]
-    node_type, call_type = ast.AST, ast.Call
     while stack:
         node = stack.pop()
-        if type(node) is call_type:
-            calls.append(node)  # type: ignore[arg-type]
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if type(value) is list:
-                stack += [v for v in value if isinstance(v, node_type)]
-            elif isinstance(value, node_type):
-                stack.append(value)
+        if type(node) is ast.Call:
+            calls.append(node)
+        stack += child_nodes(node)
     return calls

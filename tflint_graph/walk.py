@@ -217,18 +217,6 @@ def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(reversed(children(current)))
 
 
-def parents(root: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
-    """Each semantic node under ``root`` mapped to its parent."""
-    found: dict[cst.CSTNode, cst.CSTNode] = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        for child in children(node):
-            found[child] = node
-            stack.append(child)
-    return found
-
-
 # Children of the nodes of the trees being analysed (``Index``), by ``id``: the analysis
 # walks each tree several times (scopes, traced-code discovery, the rules), and reading the
 # fields again each time was its largest cost.  An entry lives only while its tree is

@@ -352,7 +352,7 @@ def _called_in(ctx, made: cst.CSTNode, region: cst.CSTNode) -> bool:  # type: ig
         return False
     home = ctx.enclosing_function(made)
     wanted = dotted(target)
-    for call in ctx.memo("tfg302-calls", body, lambda: _calls(body)):
+    for call in ctx.memo("tfg302-calls", body, lambda: calls_in(body)):
         func = call.func
         if dotted(func) != wanted or ctx.enclosing_function(call) is not home:
             continue
@@ -562,10 +562,6 @@ class _Names(walk.Visitor):
         if node.default is not None:
             self.walk(node.default)
         return False
-
-
-def _calls(body: cst.CSTNode) -> list[cst.Call]:
-    return calls_in(body)
 
 
 def _own_nodes(root: cst.CSTNode, stop: tuple[type, ...]) -> Iterator[cst.CSTNode]:
