@@ -409,8 +409,9 @@ def analyse_source(
 # Cyclic garbage collection costs about a quarter of a run: the ~200k objects of each libcst
 # tree and its analysis trigger many collections, each traversing the trees still alive.  It
 # is paused while a module is analysed (and for a whole ``lint_paths`` run, workers
-# included), so each module's garbage is collected once: at the first collection after, or
-# here once enough source was analysed to bound memory (~100 bytes per character).
+# included).  The analysis breaks its own reference cycles, so its memory comes back by
+# reference counting (``tests/test_memory.py``); whatever else is left in a cycle is
+# collected at the first collection after, or here after every few MB of analysed source.
 _GC_EVERY_CHARS = 4_000_000
 _gc_lock = threading.Lock()
 _gc_users = 0
