@@ -162,6 +162,7 @@ class Runner:
                 self.jobs = 1
         self._workers: list[ProcessPoolExecutor | None] = []
         self._home: dict[Path, int] = {}  # file -> the worker that analysed it last
+        self._costs: dict[Path, int] = {}  # estimated once per run (read from the file)
 
     def run(self, tasks: Sequence[tuple[Path, ProjectView]]) -> list[Result]:
         """(findings, summary) of each (path, view), in task order."""
@@ -204,7 +205,10 @@ class Runner:
         for job in todo:
             k = self._home.get(job.path)
             (homes[k] if k is not None else homeless).append(job)
-        costs = {job.index: _cost(job.path) for job in todo}
+        for job in todo:
+            if job.path not in self._costs:
+                self._costs[job.path] = _cost(job.path)
+        costs = {job.index: self._costs[job.path] for job in todo}
         queues: list[list[list[Job]]] = [[] for _ in range(self.jobs)]
         load = [0] * self.jobs
         for k, jobs in enumerate(homes):

@@ -250,9 +250,7 @@ class Index:
                 stack.extend(reversed(rest))
                 continue
             node = item
-            below = known.get(id(node))
-            if below is None:
-                below = known[id(node)] = _children(node)
+            below = known[id(node)] = _children(node)
             for child in below:
                 parents[child] = node
             if type(node) in decorated and node.decorators:
