@@ -178,3 +178,59 @@ def test_package_root_and_module_names(tmp_path: Path) -> None:
 )
 def test_relative_names(module: str, package: bool, name: str, absolute: str) -> None:
     assert ProjectView(module=module, is_package=package).absolute(name) == absolute
+
+
+TRAINER = dedent(
+    """
+    import tensorflow as tf
+
+    class Trainer:
+        @tf.function
+        def step(self, x):
+            return x * 2
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "caller",
+    [
+        # No TensorFlow in the caller: its calls are all the run knows of it.
+        "from model import Trainer\n\nt = Trainer()\nfor i in range(10):\n    t.step(i)\n",
+        # The import inside a function, a local name bound once to an instance.
+        "def main():\n    from model import Trainer\n    t = Trainer()\n"
+        "    for i in range(10):\n        t.step(i)\n",
+        # TensorFlow, but nothing traced or exported of its own.
+        "import tensorflow as tf\nfrom model import Trainer\n\nt: Trainer = Trainer()\n"
+        "for i in range(10):\n    t.step(i)\n",
+    ],
+)
+def test_method_of_an_imported_class_is_judged_at_the_call_site(
+    tmp_path: Path, caller: str
+) -> None:
+    # TFG303 needs to know that Trainer.step is a tf.function; a module that never
+    # mentions tf.function learns it from the run only if its calls reach the run.
+    write_tree(tmp_path, {"model.py": TRAINER, "run.py": caller})
+    assert [(p, code) for p, _, code, _ in _run([tmp_path], tmp_path)] == [("run.py", "TFG303")]
+
+
+def test_plain_function_exported_elsewhere_is_reported_at_its_def(tmp_path: Path) -> None:
+    # embeddings.py names nothing traceable: only the exporting module makes it a signature.
+    write_tree(
+        tmp_path,
+        {
+            "embeddings.py": "import tensorflow as tf\n\ndef embed(x):\n    return tf.add(x, 1)\n",
+            "export.py": dedent(
+                """
+                import tensorflow as tf
+                from embeddings import embed
+
+                m = tf.Module()
+                tf.saved_model.save(m, "/tmp/m", signatures={"embed": embed})
+                """
+            ),
+        },
+    )
+    assert [(p, line, code) for p, line, code, _ in _run([tmp_path], tmp_path)] == [
+        ("embeddings.py", 3, "TFG301")
+    ]

@@ -68,7 +68,7 @@ def test_ast_twins_match_the_libcst_tables(source: str) -> None:
         twin = cheap.module_imports(tree, view)
         assert list(twin.items()) == list(imports.items())
         assert cheap.module_classes(tree, imports) == summary.module_classes(module, imports)
-        assert cheap.called_imports(tree, imports) == summary.called_imports(module, imports)
+        assert cheap.called_imports(tree, view) == summary.called_imports(module, view)
 
 
 def _analyse_all(files: list[Path], config: Config) -> list[tuple[Path, object]]:
@@ -249,16 +249,74 @@ def test_prefiltered_summary_is_the_libcst_one(tmp_path: Path) -> None:
     assert "pkg.sub.m.q" in summary.called_imports
 
 
+def _may_hold(tree: ast.Module) -> bool:
+    return cheap.may_hold_traced(tree, ProjectView(module="pkg.mod"))
+
+
 def test_every_dataset_callback_method_keeps_a_module_in_full_analysis() -> None:
-    # engine.py spells out the Dataset callback methods (traced.py would pull libcst into
+    # cheap.py spells out the Dataset callback methods (traced.py would pull libcst into
     # every run); a method missing there would send a Dataset module down the cheap path.
-    from tflint_graph.engine import _MAY_HOLD_TRACED
-    from tflint_graph.traced import ALWAYS_TRACING, DATASET_CALLBACK_METHODS
+    from tflint_graph.traced import ALWAYS_TRACING, DATASET_CALLBACK_METHODS, DATASET_EXPERIMENTAL
 
     for method in DATASET_CALLBACK_METHODS:
-        assert _MAY_HOLD_TRACED.search(f"ds.{method}(f)"), method
+        source = f"import tensorflow as tf\nds = make()\nds = ds.{method}(f)\n"
+        assert cheap.TRACE_TEXT.search(source), method
+        assert _may_hold(ast.parse(source)), method
+    for name in DATASET_EXPERIMENTAL:
+        source = f"from tensorflow.data.experimental import {name}\nds.apply({name}(f))\n"
+        assert cheap.TRACE_TEXT.search(source), name
+        assert _may_hold(ast.parse(source)), name
     for name in ALWAYS_TRACING:
-        assert _MAY_HOLD_TRACED.search(name.rsplit(".", 1)[-1]), name
+        last = name.rsplit(".", 1)[-1]
+        assert _may_hold(ast.parse(f"y = {last}(f)\n")), name
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "@tf.function\ndef f(x):\n    return x\n",
+        "from tensorflow import function as compiled\n",
+        "step = def_function.function(f)\n",
+        "tf.config.run_functions_eagerly(True)\n",
+        "class Net(tf.keras.Model):\n    pass\n",
+        "from tensorflow import keras\nclass Net(keras.Model):\n    pass\n",
+        "import tf_keras as K\nclass Net(K.layers.Layer):\n    pass\n",
+        "model.compile(loss=my_loss)\n",
+        "tf.saved_model.save(m, path)\n",
+        "model.save(path, signatures=fns)\n",
+        "archive.add_endpoint('serve', fn)\n",
+        "from tensorflow.python.keras.engine import base_layer\nclass L(base_layer.Layer): ...\n",
+        "@def_function.function\ndef f(x):\n    return x\n",
+        "tf.config.experimental_run_functions_eagerly(True)\n",
+        "y = tf.vectorized_map(f, xs)\n",
+        "ds = ds.reduce(0, add)\n",
+    ],
+)
+def test_code_that_may_be_traced_or_exported_is_analysed_fully(code: str) -> None:
+    assert _may_hold(ast.parse("import tensorflow as tf\n" + code))
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        '"""A function that maps a dataset; see tf.function and keras."""\n',
+        "# tf.function would retrace here\nx = tf.reduce_sum(tf.ones([3]))\n",
+        "class Counter(tf.Module):\n    def __call__(self, x):\n        return tf.scan_it(x)\n",
+        "y = tf.reduce_mean(x, axis=0)  # reduce, map, filter\n",
+        "message = 'Dataset.map(fn) callback'\n",
+        "@register_keras_serializable()\ndef act(x):\n    return x\n",
+        "init = tf.keras.initializers.GlorotUniform()\n",
+        "class Init(tf.keras.initializers.Initializer):\n    pass\n",
+        "from tensorflow import keras\nclass Stop(keras.callbacks.Callback):\n    pass\n",
+        "Base = tf.keras.Model\nclass Net(Base):\n    pass\n",  # as the analysis reads it
+        "from .layers import Layer\nclass Mine(Layer):\n    pass\n",
+        "def serve(x):\n    return tf.reduce_sum(x)\n",
+        "concrete = fn.get_concrete_function\n",
+    ],
+)
+def test_words_in_strings_comments_or_longer_names_do_not(code: str) -> None:
+    # Plain TensorFlow code: summarised from CPython's tree until the run reaches it.
+    assert not _may_hold(ast.parse("import tensorflow as tf\n" + code))
 
 
 def test_a_warm_run_does_not_import_libcst(tmp_path: Path) -> None:
@@ -274,3 +332,22 @@ def test_a_warm_run_does_not_import_libcst(tmp_path: Path) -> None:
     warm = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, check=True)
     assert "TFG101" in warm.stdout
     assert "libcst" not in warm.stderr
+
+
+def test_every_keras_base_class_spelling_keeps_a_module_in_full_analysis() -> None:
+    # Every spelling of a Keras base class that the analysis knows, imported either way.
+    from tflint_graph.canonical import _EXACT, _PREFIXES, canonical, keras_kinds_of
+
+    spellings = [k for k, v in _EXACT.items() if keras_kinds_of([canonical(k)])]
+    for old, new in _PREFIXES:
+        if new == "keras.":
+            spellings += [old + "layers.Dense", old + "Model", old + "losses.MeanSquaredError"]
+    spellings += ["keras.metrics.Mean", "keras.Sequential", "keras.models.Model", "keras.Layer"]
+    for name in spellings:
+        assert keras_kinds_of([canonical(name)]), name
+        module, _, last = name.rpartition(".")
+        for source in (
+            f"import {module}\nclass C({name}):\n    pass\n",
+            f"from {module} import {last}\nclass C({last}):\n    pass\n",
+        ):
+            assert _may_hold(ast.parse(source)), source

@@ -1,15 +1,19 @@
-"""The module summary of a file that cannot hold traced code, from CPython's ``ast``.
+"""What the engine learns from CPython's ``ast`` before deciding whether a file needs libcst.
 
-Most files of a real tree never mention TensorFlow: the engine checks their syntax with
-``ast.parse`` (which it runs anyway) and summarizes them from that tree, never paying for a
-libcst parse.  Each function here is the twin of the libcst one in ``project.py`` and must
-give exactly the same result (``tests/test_prefilter.py`` compares them on every fixture).
+Most files of a real tree hold no traced code: the engine checks their syntax with
+``ast.parse`` (which it runs anyway), asks ``may_hold_traced`` whether a TensorFlow module
+names anything that could make code traced, and summarizes the others from that tree,
+never paying for a libcst parse.  The summary functions are twins of the libcst ones in
+``summary.py`` and give the same result (``tests/test_prefilter.py`` compares them on every
+fixture, and whole runs with and without this shortcut).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 
+from tflint_graph.canonical import canonical, keras_kinds_of
 from tflint_graph.project import LOCAL, ProjectView, may_be_project
 
 
@@ -24,21 +28,27 @@ def module_imports(tree: ast.Module, view: ProjectView) -> dict[str, str]:
     """Twin of ``summary.module_imports``: module-level import bindings, absolute."""
     found: dict[str, str] = {}
     for stmt in tree.body:
-        if isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                if alias.asname is not None:
-                    found[alias.asname] = alias.name
-                else:  # `import a.b` binds `a`
-                    head = alias.name.partition(".")[0]
-                    found[head] = head
-        elif isinstance(stmt, ast.ImportFrom):
-            if any(alias.name == "*" for alias in stmt.names):
-                continue
-            base = "." * stmt.level + (stmt.module or "")
-            sep = "" if not base or base.endswith(".") else "."
-            for alias in stmt.names:
-                bound = alias.asname if alias.asname is not None else alias.name
-                found[bound] = view.absolute(f"{base}{sep}{alias.name}")
+        if isinstance(stmt, ast.Import | ast.ImportFrom):
+            found.update(_bindings(stmt, view))
+    return found
+
+
+def _bindings(stmt: ast.Import | ast.ImportFrom, view: ProjectView) -> list[tuple[str, str]]:
+    """(bound name, absolute name) for each name an import statement binds."""
+    found: list[tuple[str, str]] = []
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            if alias.asname is not None:
+                found.append((alias.asname, alias.name))
+            else:  # `import a.b` binds `a`
+                head = alias.name.partition(".")[0]
+                found.append((head, head))
+    elif not any(alias.name == "*" for alias in stmt.names):
+        base = "." * stmt.level + (stmt.module or "")
+        sep = "" if not base or base.endswith(".") else "."
+        for alias in stmt.names:
+            bound = alias.asname if alias.asname is not None else alias.name
+            found.append((bound, view.absolute(f"{base}{sep}{alias.name}")))
     return found
 
 
@@ -61,18 +71,64 @@ def module_classes(tree: ast.Module, imports: dict[str, str]) -> dict[str, tuple
     return found
 
 
-def called_imports(tree: ast.Module, imports: dict[str, str]) -> set[str]:
-    """Twin of ``summary.called_imports``: imported names called anywhere in the module."""
+def called_imports(tree: ast.Module, view: ProjectView) -> set[str]:
+    """Twin of ``summary.called_imports``: the project names the module may call."""
+    imports: dict[str, set[str]] = {}
+    instances: list[tuple[str, ast.expr]] = []
+    calls: list[ast.Call] = []
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call):
+            calls.append(node)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for bound, full in _bindings(node, view):
+                imports.setdefault(bound, set()).add(full)
+        elif isinstance(node, ast.Assign):
+            instances += [(t.id, node.value) for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+            instances.append((node.target.id, node.value))
+        stack += child_nodes(node)
+    return project_calls(
+        imports,
+        [(name, _dotted(value.func)) for name, value in instances if isinstance(value, ast.Call)],
+        [
+            (_dotted(call.func), call.func.attr, _dotted(call.func.value))
+            if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+            else (_dotted(call.func), None, None)
+            for call in calls
+        ],
+    )
+
+
+def project_calls(
+    imports: dict[str, set[str]],
+    instances: list[tuple[str, str]],
+    calls: list[tuple[str, str | None, str | None]],
+) -> set[str]:
+    """The project names a module may call, given every import binding in it (any scope),
+    every ``name = <call of a dotted name>`` and every call (its dotted callee, and for
+    ``name.method(...)`` the method and the name).
+
+    A superset of what the full analysis finds (which follows scopes): an imported name
+    called anywhere, and ``Cls.method`` for ``obj.method(...)`` wherever ``obj = Cls(...)``.
+    The run uses it to tell the module which calls are tf.functions of other modules; an
+    extra name only costs a lookup, a missing one loses a finding (TFG303 at a call site).
+    """
+
+    def absolute(text: str) -> set[str]:
+        head, _, tail = text.partition(".")
+        return {f"{full}.{tail}" if tail else full for full in imports.get(head, ())}
+
+    classes: dict[str, set[str]] = {}
+    for name, callee in instances:
+        classes.setdefault(name, set()).update(absolute(callee))
     found: set[str] = set()
-    if not imports:
-        return found
-    for node in _calls(tree):
-        head, _, tail = _dotted(node.func).partition(".")
-        if head in imports:
-            name = f"{imports[head]}.{tail}" if tail else imports[head]
-            if may_be_project(name):
-                found.add(name)
-    return found
+    for callee, method, receiver in calls:
+        found.update(absolute(callee))
+        if method is not None and receiver in classes:
+            found.update(f"{cls}.{method}" for cls in classes[receiver])
+    return {name for name in found if may_be_project(name)}
 
 
 def child_nodes(node: ast.AST) -> list[ast.AST]:
@@ -88,13 +144,110 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     return found
 
 
-def _calls(tree: ast.AST) -> list[ast.Call]:
-    """Every call in ``tree``, in no particular order (``ast.walk`` unrolled)."""
-    calls: list[ast.Call] = []
+# Names without which a TensorFlow module, told nothing by the rest of the run, has no traced
+# code and nothing a rule checks outside traced code (SPEC §1): tf.function in any spelling
+# (``tf.function``, ``def_function.function``, ``from tensorflow import function``) and the
+# switch that makes tf.functions eager; Keras compile(loss=...) and Lambda; vectorized_map;
+# exports (saved_model, save_model, signatures=, add_endpoint).  Matched against whole
+# identifiers and the parts of dotted import paths: ``reduce_sum`` is not ``reduce``, and
+# words in strings, comments and docstrings do not count.  Keras classes are judged by
+# their bases (``may_hold_traced``).
+TRACE_NAMES = frozenset(
+    {
+        "function",
+        "run_functions_eagerly",
+        "experimental_run_functions_eagerly",
+        "compile",
+        "Lambda",
+        "vectorized_map",
+        "saved_model",
+        "save_model",
+        "signatures",
+        "add_endpoint",
+    }
+)
+# tf.data callbacks: traced.DATASET_CALLBACK_METHODS and DATASET_EXPERIMENTAL, spelt out
+# (that module needs libcst); tests/test_prefilter.py checks that none is missing.
+DATASET_NAMES = frozenset(
+    {
+        "map",
+        "filter",
+        "flat_map",
+        "interleave",
+        "parallel_interleave",
+        "reduce",
+        "scan",
+        "group_by_window",
+        "group_by_reducer",
+        "bucket_by_sequence_length",
+        "rejection_resample",
+        "take_while",
+        "map_with_legacy_function",
+        "filter_with_legacy_function",
+        "map_and_batch",
+        "Reducer",
+    }
+)
+_WANTED = TRACE_NAMES | DATASET_NAMES
+# The raw text first: a module with none of these words (nor a Keras base) needs no walk.
+TRACE_TEXT = re.compile("|".join([*sorted(_WANTED), "keras"]))
+
+
+def may_hold_traced(tree: ast.Module, view: ProjectView) -> bool:
+    """Whether the code of ``tree`` names anything in ``TRACE_NAMES`` or ``DATASET_NAMES``,
+    or has a class with a Keras model, layer, loss or metric among its bases.
+
+    The bases are read as the analysis reads them (an imported name, in any spelling
+    ``canonical`` knows), with every import of the module in any scope; a base defined in
+    another module of the run reaches the module through the view later.
+    """
+    names, bases, imports = _scan(tree, view)
+    if not names.isdisjoint(_WANTED):
+        return True
+    for text in bases:
+        head, _, tail = text.partition(".")
+        for full in imports.get(head, ()):
+            if keras_kinds_of([canonical(f"{full}.{tail}" if tail else full)]):
+                return True
+    return False
+
+
+def _scan(tree: ast.AST, view: ProjectView) -> tuple[set[str], list[str], dict[str, set[str]]]:
+    """(every identifier the code uses or binds, with the parts of dotted import paths; the
+    dotted bases of every class; every import binding in any scope, absolute)."""
+    found: set[str] = set()
+    bases: list[str] = []
+    imports: dict[str, set[str]] = {}
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
-        if type(node) is ast.Call:
-            calls.append(node)
+        kind = type(node)
+        if kind is ast.Name:
+            found.add(node.id)  # type: ignore[attr-defined]
+            continue
+        if kind is ast.Attribute:
+            found.add(node.attr)  # type: ignore[attr-defined]
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            for bound, full in _bindings(node, view):  # type: ignore[arg-type]
+                imports.setdefault(bound, set()).add(full)
+            if kind is ast.ImportFrom and node.module is not None:  # type: ignore[attr-defined]
+                found.update(node.module.split("."))  # type: ignore[attr-defined]
+            for alias in node.names:  # type: ignore[attr-defined]
+                found.update(alias.name.split("."))
+                if alias.asname is not None:
+                    found.add(alias.asname)
+            continue
+        elif kind is ast.keyword or kind is ast.arg:
+            if node.arg is not None:  # type: ignore[attr-defined]
+                found.add(node.arg)  # type: ignore[attr-defined]
+        elif kind is ast.ClassDef:
+            found.add(node.name)  # type: ignore[attr-defined]
+            bases += [_dotted(b) for b in node.bases]  # type: ignore[attr-defined]
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            found.add(node.name)  # type: ignore[attr-defined]
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            found.update(node.names)  # type: ignore[attr-defined]
+        elif kind is ast.Constant:
+            continue
         stack += child_nodes(node)
-    return calls
+    return found, bases, imports

@@ -42,37 +42,6 @@ _log = logging.getLogger("tflint_graph")
 # Keras name; cross-module facts arrive through the view), so it skips libcst entirely: see
 # ``_untraced``.  A plain substring search: 1000 files cost well under a millisecond each.
 _MAY_TRACE = re.compile(r"tensorflow|keras")  # `tf_keras` contains `keras`
-# A TensorFlow module with none of these words has nothing traced of its own (no
-# tf.function, no class to be a Keras model or layer, no compile(loss=...), no Dataset
-# callback, no Lambda layer) and nothing a rule checks outside traced code (calls, exports
-# or settings of tf.functions): unless another module reaches into it, it is summarised from
-# CPython's tree like a module without TensorFlow.  Data and constant modules are common.
-_MAY_HOLD_TRACED = re.compile(
-    "|".join(
-        [
-            "function",
-            "class",
-            "compile",
-            "saved_model",
-            "signatures",
-            "export",
-            "serv",
-            "Lambda",
-            "vectorized_map",
-            # traced.DATASET_CALLBACK_METHODS (spelt out: that module needs libcst);
-            # tests/test_prefilter.py checks that none is missing.
-            "map",
-            "filter",
-            "interleave",
-            "reduce",
-            "scan",
-            "group_by",
-            "bucket_by_sequence_length",
-            "rejection_resample",
-            "take_while",
-        ]
-    )
-)
 
 
 def _tool_finding(path: str, code: str, message: str, line: int = 1, column: int = 1) -> Finding:
@@ -462,17 +431,21 @@ def _analyse_source(
         or view.keras_classes
         or view.tf_functions
         or view.remote
+        or view.exported
     )
-    tensorflow = _MAY_TRACE.search(source) is not None
-    if tensorflow and not full:
-        full = _MAY_HOLD_TRACED.search(source) is not None or not prefilter_enabled()
     verdict = _python_syntax_check(source, python_tree)
+    if not full and _MAY_TRACE.search(source) is not None:
+        # A TensorFlow module whose code names nothing in cheap.TRACE_NAMES has nothing
+        # traced of its own and nothing a rule checks outside traced code (data and constant
+        # modules, plain tf.Module code): until the run reaches into it (the view), it is
+        # summarised from CPython's tree like a module without TensorFlow.
+        full = not prefilter_enabled() or (
+            cheap.TRACE_TEXT.search(source) is not None
+            and (verdict[2] is None or cheap.may_hold_traced(verdict[2], view))
+        )
     if not full:
         findings, summary = _untraced(source, path, view, verdict)
-        # Calls into other modules of the project may call their tf.functions (TFG303,
-        # TFG403 judge such calls), which is known once those modules are analysed.
-        full = tensorflow and summary is not None and bool(summary.called_imports)
-    if full:
+    else:
         parsed = _parse(source, path, verdict)
         if isinstance(parsed, Finding):
             findings = [parsed]
@@ -520,7 +493,7 @@ def _untraced(
         return [], ModuleSummary(
             view.module,
             reexports=imports,
-            called_imports=cheap.called_imports(tree, imports),
+            called_imports=cheap.called_imports(tree, view),
             classes=cheap.module_classes(tree, imports),
         )
     parsed = _parse(source, path, verdict)
@@ -532,7 +505,7 @@ def _untraced(
     return [], ModuleSummary(
         view.module,
         reexports=imports,
-        called_imports=called_imports(parsed, imports),
+        called_imports=called_imports(parsed, view),
         classes=module_classes(parsed, imports),
     )
 

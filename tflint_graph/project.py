@@ -126,7 +126,8 @@ class ModuleSummary:
     exports: dict[str, TfFunction] = field(default_factory=dict)
     reexports: dict[str, str] = field(default_factory=dict)  # name -> absolute import
     outgoing: list[Outgoing] = field(default_factory=list)
-    # Absolute names imported from elsewhere that this module calls (call-site candidates).
+    # Absolute names imported from elsewhere that this module calls (call-site candidates);
+    # for a module summarised from its syntax alone, every name it may call.
     called_imports: set[str] = field(default_factory=set)
     # Module-level classes -> their bases: absolute names, or "<local>Name" for a class here.
     classes: dict[str, tuple[str, ...]] = field(default_factory=dict)

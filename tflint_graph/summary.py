@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph import walk
+from tflint_graph import cheap, walk
 from tflint_graph.callsites import imported_names, module_tf_functions
 from tflint_graph.checks._export import export_references, foreign_exports
 from tflint_graph.context import ModuleContext
-from tflint_graph.project import LOCAL, ModuleSummary, ProjectView, may_be_project
+from tflint_graph.project import LOCAL, ModuleSummary, ProjectView
 
 
 def summarize(ctx: ModuleContext) -> ModuleSummary:
@@ -39,28 +39,35 @@ def module_imports(module: cst.Module, view: ProjectView) -> dict[str, str]:
     reach through this module (``from .helpers import normalize`` in ``__init__.py``)."""
     found: dict[str, str] = {}
     for stmt in module.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.Import):
-                for alias in small.names:
-                    full = _dotted(alias.name)
-                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                        found[alias.asname.name.value] = full
-                    else:  # `import a.b` binds `a`
-                        head = full.partition(".")[0]
-                        found[head] = head
-            elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
-                base = "." * len(small.relative)
-                if small.module is not None:
-                    base += _dotted(small.module)
-                for alias in small.names:
-                    name = _dotted(alias.name)
-                    bound = name
-                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                        bound = alias.asname.name.value
-                    sep = "" if not base or base.endswith(".") else "."
-                    found[bound] = view.absolute(f"{base}{sep}{name}")
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Import | cst.ImportFrom):
+                    found.update(_bindings(small, view))
+    return found
+
+
+def _bindings(stmt: cst.Import | cst.ImportFrom, view: ProjectView) -> list[tuple[str, str]]:
+    """(bound name, absolute name) for each name an import statement binds."""
+    found: list[tuple[str, str]] = []
+    if isinstance(stmt, cst.Import):
+        for alias in stmt.names:
+            full = _dotted(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                found.append((alias.asname.name.value, full))
+            else:  # `import a.b` binds `a`
+                head = full.partition(".")[0]
+                found.append((head, head))
+    elif not isinstance(stmt.names, cst.ImportStar):
+        base = "." * len(stmt.relative)
+        if stmt.module is not None:
+            base += _dotted(stmt.module)
+        for alias in stmt.names:
+            name = _dotted(alias.name)
+            bound = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                bound = alias.asname.name.value
+            sep = "" if not base or base.endswith(".") else "."
+            found.append((bound, view.absolute(f"{base}{sep}{name}")))
     return found
 
 
@@ -85,24 +92,44 @@ def module_classes(module: cst.Module, imports: dict[str, str]) -> dict[str, tup
 
 
 class _CalledImports(walk.Visitor):
-    def __init__(self, imports: dict[str, str]) -> None:
-        self.imports = imports
-        self.found: set[str] = set()
+    def __init__(self, view: ProjectView) -> None:
+        self.view = view
+        self.imports: dict[str, set[str]] = {}
+        self.instances: list[tuple[str, str]] = []
+        self.calls: list[tuple[str, str | None, str | None]] = []
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for bound, full in _bindings(node, self.view):
+            self.imports.setdefault(bound, set()).add(full)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self.visit_Import(node)  # type: ignore[arg-type]
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if isinstance(node.value, cst.Call):
+            callee = _dotted(node.value.func)
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.instances.append((target.target.value, callee))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Name) and isinstance(node.value, cst.Call):
+            self.instances.append((node.target.value, _dotted(node.value.func)))
 
     def visit_Call(self, node: cst.Call) -> None:
-        head, _, tail = _dotted(node.func).partition(".")
-        if head in self.imports:
-            name = f"{self.imports[head]}.{tail}" if tail else self.imports[head]
-            if may_be_project(name):
-                self.found.add(name)
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            self.calls.append((_dotted(func), func.attr.value, func.value.value))
+        else:
+            self.calls.append((_dotted(func), None, None))
 
 
-def called_imports(module: cst.Module, imports: dict[str, str]) -> set[str]:
-    """Imported names the module calls, from the syntax alone (for a module that never
-    mentions TensorFlow but calls a tf.function imported from another module)."""
-    visitor = _CalledImports(imports)
+def called_imports(module: cst.Module, view: ProjectView) -> set[str]:
+    """The project names the module may call, from the syntax alone: the summary of a
+    module that cannot hold traced code (see ``cheap.project_calls``)."""
+    visitor = _CalledImports(view)
     visitor.walk(module)
-    return visitor.found
+    return cheap.project_calls(visitor.imports, visitor.instances, visitor.calls)
 
 
 def _dotted(node: cst.BaseExpression) -> str:
