@@ -2,6 +2,7 @@
 
     python bench/run.py DIR [--rounds 5]
     python bench/run.py --generate --lines 200000 [--rounds 5]
+    python bench/run.py --wheel dm-sonnet==2.0.2 [--rounds 5]
 
 Every tool runs as a subprocess of this interpreter's environment, once per round, and the
 rounds alternate (round 1 of every tool, then round 2 of every tool, ...) so that a slow
@@ -194,12 +195,33 @@ def compile_package() -> None:
     compileall.compile_dir(str(Path(tflint_graph.__file__).parent), quiet=1)
 
 
+def unpack_wheel(requirement: str, out: Path | None) -> Path:
+    """The unpacked wheel of ``requirement`` (downloaded once, without dependencies): the
+    sources of a real TensorFlow project, as published."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", requirement)
+    root = out or Path(tempfile.gettempdir()) / f"tflint-graph-bench-wheel-{slug}"
+    if root.is_dir() and any(root.iterdir()):
+        return root
+    with tempfile.TemporaryDirectory() as tmp:
+        download = [PY, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:"]
+        subprocess.run([*download, "--dest", tmp, requirement], check=True)
+        [wheel] = Path(tmp).glob("*.whl")
+        print(f"unpacking {wheel.name} in {root} ...", file=sys.stderr)
+        shutil.unpack_archive(wheel, root, format="zip")
+    return root
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", nargs="?", type=Path, help="tree to lint (default: generate one)")
     parser.add_argument("--generate", action="store_true", help="lint a generated tree")
     parser.add_argument("--lines", type=int, default=200_000, help="size of the generated tree")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--wheel",
+        metavar="REQUIREMENT",
+        help="lint the Python sources of a package from the registry (pip download, unpacked)",
+    )
     parser.add_argument(
         "--out", type=Path, help="where to generate (default: a reused folder in the temp dir)"
     )
@@ -216,9 +238,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    if args.dir is not None and args.generate:
-        parser.error("give DIR or --generate, not both")
-    if args.dir is None:
+    if sum([args.dir is not None, args.generate, args.wheel is not None]) > 1:
+        parser.error("give one of DIR, --generate, --wheel")
+    if args.wheel is not None:
+        root = unpack_wheel(args.wheel, args.out)
+    elif args.dir is None:
         out = (
             args.out or Path(tempfile.gettempdir()) / f"tflint-graph-bench-{args.lines}-{args.seed}"
         )

@@ -41,6 +41,20 @@ CORNERS = {
     "async-unicode": (
         "async def f(é):\n    s = 'ünï'; t = 2\n    async with a as b:\n        await b\n"
     ),
+    "nested-blocks": (
+        "def f(xs):\n    for x in xs:\n        # loop\n        if x:\n            try:\n"
+        "                y = g(x)  # call\n            except (KeyError,\n"
+        "                    ValueError) as e:\n\n                y = e\n"
+        "            except Exception:\n                raise\n            else:\n"
+        "                y += 1; z = 2\n            finally:\n                done()\n"
+        "        elif x is None:\n            while x:\n                x -= 1\n"
+        "            else:\n                pass\n        else:\n"
+        "            with open(x) as fh, lock:\n                fh.read()\n"
+        "    else:\n        return [\n            1]\n"
+        "async def h():\n    async for a in b():\n        async with c:\n"
+        "            if a: await a\n"
+        "if __name__ == '__main__':\n\tmain()\n"
+    ),
     "empty": "",
     "comment-only": "# nothing\n",
 }
@@ -96,3 +110,16 @@ def test_a_disagreement_falls_back_to_the_whole_module() -> None:
     assert not positions._whole
     assert positions[module.body[1]] == expected[module.body[1]]
     assert positions._whole
+
+
+def test_a_node_in_a_nested_block_generates_only_its_own_statement() -> None:
+    # A finding deep in a loop must not make the whole function's code be generated again.
+    source = CORNERS["nested-blocks"]
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = Positions(module, source, _parents(module), ast.parse(source))
+    calls = [n for n in walk.descendants(module) if isinstance(n, cst.Call)]
+    call = next(c for c in calls if cst.Module([]).code_for_node(c) == "done()")
+    assert positions[call] == expected[call]
+    [generated] = positions._done  # for / if / try / finally / the statement
+    assert cst.Module([]).code_for_node(generated).strip() == "done()"

@@ -262,10 +262,16 @@ def test_every_dataset_callback_method_keeps_a_module_in_full_analysis() -> None
         source = f"import tensorflow as tf\nds = make()\nds = ds.{method}(f)\n"
         assert cheap.TRACE_TEXT.search(source), method
         assert _may_hold(ast.parse(source)), method
+    assert DATASET_CALLBACK_METHODS == cheap.DATASET_METHODS
+    assert DATASET_EXPERIMENTAL == cheap.DATASET_FUNCTIONS
     for name in DATASET_EXPERIMENTAL:
-        source = f"from tensorflow.data.experimental import {name}\nds.apply({name}(f))\n"
-        assert cheap.TRACE_TEXT.search(source), name
-        assert _may_hold(ast.parse(source)), name
+        for source in (
+            f"from tensorflow.data.experimental import {name}\nds.apply({name}(f))\n",
+            f"from tensorflow.data.experimental import {name} as x\nds.apply(x(f))\n",
+            f"import tensorflow as tf\nds.apply(tf.data.experimental.{name}(f))\n",
+        ):
+            assert cheap.TRACE_TEXT.search(source), name
+            assert _may_hold(ast.parse(source)), source
     for name in ALWAYS_TRACING:
         last = name.rsplit(".", 1)[-1]
         assert _may_hold(ast.parse(f"y = {last}(f)\n")), name
@@ -276,7 +282,7 @@ def test_every_dataset_callback_method_keeps_a_module_in_full_analysis() -> None
     [
         "@tf.function\ndef f(x):\n    return x\n",
         "from tensorflow import function as compiled\n",
-        "step = def_function.function(f)\n",
+        "from tensorflow.python.eager import def_function\nstep = def_function.function(f)\n",
         "tf.config.run_functions_eagerly(True)\n",
         "class Net(tf.keras.Model):\n    pass\n",
         "from tensorflow import keras\nclass Net(keras.Model):\n    pass\n",
@@ -286,7 +292,10 @@ def test_every_dataset_callback_method_keeps_a_module_in_full_analysis() -> None
         "model.save(path, signatures=fns)\n",
         "archive.add_endpoint('serve', fn)\n",
         "from tensorflow.python.keras.engine import base_layer\nclass L(base_layer.Layer): ...\n",
-        "@def_function.function\ndef f(x):\n    return x\n",
+        "from tensorflow.python.eager import def_function\n@def_function.function\ndef f(x): ...\n",
+        "import tensorflow.compat.v1 as v1\nstep = v1.function(f)\n",
+        "def main():\n    from tensorflow import function\n    return function(f)\n",
+        "fast = functools.partial(tf.function, jit_compile=True)\n",
         "tf.config.experimental_run_functions_eagerly(True)\n",
         "y = tf.vectorized_map(f, xs)\n",
         "ds = ds.reduce(0, add)\n",
@@ -304,6 +313,10 @@ def test_code_that_may_be_traced_or_exported_is_analysed_fully(code: str) -> Non
         "class Counter(tf.Module):\n    def __call__(self, x):\n        return tf.scan_it(x)\n",
         "y = tf.reduce_mean(x, axis=0)  # reduce, map, filter\n",
         "message = 'Dataset.map(fn) callback'\n",
+        "pairs = list(map(str, filter(None, xs)))\n",
+        "from agents.utils import common\n@common.function\ndef train(x): ...\n",
+        "ok = inspect.isfunction(f) or callable(function)\n",
+        "from functools import reduce\ntotal = reduce(add, xs)\n",
         "@register_keras_serializable()\ndef act(x):\n    return x\n",
         "init = tf.keras.initializers.GlorotUniform()\n",
         "class Init(tf.keras.initializers.Initializer):\n    pass\n",

@@ -79,6 +79,8 @@ def called_imports(tree: ast.Module, view: ProjectView) -> set[str]:
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
+        if type(node) in _LEAVES:
+            continue
         if isinstance(node, ast.Call):
             calls.append(node)
         elif isinstance(node, ast.Import | ast.ImportFrom):
@@ -99,6 +101,10 @@ def called_imports(tree: ast.Module, view: ProjectView) -> set[str]:
             for call in calls
         ],
     )
+
+
+# Nodes with nothing below them that a summary needs (a name's only child is its context).
+_LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store})
 
 
 def project_calls(
@@ -166,9 +172,11 @@ TRACE_NAMES = frozenset(
         "add_endpoint",
     }
 )
-# tf.data callbacks: traced.DATASET_CALLBACK_METHODS and DATASET_EXPERIMENTAL, spelt out
-# (that module needs libcst); tests/test_prefilter.py checks that none is missing.
-DATASET_NAMES = frozenset(
+# tf.data callbacks (traced.DATASET_CALLBACK_METHODS), methods: counted as attributes only
+# (``ds.map(f)``; the builtin ``map(f, xs)`` is no Dataset), and the functions of
+# tf.data.experimental that take one (traced.DATASET_EXPERIMENTAL), counted as attributes or
+# imported names.  Spelt out (traced.py needs libcst); tests/test_prefilter.py checks both.
+DATASET_METHODS = frozenset(
     {
         "map",
         "filter",
@@ -184,25 +192,43 @@ DATASET_NAMES = frozenset(
         "take_while",
         "map_with_legacy_function",
         "filter_with_legacy_function",
-        "map_and_batch",
-        "Reducer",
     }
 )
-_WANTED = TRACE_NAMES | DATASET_NAMES
+DATASET_FUNCTIONS = frozenset(
+    {
+        "map_and_batch",
+        "scan",
+        "group_by_window",
+        "group_by_reducer",
+        "Reducer",
+        "take_while",
+        "parallel_interleave",
+        "bucket_by_sequence_length",
+        "rejection_resample",
+    }
+)
 # The raw text first: a module with none of these words (nor a Keras base) needs no walk.
-TRACE_TEXT = re.compile("|".join([*sorted(_WANTED), "keras"]))
+TRACE_TEXT = re.compile(
+    "|".join(sorted(TRACE_NAMES | DATASET_METHODS | DATASET_FUNCTIONS | {"keras"}))
+)
 
 
 def may_hold_traced(tree: ast.Module, view: ProjectView) -> bool:
-    """Whether the code of ``tree`` names anything in ``TRACE_NAMES`` or ``DATASET_NAMES``,
-    or has a class with a Keras model, layer, loss or metric among its bases.
+    """Whether the code of ``tree`` names anything in ``TRACE_NAMES``, calls a method or
+    function of tf.data that takes a callback, or has a class with a Keras model, layer,
+    loss or metric among its bases.
 
     The bases are read as the analysis reads them (an imported name, in any spelling
     ``canonical`` knows), with every import of the module in any scope; a base defined in
     another module of the run reaches the module through the view later.
     """
-    names, bases, imports = _scan(tree, view)
-    if not names.isdisjoint(_WANTED):
+    names, attributes, bases, imports = _scan(tree, view)
+    if not names.isdisjoint(_TRACE_UNRESOLVED) or not attributes.isdisjoint(DATASET_METHODS):
+        return True
+    if "function" in names and _names_tf_function(tree, imports):
+        return True
+    imported = {full.rpartition(".")[2] for fulls in imports.values() for full in fulls}
+    if not DATASET_FUNCTIONS.isdisjoint(attributes | imported):
         return True
     for text in bases:
         head, _, tail = text.partition(".")
@@ -212,42 +238,72 @@ def may_hold_traced(tree: ast.Module, view: ProjectView) -> bool:
     return False
 
 
-def _scan(tree: ast.AST, view: ProjectView) -> tuple[set[str], list[str], dict[str, set[str]]]:
-    """(every identifier the code uses or binds, with the parts of dotted import paths; the
-    dotted bases of every class; every import binding in any scope, absolute)."""
+# ``function`` is a common name (``common.function``, ``inspect.isfunction``): it counts
+# only where it resolves to tf.function, as the analysis resolves it (an import binding,
+# in any spelling ``canonical`` knows).
+_TRACE_UNRESOLVED = TRACE_NAMES - {"function"}
+_TF_FUNCTION = "tensorflow.function"
+
+
+def _names_tf_function(tree: ast.AST, imports: dict[str, set[str]]) -> bool:
+    """Whether some import binding, or some ``x.function`` / ``function`` in the code,
+    resolves to ``tf.function``."""
+    if any(canonical(full) == _TF_FUNCTION for fulls in imports.values() for full in fulls):
+        return True
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind in _LEAVES:
+            continue
+        if kind is ast.Attribute and node.attr == "function":  # type: ignore[attr-defined]
+            head, _, tail = _dotted(node).partition(".")  # type: ignore[arg-type]
+            for full in imports.get(head, ()):
+                if canonical(f"{full}.{tail}" if tail else full) == _TF_FUNCTION:
+                    return True
+        stack += child_nodes(node)
+    return False
+
+
+def _scan(
+    tree: ast.AST, view: ProjectView
+) -> tuple[set[str], set[str], list[str], dict[str, set[str]]]:
+    """(every identifier the code uses or binds, with the parts of dotted import paths;
+    the attribute names among them; the dotted bases of every class; every import binding
+    in any scope, absolute)."""
     found: set[str] = set()
+    attributes: set[str] = set()
     bases: list[str] = []
     imports: dict[str, set[str]] = {}
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
-        kind = type(node)
-        if kind is ast.Name:
-            found.add(node.id)  # type: ignore[attr-defined]
+        if isinstance(node, ast.Name):
+            found.add(node.id)
             continue
-        if kind is ast.Attribute:
-            found.add(node.attr)  # type: ignore[attr-defined]
-        elif kind is ast.Import or kind is ast.ImportFrom:
-            for bound, full in _bindings(node, view):  # type: ignore[arg-type]
+        if isinstance(node, ast.Attribute):
+            attributes.add(node.attr)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for bound, full in _bindings(node, view):
                 imports.setdefault(bound, set()).add(full)
-            if kind is ast.ImportFrom and node.module is not None:  # type: ignore[attr-defined]
-                found.update(node.module.split("."))  # type: ignore[attr-defined]
-            for alias in node.names:  # type: ignore[attr-defined]
+            if isinstance(node, ast.ImportFrom) and node.module is not None:
+                found.update(node.module.split("."))
+            for alias in node.names:
                 found.update(alias.name.split("."))
                 if alias.asname is not None:
                     found.add(alias.asname)
             continue
-        elif kind is ast.keyword or kind is ast.arg:
-            if node.arg is not None:  # type: ignore[attr-defined]
-                found.add(node.arg)  # type: ignore[attr-defined]
-        elif kind is ast.ClassDef:
-            found.add(node.name)  # type: ignore[attr-defined]
-            bases += [_dotted(b) for b in node.bases]  # type: ignore[attr-defined]
-        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-            found.add(node.name)  # type: ignore[attr-defined]
-        elif kind is ast.Global or kind is ast.Nonlocal:
-            found.update(node.names)  # type: ignore[attr-defined]
-        elif kind is ast.Constant:
+        elif isinstance(node, ast.keyword | ast.arg):
+            if node.arg is not None:
+                found.add(node.arg)
+        elif isinstance(node, ast.ClassDef):
+            found.add(node.name)
+            bases += [_dotted(b) for b in node.bases]
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.add(node.name)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            found.update(node.names)
+        elif isinstance(node, ast.Constant):
             continue
         stack += child_nodes(node)
-    return found, bases, imports
+    return found | attributes, attributes, bases, imports

@@ -184,9 +184,9 @@ class ModuleContext:
         """The innermost def or lambda whose *body* contains ``node``."""
         child = node
         for parent in self.ancestors(node):
-            if isinstance(parent, cst.FunctionDef) and child is parent.body:
+            if type(parent) is cst.FunctionDef and child is parent.body:
                 return parent
-            if isinstance(parent, cst.Lambda) and child is parent.body:
+            if type(parent) is cst.Lambda and child is parent.body:
                 return parent
             child = parent
         return None

@@ -22,10 +22,10 @@ from tflint_graph.scopes import Source
 def dotted(node: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a chain of plain attribute accesses on a name, else None."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))

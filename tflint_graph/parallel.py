@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tflint_graph import cheap
 from tflint_graph.cache import Cache, Result, Ticket, read_regular
 from tflint_graph.config import Config
 from tflint_graph.finding import Finding, Severity
@@ -113,13 +115,18 @@ def _chunks(todo: list[Job], count: int, costs: dict[int, int]) -> list[list[Job
 
 def _cost(path: Path) -> int:
     """A file's estimated analysis cost: its size, and ten times that when it mentions
-    TensorFlow (such files get the full libcst analysis); read from its first 64 kB.
-    A FIFO or other special file (reported as TFG002 later) costs 1."""
+    TensorFlow and a word that may make code traced (such files likely get the full libcst
+    analysis: ``engine._analyse_source``); read from its first 64 kB.  A FIFO or other
+    special file (reported as TFG002 later) costs 1."""
     read = read_regular(path, 65536)
     if read is None:
         return 1
     head, info = read
-    return max(1, info.st_size * (10 if b"tensorflow" in head or b"keras" in head else 1))
+    full = (b"tensorflow" in head or b"keras" in head) and _TRACE_BYTES.search(head) is not None
+    return max(1, info.st_size * (10 if full else 1))
+
+
+_TRACE_BYTES = re.compile(cheap.TRACE_TEXT.pattern.encode())
 
 
 def _preload() -> None:

@@ -23,8 +23,40 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-_Body = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_LOOPS = {cst.For: (ast.For, ast.AsyncFor), cst.While: (ast.While,)}
+
+
+def _blocks(unit: cst.CSTNode, tree: ast.stmt) -> dict[cst.CSTNode, list[ast.stmt]]:
+    """The indented blocks of compound statement ``unit`` with CPython's statements of each
+    (``tree`` is CPython's node for ``unit``).  An ``elif`` is left inside its ``if``: libcst
+    writes it as a nested ``If``, which cannot be generated on its own."""
+    found: dict[cst.CSTNode, list[ast.stmt]] = {}
+    kind = type(unit)
+    if kind is cst.FunctionDef or kind is cst.ClassDef:
+        if isinstance(tree, _DEFS):
+            found[unit.body] = tree.body  # type: ignore[attr-defined]
+    elif kind is cst.If and isinstance(tree, ast.If):
+        found[unit.body] = tree.body  # type: ignore[attr-defined]
+        if isinstance(unit.orelse, cst.Else):  # type: ignore[attr-defined]
+            found[unit.orelse.body] = tree.orelse  # type: ignore[attr-defined]
+    elif kind in _LOOPS and isinstance(tree, _LOOPS[kind]):  # type: ignore[index]
+        found[unit.body] = tree.body  # type: ignore[attr-defined]
+        if unit.orelse is not None:  # type: ignore[attr-defined]
+            found[unit.orelse.body] = tree.orelse  # type: ignore[attr-defined]
+    elif kind is cst.With and isinstance(tree, ast.With | ast.AsyncWith):
+        found[unit.body] = tree.body  # type: ignore[attr-defined]
+    elif kind is cst.Try and isinstance(tree, ast.Try):
+        found[unit.body] = tree.body  # type: ignore[attr-defined]
+        handlers = unit.handlers  # type: ignore[attr-defined]
+        if len(handlers) == len(tree.handlers):
+            for handler, theirs in zip(handlers, tree.handlers, strict=True):
+                found[handler.body] = theirs.body
+        if unit.orelse is not None:  # type: ignore[attr-defined]
+            found[unit.orelse.body] = tree.orelse  # type: ignore[attr-defined]
+        if unit.finalbody is not None:  # type: ignore[attr-defined]
+            found[unit.finalbody.body] = tree.finalbody  # type: ignore[attr-defined]
+    return {block: body for block, body in found.items() if isinstance(block, cst.IndentedBlock)}
 
 
 class _Start(NamedTuple):
@@ -116,24 +148,25 @@ class Positions:
         tree = self._ast()
         if tree is None:
             return None
-        starts = self._starts_in(self._module, self._module.body, tree)
+        starts = self._starts_in(self._module, self._module.body, tree.body)
         if starts is None or chain[1] not in starts:
             return None
         unit, start, indents, at = chain[1], starts[chain[1]], [], 1
-        # Go down through function and class bodies while the node lies in one.
-        while (
-            isinstance(unit, cst.FunctionDef | cst.ClassDef)
-            and isinstance(unit.body, cst.IndentedBlock)
-            and at + 2 < len(chain)
-            and chain[at + 1] is unit.body
-            and isinstance(start.tree, _DEFS)
-        ):
-            inner = self._starts_in(unit, unit.body.body, start.tree)
-            child = chain[at + 2]
+        # Go down through the indented blocks of compound statements (def, class, if, for,
+        # while, with, try) while the node lies in one.
+        while at + 2 < len(chain):
+            blocks = _blocks(unit, start.tree)
+            # The block is the statement's child (a def's body) or grandchild (else: ...).
+            j = next((j for j in (at + 1, at + 2) if chain[j] in blocks), None)
+            if j is None or j + 1 >= len(chain):
+                break
+            block = chain[j]
+            inner = self._starts_in(block, block.body, blocks[block])  # type: ignore[attr-defined]
+            child = chain[j + 1]
             if inner is None or child not in inner:
                 break
-            indents.append(unit.body.indent or self._module.default_indent)
-            unit, start, at = child, inner[child], at + 2
+            indents.append(block.indent or self._module.default_indent)  # type: ignore[attr-defined]
+            unit, start, at = child, inner[child], j + 1
         return unit, start, indents
 
     def _generate(self, unit: cst.CSTNode, start: _Start, indents: list[str]) -> bool:
@@ -161,15 +194,14 @@ class Positions:
         return self._tree
 
     def _starts_in(
-        self, owner: cst.CSTNode, body: object, tree: _Body
+        self, owner: cst.CSTNode, body: object, statements: list[ast.stmt]
     ) -> dict[cst.CSTNode, _Start] | None:
-        """Where each statement of ``body`` (libcst) starts, from ``tree`` (CPython's same
-        body); None when the two do not list the same statements."""
+        """Where each statement of ``body`` (libcst) starts, from ``statements`` (CPython's
+        same body); None when the two do not list the same statements."""
         if owner in self._starts:
             return self._starts[owner]
         found: dict[cst.CSTNode, _Start] | None = {}
         position = 0
-        statements = tree.body
         for stmt in body:  # type: ignore[attr-defined]
             count = len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
             if position + count > len(statements):

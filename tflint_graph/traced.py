@@ -448,7 +448,7 @@ class TraceFinder:
             return None
         if self.is_tf_function(expr):
             return []
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             func = expr.func
             if self.resolve(func).is_(*PARTIAL):
                 first = _arg(expr, 0, "func")
@@ -458,11 +458,11 @@ class TraceFinder:
                 inner = self.tf_function_options(func, depth + 1)
                 return None if inner is None else [expr, *inner]
             return None
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             for a in self.ctx.bindings(expr):
-                if isinstance(a.node, cst.Name):
+                if type(a.node) is cst.Name:
                     value = self._assigned_value(a.node)
-                    if isinstance(value, cst.Call):
+                    if type(value) is cst.Call:
                         found = self.tf_function_options(value, depth + 1)
                         if found is not None:
                             return found
@@ -489,25 +489,25 @@ class TraceFinder:
         """Functions of this module that ``expr`` evaluates to, with an autograph flag."""
         if expr is None or depth > _MAX_DEPTH:
             return
-        if isinstance(expr, cst.Lambda):
+        if type(expr) is cst.Lambda:
             yield expr, True
-        elif isinstance(expr, cst.Name):
+        elif type(expr) is cst.Name:
             for a in self.ctx.bindings(expr):
                 node = a.node
-                if isinstance(node, cst.FunctionDef):
+                if type(node) is cst.FunctionDef:
                     yield node, True
-                elif isinstance(node, cst.Name):
+                elif type(node) is cst.Name:
                     value = self._assigned_value(node)
                     if value is not None:
                         yield from self.callables(value, at, depth + 1)
-        elif isinstance(expr, cst.Attribute):
+        elif type(expr) is cst.Attribute:
             methods = self._methods_of(expr, at)
             if methods:
                 yield from ((m, True) for m in methods)
             else:
                 for value, owner in self._attribute_values(expr, at):
                     yield from self.callables(value, owner, depth + 1)
-        elif isinstance(expr, cst.Call):
+        elif type(expr) is cst.Call:
             func = expr.func
             res = self.resolve(func)
             if res.is_(*PARTIAL):
@@ -521,7 +521,7 @@ class TraceFinder:
             elif not self.is_escape_hatch(func):
                 # A factory defined here: `ds.map(make_augment(cfg))` maps what it returns.
                 for factory, _ in self.callables(func, at, depth + 1):
-                    if isinstance(factory, cst.FunctionDef):
+                    if type(factory) is cst.FunctionDef:
                         for ret in self.facts[factory].returns:
                             yield from self.callables(ret, factory, depth + 1)
         elif isinstance(expr, cst.IfExp):
@@ -585,30 +585,30 @@ class TraceFinder:
         self, expr: cst.BaseExpression, at: FunctionNode | None
     ) -> cst.ClassDef | None:
         """The module class an expression denotes or is an instance of."""
-        if isinstance(expr, cst.Name):
-            if expr.value in ("self", "cls") and isinstance(at, cst.FunctionDef):
+        if type(expr) is cst.Name:
+            if expr.value in ("self", "cls") and type(at) is cst.FunctionDef:
                 outer = self.ctx.enclosing_class(at)
                 if outer is not None:
                     return outer
             for a in self.ctx.bindings(expr):
-                if isinstance(a.node, cst.ClassDef):
+                if type(a.node) is cst.ClassDef:
                     return a.node
-                if isinstance(a.node, cst.Name):
+                if type(a.node) is cst.Name:
                     value = self._assigned_value(a.node)
-                    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+                    if type(value) is cst.Call and type(value.func) is cst.Name:
                         for b in self.ctx.bindings(value.func):
-                            if isinstance(b.node, cst.ClassDef):
+                            if type(b.node) is cst.ClassDef:
                                 return b.node
         return None
 
     def _super_class(self, expr: cst.BaseExpression, at: FunctionNode | None) -> bool:
         """``super()`` inside a method."""
         return (
-            isinstance(expr, cst.Call)
-            and isinstance(expr.func, cst.Name)
+            type(expr) is cst.Call
+            and type(expr.func) is cst.Name
             and expr.func.value == "super"
             and self.ctx.resolve(expr.func).is_builtin("super")
-            and isinstance(at, cst.FunctionDef)
+            and type(at) is cst.FunctionDef
         )
 
     def _methods_of(self, expr: cst.Attribute, at: FunctionNode | None) -> list[cst.FunctionDef]:
