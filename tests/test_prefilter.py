@@ -250,7 +250,7 @@ def test_prefiltered_summary_is_the_libcst_one(tmp_path: Path) -> None:
 
 
 def _may_hold(tree: ast.Module) -> bool:
-    return cheap.may_hold_traced(tree, ProjectView(module="pkg.mod"))
+    return cheap.may_hold_traced(cheap.Scan(tree, ProjectView(module="pkg.mod")))
 
 
 def test_every_dataset_callback_method_keeps_a_module_in_full_analysis() -> None:

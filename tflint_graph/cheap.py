@@ -73,38 +73,7 @@ def module_classes(tree: ast.Module, imports: dict[str, str]) -> dict[str, tuple
 
 def called_imports(tree: ast.Module, view: ProjectView) -> set[str]:
     """Twin of ``summary.called_imports``: the project names the module may call."""
-    imports: dict[str, set[str]] = {}
-    instances: list[tuple[str, ast.expr]] = []
-    calls: list[ast.Call] = []
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        if type(node) in _LEAVES:
-            continue
-        if isinstance(node, ast.Call):
-            calls.append(node)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            for bound, full in _bindings(node, view):
-                imports.setdefault(bound, set()).add(full)
-        elif isinstance(node, ast.Assign):
-            instances += [(t.id, node.value) for t in node.targets if isinstance(t, ast.Name)]
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
-            instances.append((node.target.id, node.value))
-        stack += child_nodes(node)
-    return project_calls(
-        imports,
-        [(name, _dotted(value.func)) for name, value in instances if isinstance(value, ast.Call)],
-        [
-            (_dotted(call.func), call.func.attr, _dotted(call.func.value))
-            if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
-            else (_dotted(call.func), None, None)
-            for call in calls
-        ],
-    )
-
-
-# Nodes with nothing below them that a summary needs (a name's only child is its context).
-_LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store})
+    return Scan(tree, view).called_imports()
 
 
 def project_calls(
@@ -213,97 +182,113 @@ TRACE_TEXT = re.compile(
 )
 
 
-def may_hold_traced(tree: ast.Module, view: ProjectView) -> bool:
-    """Whether the code of ``tree`` names anything in ``TRACE_NAMES``, calls a method or
+def may_hold_traced(scan: Scan) -> bool:
+    """Whether the scanned code names anything in ``TRACE_NAMES``, calls a method or
     function of tf.data that takes a callback, or has a class with a Keras model, layer,
     loss or metric among its bases.
 
-    The bases are read as the analysis reads them (an imported name, in any spelling
-    ``canonical`` knows), with every import of the module in any scope; a base defined in
-    another module of the run reaches the module through the view later.
+    ``tf.function`` and the bases are read as the analysis reads them (an imported name, in
+    any spelling ``canonical`` knows), with every import of the module in any scope; a base
+    defined in another module of the run reaches the module through the view later.
     """
-    names, attributes, bases, imports = _scan(tree, view)
+    names, attributes, imports = scan.names, scan.attributes, scan.imports
     if not names.isdisjoint(_TRACE_UNRESOLVED) or not attributes.isdisjoint(DATASET_METHODS):
         return True
-    if "function" in names and _names_tf_function(tree, imports):
+    if "function" in names and (
+        any(canonical(full) == _TF_FUNCTION for fulls in imports.values() for full in fulls)
+        or any(scan.resolves_to(ref, _TF_FUNCTION) for ref in scan.function_refs)
+    ):
         return True
     imported = {full.rpartition(".")[2] for fulls in imports.values() for full in fulls}
     if not DATASET_FUNCTIONS.isdisjoint(attributes | imported):
         return True
-    for text in bases:
-        head, _, tail = text.partition(".")
-        for full in imports.get(head, ()):
-            if keras_kinds_of([canonical(f"{full}.{tail}" if tail else full)]):
-                return True
-    return False
+    return any(keras_kinds_of(scan.absolute(base)) for base in scan.bases)
 
 
 # ``function`` is a common name (``common.function``, ``inspect.isfunction``): it counts
-# only where it resolves to tf.function, as the analysis resolves it (an import binding,
-# in any spelling ``canonical`` knows).
+# only where it resolves to tf.function, as the analysis resolves it.
 _TRACE_UNRESOLVED = TRACE_NAMES - {"function"}
 _TF_FUNCTION = "tensorflow.function"
 
 
-def _names_tf_function(tree: ast.AST, imports: dict[str, set[str]]) -> bool:
-    """Whether some import binding, or some ``x.function`` / ``function`` in the code,
-    resolves to ``tf.function``."""
-    if any(canonical(full) == _TF_FUNCTION for fulls in imports.values() for full in fulls):
-        return True
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind in _LEAVES:
-            continue
-        if kind is ast.Attribute and node.attr == "function":  # type: ignore[attr-defined]
-            head, _, tail = _dotted(node).partition(".")  # type: ignore[arg-type]
-            for full in imports.get(head, ()):
-                if canonical(f"{full}.{tail}" if tail else full) == _TF_FUNCTION:
-                    return True
-        stack += child_nodes(node)
-    return False
+class Scan:
+    """What one walk of a module's CPython tree tells without libcst: every identifier the
+    code uses or binds (with the parts of dotted import paths), the attribute names among
+    them, every import binding in any scope (absolute), the dotted bases of every class,
+    the dotted ``x.function`` references, every call and every ``name = <call>``."""
 
+    def __init__(self, tree: ast.AST, view: ProjectView) -> None:
+        names: set[str] = set()
+        attributes: set[str] = set()
+        imports: dict[str, set[str]] = {}
+        self.bases: list[str] = []
+        self.function_refs: list[str] = []
+        self._calls: list[ast.Call] = []
+        self._instances: list[tuple[str, ast.expr]] = []
+        stack: list[ast.AST] = [tree]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is ast.Name:
+                names.add(node.id)  # type: ignore[attr-defined]
+                continue
+            if kind is ast.Attribute:
+                attributes.add(node.attr)  # type: ignore[attr-defined]
+                if node.attr == "function":  # type: ignore[attr-defined]
+                    self.function_refs.append(_dotted(node))  # type: ignore[arg-type]
+                stack.append(node.value)  # type: ignore[attr-defined]
+                continue
+            if kind is ast.Constant:
+                continue
+            if kind is ast.Call:
+                self._calls.append(node)  # type: ignore[arg-type]
+            elif kind is ast.keyword or kind is ast.arg:
+                if node.arg is not None:  # type: ignore[attr-defined]
+                    names.add(node.arg)  # type: ignore[attr-defined]
+            elif kind is ast.Assign:
+                for target in node.targets:  # type: ignore[attr-defined]
+                    if type(target) is ast.Name:
+                        self._instances.append((target.id, node.value))  # type: ignore[attr-defined]
+            elif kind is ast.AnnAssign:
+                if type(node.target) is ast.Name and node.value is not None:  # type: ignore[attr-defined]
+                    self._instances.append((node.target.id, node.value))  # type: ignore[attr-defined]
+            elif kind is ast.Import or kind is ast.ImportFrom:
+                for bound, full in _bindings(node, view):  # type: ignore[arg-type]
+                    imports.setdefault(bound, set()).add(full)
+                if kind is ast.ImportFrom and node.module is not None:  # type: ignore[attr-defined]
+                    names.update(node.module.split("."))  # type: ignore[attr-defined]
+                for alias in node.names:  # type: ignore[attr-defined]
+                    names.update(alias.name.split("."))
+                    if alias.asname is not None:
+                        names.add(alias.asname)
+                continue
+            elif kind is ast.ClassDef:
+                names.add(node.name)  # type: ignore[attr-defined]
+                self.bases += [_dotted(b) for b in node.bases]  # type: ignore[attr-defined]
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                names.add(node.name)  # type: ignore[attr-defined]
+            elif kind is ast.Global or kind is ast.Nonlocal:
+                names.update(node.names)  # type: ignore[attr-defined]
+            stack += child_nodes(node)
+        self.names = names | attributes
+        self.attributes = attributes
+        self.imports = imports
 
-def _scan(
-    tree: ast.AST, view: ProjectView
-) -> tuple[set[str], set[str], list[str], dict[str, set[str]]]:
-    """(every identifier the code uses or binds, with the parts of dotted import paths;
-    the attribute names among them; the dotted bases of every class; every import binding
-    in any scope, absolute)."""
-    found: set[str] = set()
-    attributes: set[str] = set()
-    bases: list[str] = []
-    imports: dict[str, set[str]] = {}
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Name):
-            found.add(node.id)
-            continue
-        if isinstance(node, ast.Attribute):
-            attributes.add(node.attr)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            for bound, full in _bindings(node, view):
-                imports.setdefault(bound, set()).add(full)
-            if isinstance(node, ast.ImportFrom) and node.module is not None:
-                found.update(node.module.split("."))
-            for alias in node.names:
-                found.update(alias.name.split("."))
-                if alias.asname is not None:
-                    found.add(alias.asname)
-            continue
-        elif isinstance(node, ast.keyword | ast.arg):
-            if node.arg is not None:
-                found.add(node.arg)
-        elif isinstance(node, ast.ClassDef):
-            found.add(node.name)
-            bases += [_dotted(b) for b in node.bases]
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            found.add(node.name)
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            found.update(node.names)
-        elif isinstance(node, ast.Constant):
-            continue
-        stack += child_nodes(node)
-    return found | attributes, attributes, bases, imports
+    def absolute(self, text: str) -> list[str]:
+        """The canonical names dotted ``text`` may denote through the module's imports."""
+        head, _, tail = text.partition(".")
+        return [canonical(f"{f}.{tail}" if tail else f) for f in self.imports.get(head, ())]
+
+    def resolves_to(self, text: str, name: str) -> bool:
+        return name in self.absolute(text)
+
+    def called_imports(self) -> set[str]:
+        """Twin of ``summary.called_imports`` (see ``project_calls``)."""
+        calls = [
+            (_dotted(c.func), c.func.attr, c.func.value.id)
+            if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)
+            else (_dotted(c.func), None, None)
+            for c in self._calls
+        ]
+        instances = [(n, _dotted(v.func)) for n, v in self._instances if isinstance(v, ast.Call)]
+        return project_calls(self.imports, instances, calls)

@@ -434,17 +434,20 @@ def _analyse_source(
         or view.exported
     )
     verdict = _python_syntax_check(source, python_tree)
+    tree, scan = verdict[2], None
     if not full and _MAY_TRACE.search(source) is not None:
-        # A TensorFlow module whose code names nothing in cheap.TRACE_NAMES has nothing
-        # traced of its own and nothing a rule checks outside traced code (data and constant
-        # modules, plain tf.Module code): until the run reaches into it (the view), it is
-        # summarised from CPython's tree like a module without TensorFlow.
-        full = not prefilter_enabled() or (
-            cheap.TRACE_TEXT.search(source) is not None
-            and (verdict[2] is None or cheap.may_hold_traced(verdict[2], view))
-        )
+        # A TensorFlow module whose code names nothing that could be traced (see
+        # cheap.may_hold_traced) has nothing traced of its own and nothing a rule checks
+        # outside traced code (data and constant modules, plain tf.Module code): until the
+        # run reaches into it (the view), it is summarised from CPython's tree like a module
+        # without TensorFlow.
+        if not prefilter_enabled():
+            full = True
+        elif cheap.TRACE_TEXT.search(source) is not None:
+            scan = cheap.Scan(tree, view) if tree is not None else None
+            full = scan is None or cheap.may_hold_traced(scan)
     if not full:
-        findings, summary = _untraced(source, path, view, verdict)
+        findings, summary = _untraced(source, path, view, verdict, scan)
     else:
         parsed = _parse(source, path, verdict)
         if isinstance(parsed, Finding):
@@ -478,14 +481,14 @@ def prefilter_enabled() -> bool:
 
 
 def _untraced(
-    source: str, path: str, view: ProjectView, verdict: _Verdict
+    source: str, path: str, view: ProjectView, verdict: _Verdict, scan: cheap.Scan | None = None
 ) -> tuple[list[Finding], ModuleSummary | None]:
     """A module that cannot hold traced code and that no other module reaches: no rule can
     report anything, only its summary (imports, classes, called imports) is needed.
 
     CPython's tree gives it (``cheap.py``); libcst runs only where CPython rejects the source,
     to report TFG001 exactly as ``_parse`` does (or accept syntax newer than this Python).
-    ``verdict`` is CPython's on ``source``.
+    ``verdict`` is CPython's on ``source``; ``scan`` the walk of its tree, when made.
     """
     tree = verdict[2]
     if tree is not None and prefilter_enabled():
@@ -493,7 +496,7 @@ def _untraced(
         return [], ModuleSummary(
             view.module,
             reexports=imports,
-            called_imports=cheap.called_imports(tree, view),
+            called_imports=(scan or cheap.Scan(tree, view)).called_imports(),
             classes=cheap.module_classes(tree, imports),
         )
     parsed = _parse(source, path, verdict)
