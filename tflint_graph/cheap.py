@@ -196,7 +196,7 @@ def may_hold_traced(scan: Scan) -> bool:
         return True
     if "function" in names and (
         any(canonical(full) == _TF_FUNCTION for fulls in imports.values() for full in fulls)
-        or any(scan.resolves_to(ref, _TF_FUNCTION) for ref in scan.function_refs)
+        or any(_TF_FUNCTION in scan.absolute(ref) for ref in scan.function_refs)
     ):
         return True
     imported = {full.rpartition(".")[2] for fulls in imports.values() for full in fulls}
@@ -228,47 +228,46 @@ class Scan:
         stack: list[ast.AST] = [tree]
         while stack:
             node = stack.pop()
-            kind = type(node)
-            if kind is ast.Name:
-                names.add(node.id)  # type: ignore[attr-defined]
+            if isinstance(node, ast.Name):
+                names.add(node.id)
                 continue
-            if kind is ast.Attribute:
-                attributes.add(node.attr)  # type: ignore[attr-defined]
-                if node.attr == "function":  # type: ignore[attr-defined]
-                    self.function_refs.append(_dotted(node))  # type: ignore[arg-type]
-                stack.append(node.value)  # type: ignore[attr-defined]
+            if isinstance(node, ast.Attribute):
+                attributes.add(node.attr)
+                if node.attr == "function":
+                    self.function_refs.append(_dotted(node))
+                stack.append(node.value)  # not its context (Load, Store)
                 continue
-            if kind is ast.Constant:
+            if isinstance(node, ast.Constant):
                 continue
-            if kind is ast.Call:
-                self._calls.append(node)  # type: ignore[arg-type]
-            elif kind is ast.keyword or kind is ast.arg:
-                if node.arg is not None:  # type: ignore[attr-defined]
-                    names.add(node.arg)  # type: ignore[attr-defined]
-            elif kind is ast.Assign:
-                for target in node.targets:  # type: ignore[attr-defined]
-                    if type(target) is ast.Name:
-                        self._instances.append((target.id, node.value))  # type: ignore[attr-defined]
-            elif kind is ast.AnnAssign:
-                if type(node.target) is ast.Name and node.value is not None:  # type: ignore[attr-defined]
-                    self._instances.append((node.target.id, node.value))  # type: ignore[attr-defined]
-            elif kind is ast.Import or kind is ast.ImportFrom:
-                for bound, full in _bindings(node, view):  # type: ignore[arg-type]
+            if isinstance(node, ast.Call):
+                self._calls.append(node)
+            elif isinstance(node, ast.keyword | ast.arg):
+                if node.arg is not None:
+                    names.add(node.arg)
+            elif isinstance(node, ast.Assign):
+                self._instances += [
+                    (t.id, node.value) for t in node.targets if isinstance(t, ast.Name)
+                ]
+            elif isinstance(node, ast.AnnAssign):
+                if isinstance(node.target, ast.Name) and node.value is not None:
+                    self._instances.append((node.target.id, node.value))
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                for bound, full in _bindings(node, view):
                     imports.setdefault(bound, set()).add(full)
-                if kind is ast.ImportFrom and node.module is not None:  # type: ignore[attr-defined]
-                    names.update(node.module.split("."))  # type: ignore[attr-defined]
-                for alias in node.names:  # type: ignore[attr-defined]
+                if isinstance(node, ast.ImportFrom) and node.module is not None:
+                    names.update(node.module.split("."))
+                for alias in node.names:
                     names.update(alias.name.split("."))
                     if alias.asname is not None:
                         names.add(alias.asname)
                 continue
-            elif kind is ast.ClassDef:
-                names.add(node.name)  # type: ignore[attr-defined]
-                self.bases += [_dotted(b) for b in node.bases]  # type: ignore[attr-defined]
-            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-                names.add(node.name)  # type: ignore[attr-defined]
-            elif kind is ast.Global or kind is ast.Nonlocal:
-                names.update(node.names)  # type: ignore[attr-defined]
+            elif isinstance(node, ast.ClassDef):
+                names.add(node.name)
+                self.bases += [_dotted(b) for b in node.bases]
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                names.add(node.name)
+            elif isinstance(node, ast.Global | ast.Nonlocal):
+                names.update(node.names)
             stack += child_nodes(node)
         self.names = names | attributes
         self.attributes = attributes
@@ -278,9 +277,6 @@ class Scan:
         """The canonical names dotted ``text`` may denote through the module's imports."""
         head, _, tail = text.partition(".")
         return [canonical(f"{f}.{tail}" if tail else f) for f in self.imports.get(head, ())]
-
-    def resolves_to(self, text: str, name: str) -> bool:
-        return name in self.absolute(text)
 
     def called_imports(self) -> set[str]:
         """Twin of ``summary.called_imports`` (see ``project_calls``)."""

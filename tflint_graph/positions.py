@@ -24,7 +24,6 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_LOOPS = {cst.For: (ast.For, ast.AsyncFor), cst.While: (ast.While,)}
 
 
 def _blocks(unit: cst.CSTNode, tree: ast.stmt) -> dict[cst.CSTNode, list[ast.stmt]]:
@@ -32,30 +31,29 @@ def _blocks(unit: cst.CSTNode, tree: ast.stmt) -> dict[cst.CSTNode, list[ast.stm
     (``tree`` is CPython's node for ``unit``).  An ``elif`` is left inside its ``if``: libcst
     writes it as a nested ``If``, which cannot be generated on its own."""
     found: dict[cst.CSTNode, list[ast.stmt]] = {}
-    kind = type(unit)
-    if kind is cst.FunctionDef or kind is cst.ClassDef:
-        if isinstance(tree, _DEFS):
-            found[unit.body] = tree.body  # type: ignore[attr-defined]
-    elif kind is cst.If and isinstance(tree, ast.If):
-        found[unit.body] = tree.body  # type: ignore[attr-defined]
-        if isinstance(unit.orelse, cst.Else):  # type: ignore[attr-defined]
-            found[unit.orelse.body] = tree.orelse  # type: ignore[attr-defined]
-    elif kind in _LOOPS and isinstance(tree, _LOOPS[kind]):  # type: ignore[index]
-        found[unit.body] = tree.body  # type: ignore[attr-defined]
-        if unit.orelse is not None:  # type: ignore[attr-defined]
-            found[unit.orelse.body] = tree.orelse  # type: ignore[attr-defined]
-    elif kind is cst.With and isinstance(tree, ast.With | ast.AsyncWith):
-        found[unit.body] = tree.body  # type: ignore[attr-defined]
-    elif kind is cst.Try and isinstance(tree, ast.Try):
-        found[unit.body] = tree.body  # type: ignore[attr-defined]
-        handlers = unit.handlers  # type: ignore[attr-defined]
-        if len(handlers) == len(tree.handlers):
-            for handler, theirs in zip(handlers, tree.handlers, strict=True):
+    if isinstance(unit, cst.FunctionDef | cst.ClassDef) and isinstance(tree, _DEFS):
+        found[unit.body] = tree.body
+    elif isinstance(unit, cst.If) and isinstance(tree, ast.If):
+        found[unit.body] = tree.body
+        if isinstance(unit.orelse, cst.Else):
+            found[unit.orelse.body] = tree.orelse
+    elif (isinstance(unit, cst.For) and isinstance(tree, ast.For | ast.AsyncFor)) or (
+        isinstance(unit, cst.While) and isinstance(tree, ast.While)
+    ):
+        found[unit.body] = tree.body
+        if unit.orelse is not None:
+            found[unit.orelse.body] = tree.orelse
+    elif isinstance(unit, cst.With) and isinstance(tree, ast.With | ast.AsyncWith):
+        found[unit.body] = tree.body
+    elif isinstance(unit, cst.Try) and isinstance(tree, ast.Try):
+        found[unit.body] = tree.body
+        if len(unit.handlers) == len(tree.handlers):
+            for handler, theirs in zip(unit.handlers, tree.handlers, strict=True):
                 found[handler.body] = theirs.body
-        if unit.orelse is not None:  # type: ignore[attr-defined]
-            found[unit.orelse.body] = tree.orelse  # type: ignore[attr-defined]
-        if unit.finalbody is not None:  # type: ignore[attr-defined]
-            found[unit.finalbody.body] = tree.finalbody  # type: ignore[attr-defined]
+        if unit.orelse is not None:
+            found[unit.orelse.body] = tree.orelse
+        if unit.finalbody is not None:
+            found[unit.finalbody.body] = tree.finalbody
     return {block: body for block, body in found.items() if isinstance(block, cst.IndentedBlock)}
 
 
@@ -157,15 +155,15 @@ class Positions:
         while at + 2 < len(chain):
             blocks = _blocks(unit, start.tree)
             # The block is the statement's child (a def's body) or grandchild (else: ...).
-            j = next((j for j in (at + 1, at + 2) if chain[j] in blocks), None)
-            if j is None or j + 1 >= len(chain):
+            j = next((j for j in (at + 1, at + 2) if chain[j] in blocks), len(chain))
+            block = chain[j] if j + 1 < len(chain) else None
+            if not isinstance(block, cst.IndentedBlock):
                 break
-            block = chain[j]
-            inner = self._starts_in(block, block.body, blocks[block])  # type: ignore[attr-defined]
+            inner = self._starts_in(block, block.body, blocks[block])
             child = chain[j + 1]
             if inner is None or child not in inner:
                 break
-            indents.append(block.indent or self._module.default_indent)  # type: ignore[attr-defined]
+            indents.append(block.indent or self._module.default_indent)
             unit, start, at = child, inner[child], j + 1
         return unit, start, indents
 
