@@ -32,8 +32,9 @@ if TYPE_CHECKING:  # imported when a pool starts: warm runs never need them
 
 _log = logging.getLogger("tflint_graph")
 
-# Starting a pool costs about 100 ms: smaller batches are analysed in-process (once the
-# pool runs, every batch of two files or more goes to it).
+# Starting a pool costs about 100 ms: smaller batches are analysed in-process.  Once the
+# pool runs, every batch goes to it, even of one file: a file analysed again goes back to
+# the worker that holds its tree, where the main process would parse it again.
 MIN_POOL_TASKS = 16
 # Chunks per worker: enough to balance uneven files, few enough to amortise pickling.
 CHUNKS_PER_WORKER = 6
@@ -182,7 +183,7 @@ class Runner:
                 results[index] = hit
             else:
                 todo.append(Job(index, path, view, ticket))
-        pooled = len(todo) >= MIN_POOL_TASKS or (bool(self._workers) and len(todo) > 1)
+        pooled = len(todo) >= MIN_POOL_TASKS or (bool(self._workers) and bool(todo))
         if self.jobs > 1 and pooled:
             outcomes = self._pooled(todo)
         else:
