@@ -141,11 +141,10 @@ TRACE_NAMES = frozenset(
         "add_endpoint",
     }
 )
-# tf.data callbacks (traced.DATASET_CALLBACK_METHODS), methods: counted as attributes only
-# (``ds.map(f)``; the builtin ``map(f, xs)`` is no Dataset), and the functions of
-# tf.data.experimental that take one (traced.DATASET_EXPERIMENTAL), counted as attributes or
-# imported names.  Spelt out (traced.py needs libcst); tests/test_prefilter.py checks both.
-DATASET_METHODS = frozenset(
+# tf.data callbacks (SPEC §1): methods of a Dataset (counted as attributes only: ``ds.map(f)``;
+# the builtin ``map(f, xs)`` is no Dataset), and functions of tf.data.experimental (counted
+# as attributes or imported names).  Defined here, without libcst; traced.py uses them too.
+DATASET_CALLBACK_METHODS = frozenset(
     {
         "map",
         "filter",
@@ -163,7 +162,7 @@ DATASET_METHODS = frozenset(
         "filter_with_legacy_function",
     }
 )
-DATASET_FUNCTIONS = frozenset(
+DATASET_EXPERIMENTAL = frozenset(
     {
         "map_and_batch",
         "scan",
@@ -178,7 +177,7 @@ DATASET_FUNCTIONS = frozenset(
 )
 # The raw text first: a module with none of these words (nor a Keras base) needs no walk.
 TRACE_TEXT = re.compile(
-    "|".join(sorted(TRACE_NAMES | DATASET_METHODS | DATASET_FUNCTIONS | {"keras"}))
+    "|".join(sorted(TRACE_NAMES | DATASET_CALLBACK_METHODS | DATASET_EXPERIMENTAL | {"keras"}))
 )
 
 
@@ -192,7 +191,9 @@ def may_hold_traced(scan: Scan) -> bool:
     defined in another module of the run reaches the module through the view later.
     """
     names, attributes, imports = scan.names, scan.attributes, scan.imports
-    if not names.isdisjoint(_TRACE_UNRESOLVED) or not attributes.isdisjoint(DATASET_METHODS):
+    if not names.isdisjoint(_TRACE_UNRESOLVED):
+        return True
+    if not attributes.isdisjoint(DATASET_CALLBACK_METHODS):
         return True
     if "function" in names and (
         any(canonical(full) == _TF_FUNCTION for fulls in imports.values() for full in fulls)
@@ -200,7 +201,7 @@ def may_hold_traced(scan: Scan) -> bool:
     ):
         return True
     imported = {full.rpartition(".")[2] for fulls in imports.values() for full in fulls}
-    if not DATASET_FUNCTIONS.isdisjoint(attributes | imported):
+    if not DATASET_EXPERIMENTAL.isdisjoint(attributes | imported):
         return True
     return any(keras_kinds_of(scan.absolute(base)) for base in scan.bases)
 

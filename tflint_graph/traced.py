@@ -17,6 +17,7 @@ import libcst as cst
 
 from tflint_graph import walk
 from tflint_graph.analysis import assigned_value
+from tflint_graph.cheap import DATASET_CALLBACK_METHODS, DATASET_EXPERIMENTAL
 from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.names import Resolution, canonical, dotted, keras_kinds_of
 from tflint_graph.project import Outgoing, may_be_project
@@ -59,24 +60,6 @@ ALWAYS_TRACING = {
 }
 STRATEGY_RUN = ("run", "experimental_run_v2")
 
-DATASET_CALLBACK_METHODS = frozenset(
-    {
-        "map",
-        "filter",
-        "flat_map",
-        "interleave",
-        "parallel_interleave",
-        "reduce",
-        "scan",
-        "group_by_window",
-        "group_by_reducer",
-        "bucket_by_sequence_length",
-        "rejection_resample",
-        "take_while",
-        "map_with_legacy_function",
-        "filter_with_legacy_function",
-    }
-)
 # Methods that return another Dataset: `ds.shuffle(10).batch(4).map(f)` is still a dataset.
 DATASET_METHODS = DATASET_CALLBACK_METHODS | {
     "batch",
@@ -123,21 +106,6 @@ DATASET_FACTORIES = (
     "keras.preprocessing.image_dataset_from_directory",
     "keras.preprocessing.text_dataset_from_directory",
     "keras.preprocessing.timeseries_dataset_from_array",
-)
-# `ds.apply(tf.data.experimental.map_and_batch(fn, ...))`: the function arguments of these
-# transformations are traced like `Dataset.map` callbacks.
-DATASET_EXPERIMENTAL = frozenset(
-    {
-        "map_and_batch",
-        "scan",
-        "group_by_window",
-        "group_by_reducer",
-        "Reducer",
-        "take_while",
-        "parallel_interleave",
-        "bucket_by_sequence_length",
-        "rejection_resample",
-    }
 )
 # The keyword arguments tf.data's callback methods accept.  A call with any other keyword
 # (`dataset.map(fn, batched=True)` of Hugging Face `datasets`) is not tf.data.
