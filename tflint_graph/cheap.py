@@ -12,9 +12,21 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 
 from tflint_graph.canonical import canonical, keras_kinds_of
 from tflint_graph.project import LOCAL, ProjectView, may_be_project
+
+# CPython 3.11 keeps the depth of the tree it is building in state that threads share: two
+# ``ast.parse`` calls at once can fail with "SystemError: AST constructor recursion depth
+# mismatch" (python/cpython#106905).  The library may be called from several threads.
+_parse_lock = threading.Lock()
+
+
+def parse_python(source: str) -> ast.Module:
+    """``ast.parse(source)``, one thread at a time (it runs under the GIL: nothing is lost)."""
+    with _parse_lock:
+        return ast.parse(source)
 
 
 def _dotted(node: ast.expr) -> str:

@@ -21,7 +21,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from tflint_graph import cheap
 from tflint_graph.config import Config
@@ -166,7 +166,7 @@ def _python_syntax_check(source: str, tree: ast.Module | None = None) -> _Verdic
         warnings.simplefilter("ignore")  # SyntaxWarning for "\d" in strings, etc.
         try:
             # CRLF: CPython puts an error at the end of the file one line past it.
-            tree = ast.parse(source.replace("\r\n", "\n") if "\r\n" in source else source)
+            tree = cheap.parse_python(source.replace("\r\n", "\n") if "\r\n" in source else source)
         except SyntaxError as exc:
             # Only the message and position are used: without its traceback the error does
             # not hold the caller's frame (a reference cycle through the verdict).
@@ -206,6 +206,16 @@ _parsed_chars = 0
 _PREPARED: OrderedDict[str, Prepared] = OrderedDict()
 _PREPARED_MAX_CHARS = 250_000
 _prepared_chars = 0
+# Files the run expects to analyse again (``Project.likely_reached``, by display path): both
+# stores give up their trees last.  Without it, on a 200k-line tree most modules reached
+# from other modules had been evicted by the time the run knew their roots, and were
+# parsed again.  Set for a run by ``_keeping_first`` (before the pool forks: workers inherit it).
+_keep_first: frozenset[str] = frozenset()
+_first_sources: set[str] = set()  # remembered sources of such files
+# A tree is kept first until it serves its second analysis: a file parsed again (its tree
+# was given up after all) is kept like any other, or re-parses would evict each other in
+# turn.  Hashes of the sources kept first so far.
+_kept_before: set[int] = set()
 
 
 _parsed_lock = threading.Lock()  # the library may be called from several threads
@@ -216,10 +226,11 @@ def _remembered(source: str) -> tuple[cst.Module, _Verdict] | None:
         found = _PARSED.get(source)
         if found is not None:
             _PARSED.move_to_end(source)
+            _first_sources.discard(source)
         return found
 
 
-def _remember(source: str, module: cst.Module, verdict: _Verdict) -> None:
+def _remember(source: str, module: cst.Module, verdict: _Verdict, first: bool = False) -> None:
     global _parsed_chars
     if len(source) > _PARSED_MAX_CHARS // 4:
         return
@@ -229,14 +240,39 @@ def _remember(source: str, module: cst.Module, verdict: _Verdict) -> None:
             return
         _PARSED[source] = (module, verdict)
         _parsed_chars += len(source)
+        if first and hash(source) not in _kept_before:
+            _first_sources.add(source)
+            _kept_before.add(hash(source))
         while _parsed_chars > _PARSED_MAX_CHARS:
-            old, _ = _PARSED.popitem(last=False)
+            old = _evictable(_PARSED)
+            del _PARSED[old]
+            _first_sources.discard(old)
             _parsed_chars -= len(old)
             prepared = _drop_prepared(old)
             if prepared is not None:
                 evicted.append(prepared)
     for prepared in evicted:
         prepared.release()
+
+
+def _evictable(store: OrderedDict[str, Any]) -> str:
+    """The least recently used source of ``store`` that the run does not expect to analyse
+    again, else the least recently used one (the caller holds the lock)."""
+    return next((s for s in store if s not in _first_sources), next(iter(store)))
+
+
+@contextlib.contextmanager
+def _keeping_first(paths: Iterable[str]) -> Iterator[None]:
+    """Inside, the trees of ``paths`` (as displayed) are the last the stores give up."""
+    global _keep_first
+    before, _keep_first = _keep_first, frozenset(paths)
+    try:
+        yield
+    finally:
+        _keep_first = before
+        with _parsed_lock:  # what stays remembered is kept like any other tree
+            _first_sources.clear()
+            _kept_before.clear()
 
 
 def _drop_prepared(source: str) -> Prepared | None:
@@ -266,7 +302,7 @@ def _keep_prepared(source: str, prepared: Prepared | None) -> None:
             _prepared_chars += len(source)
             prepared = None
             while _prepared_chars > _PREPARED_MAX_CHARS and len(_PREPARED) > 1:
-                oldest = next(iter(_PREPARED))
+                oldest = _evictable(_PREPARED)
                 evicted.append(_PREPARED.pop(oldest))
                 _prepared_chars -= len(oldest)
     for old in ([prepared] if prepared is not None else []) + evicted:
@@ -280,6 +316,8 @@ def forget_parsed() -> None:
         prepared = list(_PREPARED.values())
         _PREPARED.clear()
         _PARSED.clear()
+        _first_sources.clear()
+        _kept_before.clear()
         _parsed_chars = _prepared_chars = 0
     for p in prepared:
         p.release()
@@ -309,8 +347,12 @@ def _parse(source: str, path: str, verdict: _Verdict | None = None) -> cst.Modul
     if cached is not None:
         return cached[0]
     try:
-        module = cst.parse_module(source)
-        _remember(source, module, verdict)
+        checks = (
+            _nodes_unchecked(cst.CSTNode) if verdict[2] is not None else contextlib.nullcontext()
+        )
+        with checks:
+            module = cst.parse_module(source)
+        _remember(source, module, verdict, path in _keep_first)
         return module
     except cst.ParserSyntaxError as exc:
         if python_error is not None:
@@ -332,6 +374,41 @@ def _parse(source: str, path: str, verdict: _Verdict | None = None) -> cst.Modul
             return _python_error_finding(path, python_error)
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return _tool_finding(path, "TFG001", f"cannot parse (libcst): {first}")
+
+
+# libcst checks every node it constructs (``CSTNode.__post_init__`` runs ``_validate``).  On
+# source CPython accepted, the nodes its parser builds are valid by construction, and the
+# checks cost about an eighth of the parse: they are off while the engine parses such source.
+# ``_validate`` only raises (it sets nothing), so the trees are the same.
+_unchecked_lock = threading.Lock()
+_unchecked_users = 0
+_checked: list[object] = []
+
+
+@contextlib.contextmanager
+def _nodes_unchecked(node_class: type) -> Iterator[None]:
+    """Node checks off inside (nesting and threads allowed: back on when the last leaves)."""
+    global _unchecked_users
+    check = node_class.__dict__.get("__post_init__")
+    if check is None:  # a libcst without the hook: nothing to skip
+        yield
+        return
+    with _unchecked_lock:
+        if _unchecked_users == 0:
+            _checked.append(check)
+            node_class.__post_init__ = _no_check  # type: ignore[attr-defined]
+        _unchecked_users += 1
+    try:
+        yield
+    finally:
+        with _unchecked_lock:
+            _unchecked_users -= 1
+            if _unchecked_users == 0:
+                node_class.__post_init__ = _checked.pop()  # type: ignore[attr-defined]
+
+
+def _no_check(self: object) -> None:
+    pass
 
 
 def _python_error_finding(path: str, exc: SyntaxError) -> Finding:
@@ -623,7 +700,8 @@ def lint_paths(
     found = records.load(ticket) if records is not None and ticket is not None else None
     if found is None:
         project = Project(files, config, analyse_file, jobs=jobs or 1, cache=store)
-        with _counting_warnings() as warned, _gc_paused():
+        reached = {str(f) for r in project.likely_reached() for f in project.in_run[r]}
+        with _counting_warnings() as warned, _gc_paused(), _keeping_first(reached):
             results = project.run()
         found = {str(p): results[p] for p in files}
         # A run that logged an internal error is redone next time, warning included.

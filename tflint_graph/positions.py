@@ -23,6 +23,8 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
+from tflint_graph.cheap import parse_python
+
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -186,7 +188,7 @@ class Positions:
     def _ast(self) -> ast.Module | None:
         if self._tree is None:
             try:
-                self._tree = ast.parse(self._source.replace("\r\n", "\n"))
+                self._tree = parse_python(self._source.replace("\r\n", "\n"))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None
         return self._tree

@@ -17,6 +17,7 @@ directory for scripts.  Installed packages are never read.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -254,6 +255,38 @@ Analyse = Callable[
     tuple[list[Finding], "ModuleSummary | None"],
 ]
 
+# Import statements in a file's text (``Project.likely_reached``): ``from a import b, c`` and
+# ``import a.b as c, d``, wherever they stand.
+_IMPORT_LINE = re.compile(
+    rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import\b([^\n#;]*)|import[ \t]+([^\n#;]+))", re.MULTILINE
+)
+_MENTIONS_TF = re.compile(rb"tensorflow|keras")
+# Import lines are looked for in this much of each file (they stand at the top).
+_HEAD_BYTES = 65536
+
+
+def imported_modules(text: bytes) -> set[str]:
+    """Module names the import lines of ``text`` may load (``from a import b`` loads ``a``
+    and maybe ``a.b``); relative names keep their dots.  A guess from the text: lines in
+    strings count too, parenthesised continuation lines do not."""
+    found: set[str] = set()
+    for match in _IMPORT_LINE.finditer(text):
+        base, names, plain = (
+            g.decode("latin-1") if g is not None else None for g in match.groups()
+        )
+        if plain is not None:
+            found.update(part.split()[0] for part in plain.split(",") if part.split())
+            continue
+        assert base is not None and names is not None
+        found.add(base)
+        sep = "" if base.endswith(".") else "."
+        for part in names.strip().strip("()\\").split(","):
+            words = part.split()
+            if words and words[0].isidentifier():
+                found.add(f"{base}{sep}{words[0]}")
+    return found
+
+
 # Cross-module propagation stops after this many rounds (a chain this long through
 # different modules is already beyond what a reader follows).
 _MAX_ROUNDS = 12
@@ -351,6 +384,26 @@ class Project:
                 if found is not None:
                     return found
         return file, rest
+
+    def likely_reached(self) -> set[Path]:
+        """Files of the run that TensorFlow modules of the run import, as their import lines
+        say: the modules other modules' traced code reaches, which are analysed again once
+        the run knows their roots.  Only a hint for which parsed trees to keep (a wrong guess
+        costs time, never a result)."""
+        from tflint_graph.cache import read_regular
+
+        by_module = {m: f for f in sorted(self.in_run) if (m := self.index.module_of(f))}
+        found: set[Path] = set()
+        for resolved in sorted(self.in_run):
+            read = read_regular(resolved, _HEAD_BYTES)
+            if read is None or not _MENTIONS_TF.search(read[0]):
+                continue
+            view = ProjectView(self.index.module_of(resolved), resolved.name == "__init__.py")
+            for name in imported_modules(read[0]):
+                target = by_module.get(view.absolute(name))
+                if target is not None and target != resolved:
+                    found.add(target)
+        return found
 
     def consulted(self) -> tuple[list[Path], list[Path]]:
         """Files outside the run that were read, and candidate files looked for and not

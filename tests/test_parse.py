@@ -1,0 +1,109 @@
+"""The engine's libcst parse skips libcst's node checks on source CPython accepted
+(``engine._nodes_unchecked``): the trees must be the ones a checked parse gives, and the
+checks must be back on for everyone else once the parse is done."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from tflint_graph import engine
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted(
+    p
+    for folder in ("fixtures", "tests/cases", "tflint_graph")
+    for p in (ROOT / folder).rglob("*.py")
+)
+
+
+def _engine_parse(source: str) -> cst.Module:
+    engine.forget_parsed()  # a remembered tree would not be parsed again
+    parsed = engine._parse(source, "m.py")
+    assert isinstance(parsed, cst.Module)
+    return parsed
+
+
+@pytest.mark.parametrize("path", SOURCES[::7], ids=lambda p: str(p.relative_to(ROOT)))
+def test_unchecked_parse_gives_the_checked_tree(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    ours = _engine_parse(source)
+    checked = cst.parse_module(source)
+    assert ours.deep_equals(checked)
+    assert ours.code == source
+
+
+def test_checks_are_back_after_a_parse() -> None:
+    _engine_parse("import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x\n")
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not an identifier")
+
+
+def test_checks_are_back_after_a_parse_that_fails() -> None:
+    engine.forget_parsed()
+    # CPython accepts it (the checks go off); a libcst that rejects it must not leave them off.
+    source = "x = 1\n"
+    original = cst.parse_module
+
+    def failing(text: str) -> cst.Module:
+        raise RuntimeError("boom")
+
+    cst.parse_module = failing  # type: ignore[assignment]
+    try:
+        found = engine._parse(source, "m.py")
+    finally:
+        cst.parse_module = original  # type: ignore[assignment]
+    assert not isinstance(found, cst.Module) and found.code == "TFG001"
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("1x")
+
+
+def test_source_cpython_rejects_is_parsed_with_checks() -> None:
+    seen: list[bool] = []
+    original = cst.parse_module
+
+    def spying(text: str) -> cst.Module:
+        seen.append("__post_init__" in cst.CSTNode.__dict__ and _checks_on())
+        return original(text)
+
+    engine.forget_parsed()
+    cst.parse_module = spying  # type: ignore[assignment]
+    try:
+        engine._parse("def f(:\n", "m.py")
+        engine._parse("y = 2\n", "m.py")
+    finally:
+        cst.parse_module = original  # type: ignore[assignment]
+    assert seen == [True, False]
+
+
+def _checks_on() -> bool:
+    try:
+        cst.Name("1x")
+    except cst.CSTValidationError:
+        return True
+    return False
+
+
+def test_overlapping_parses_in_threads_leave_checks_on() -> None:
+    sources = [p.read_text(encoding="utf-8") for p in SOURCES[:12]]
+    errors: list[BaseException] = []
+
+    def work(chunk: list[str]) -> None:
+        try:
+            for text in chunk:
+                parsed = engine._parse(text + "\n# thread\n", "m.py")
+                assert isinstance(parsed, cst.Module)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    engine.forget_parsed()
+    threads = [threading.Thread(target=work, args=(sources[k::3],)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert _checks_on()
