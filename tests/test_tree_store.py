@@ -157,3 +157,18 @@ def test_modules_reached_from_other_modules_are_parsed_once(
     }
     # ... without parsing them again.
     assert [parsed[tree[f"a_{k}.py"]] for k in range(4)] == [1, 1, 1, 1]
+
+
+def test_a_tree_the_stores_hold_is_not_read_for_hints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_tree(tmp_path, {"a.py": "import tensorflow as tf\nimport b\n", "b.py": "X = 1\n"})
+
+    def unexpected(self: Project) -> set[Path]:
+        raise AssertionError("every tree fits: no need to guess which to keep")
+
+    monkeypatch.setattr(Project, "likely_reached", unexpected)
+    assert list(lint_paths([tmp_path], Config(), jobs=1)) == []
+    monkeypatch.setattr(engine, "_PARSED_MAX_CHARS", 10)
+    with pytest.raises(AssertionError, match="every tree fits"):
+        list(lint_paths([tmp_path], Config(), jobs=1))

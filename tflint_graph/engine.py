@@ -275,6 +275,18 @@ def _keeping_first(paths: Iterable[str]) -> Iterator[None]:
             _kept_before.clear()
 
 
+def _may_outgrow_stores(files: list[Path], processes: int) -> bool:
+    """Whether the run's sources may be more than its processes' stores keep (else every
+    tree stays anyway, and which to keep first need not be worked out)."""
+    total = 0
+    for file in files:
+        with contextlib.suppress(OSError):
+            total += os.stat(file).st_size
+        if total > processes * _PARSED_MAX_CHARS:
+            return True
+    return False
+
+
 def _drop_prepared(source: str) -> Prepared | None:
     """Take ``source``'s prepared analysis out of the store (the caller holds the lock)."""
     global _prepared_chars
@@ -700,7 +712,11 @@ def lint_paths(
     found = records.load(ticket) if records is not None and ticket is not None else None
     if found is None:
         project = Project(files, config, analyse_file, jobs=jobs or 1, cache=store)
-        reached = {str(f) for r in project.likely_reached() for f in project.in_run[r]}
+        reached = (
+            {str(f) for r in project.likely_reached() for f in project.in_run[r]}
+            if _may_outgrow_stores(files, jobs or 1)
+            else set()
+        )
         with _counting_warnings() as warned, _gc_paused(), _keeping_first(reached):
             results = project.run()
         found = {str(p): results[p] for p in files}

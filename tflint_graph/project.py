@@ -213,8 +213,8 @@ class ModuleIndex:
         # resolve to (the cache's run record checks they are still absent).
         self.absent: set[Path] = set()
 
-    def module_of(self, path: Path) -> str | None:
-        root, name = package_root(_real(path))
+    def module_of(self, path: Path, *, resolved: bool = False) -> str | None:
+        root, name = package_root(path if resolved else _real(path))
         return name if name and root in self.roots else None
 
     def file_of(self, module: str, importer: Path | None = None) -> Path | None:
@@ -256,13 +256,16 @@ Analyse = Callable[
 ]
 
 # Import statements in a file's text (``Project.likely_reached``): ``from a import b, c`` and
-# ``import a.b as c, d``, wherever they stand.
+# ``import a.b as c, d``, wherever they stand.  Found from the word (a fast literal search),
+# then read from the start of its line.
+_IMPORT_WORD = re.compile(rb"import\b")
 _IMPORT_LINE = re.compile(
-    rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import\b([^\n#;]*)|import[ \t]+([^\n#;]+))", re.MULTILINE
+    rb"[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import\b([^\n#;]*)|import[ \t]+([^\n#;]+))"
 )
-_MENTIONS_TF = re.compile(rb"tensorflow|keras")
-# Import lines are looked for in this much of each file (they stand at the top).
-_HEAD_BYTES = 65536
+# Import lines are looked for at the top of each file: in this many bytes, before the first
+# top-level def or class.
+_HEAD_BYTES = 16384
+_FIRST_CODE = (b"\ndef ", b"\nclass ", b"\nasync def ", b"\n@")
 
 
 def imported_modules(text: bytes) -> set[str]:
@@ -270,7 +273,13 @@ def imported_modules(text: bytes) -> set[str]:
     and maybe ``a.b``); relative names keep their dots.  A guess from the text: lines in
     strings count too, parenthesised continuation lines do not."""
     found: set[str] = set()
-    for match in _IMPORT_LINE.finditer(text):
+    lines: set[int] = set()
+    for word in _IMPORT_WORD.finditer(text):
+        start = text.rfind(b"\n", 0, word.start()) + 1
+        match = _IMPORT_LINE.match(text, start) if start not in lines else None
+        lines.add(start)
+        if match is None:
+            continue
         base, names, plain = (
             g.decode("latin-1") if g is not None else None for g in match.groups()
         )
@@ -392,14 +401,18 @@ class Project:
         costs time, never a result)."""
         from tflint_graph.cache import read_regular
 
-        by_module = {m: f for f in sorted(self.in_run) if (m := self.index.module_of(f))}
+        # The run's files are resolved already: their module names need no realpath.
+        names = {f: self.index.module_of(f, resolved=True) for f in sorted(self.in_run)}
+        by_module = {m: f for f, m in names.items() if m}
         found: set[Path] = set()
-        for resolved in sorted(self.in_run):
+        for resolved, module in names.items():
             read = read_regular(resolved, _HEAD_BYTES)
-            if read is None or not _MENTIONS_TF.search(read[0]):
+            head = read[0] if read is not None else b""
+            if b"tensorflow" not in head and b"keras" not in head:
                 continue
-            view = ProjectView(self.index.module_of(resolved), resolved.name == "__init__.py")
-            for name in imported_modules(read[0]):
+            ends = [at for word in _FIRST_CODE if (at := head.find(word)) >= 0]
+            view = ProjectView(module, resolved.name == "__init__.py")
+            for name in imported_modules(head[: min(ends, default=len(head))]):
                 target = by_module.get(view.absolute(name))
                 if target is not None and target != resolved:
                     found.add(target)
