@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -234,3 +235,39 @@ def test_plain_function_exported_elsewhere_is_reported_at_its_def(tmp_path: Path
     assert [(p, line, code) for p, line, code, _ in _run([tmp_path], tmp_path)] == [
         ("embeddings.py", 3, "TFG301")
     ]
+
+
+def test_canonical_paths_match_realpath(tmp_path: Path) -> None:
+    from tflint_graph.project import _real
+
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "real" / "sub" / "m.py").write_text("x = 1\n")
+    (tmp_path / "linked").symlink_to(tmp_path / "real", target_is_directory=True)
+    (tmp_path / "real" / "alias.py").symlink_to(tmp_path / "real" / "sub" / "m.py")
+    (tmp_path / "loop.py").symlink_to(tmp_path / "loop.py")
+    (tmp_path / "dangling.py").symlink_to(tmp_path / "missing.py")
+    for text in (
+        "real/sub/m.py",
+        "linked/sub/m.py",
+        "linked/sub/../sub/m.py",
+        "linked/../real/alias.py",
+        "real/alias.py",
+        "loop.py",
+        "dangling.py",
+        "real/sub/.",
+        "real/sub/..",
+    ):
+        path = tmp_path / text
+        assert _real(path) == Path(os.path.realpath(path)), text
+
+
+def test_a_package_made_between_runs_is_seen(tmp_path: Path) -> None:
+    from tflint_graph.engine import analyse_file
+    from tflint_graph.project import Project
+
+    write_tree(tmp_path, {"pkg/mod.py": "x = 1\n"})
+    files = [tmp_path / "pkg" / "mod.py"]
+    resolved = Path(os.path.realpath(files[0]))
+    assert Project(files, Config(), analyse_file).index.module_of(resolved) == "mod"
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    assert Project(files, Config(), analyse_file).index.module_of(resolved) == "pkg.mod"

@@ -177,8 +177,27 @@ def may_be_project(name: str) -> bool:
 
 
 def _real(path: Path) -> Path:
-    """The canonical path; never raises (``Path.resolve`` does on symlink loops)."""
-    return Path(os.path.realpath(path))
+    """The canonical path; never raises (``Path.resolve`` does on symlink loops).
+
+    A file that is not a symbolic link is its folder's canonical path plus its name: one
+    ``lstat`` instead of one per component (a run asks for every file's, several times)."""
+    text = os.fspath(path)
+    folder, name = os.path.split(text)
+    if name not in ("", ".", "..") and not os.path.islink(text):
+        return Path(_real_folder(folder or "."), name)
+    return Path(_realpath(text))
+
+
+def _realpath(text: str) -> str:
+    try:
+        return os.path.realpath(text)
+    except (OSError, ValueError):
+        return os.path.abspath(text)
+
+
+@lru_cache(maxsize=4096)
+def _real_folder(folder: str) -> str:
+    return _realpath(folder)
 
 
 @lru_cache(maxsize=4096)
@@ -190,12 +209,25 @@ def package_root(path: Path) -> tuple[Path, str]:
     from its own directory.
     """
     path = _real(path)
-    parts = [] if path.name == "__init__.py" else [path.stem]
-    folder = path.parent
-    while (folder / "__init__.py").is_file() and folder.parent != folder:
-        parts.append(folder.name)
-        folder = folder.parent
-    return folder, ".".join(reversed(parts))
+    root, packages = _package_of(path.parent)
+    parts = packages if path.name == "__init__.py" else (*packages, path.stem)
+    return root, ".".join(parts)
+
+
+@lru_cache(maxsize=4096)
+def _package_of(folder: Path) -> tuple[Path, tuple[str, ...]]:
+    """(the ``sys.path`` entry above ``folder``, the package names down to it)."""
+    if folder.parent == folder or not (folder / "__init__.py").is_file():
+        return folder, ()
+    root, packages = _package_of(folder.parent)
+    return root, (*packages, folder.name)
+
+
+def forget_paths() -> None:
+    """Drop what is remembered about the file system (a run starts afresh: a link or an
+    ``__init__.py`` may have changed since the last one)."""
+    for cached in (_real_folder, package_root, _package_of):
+        cached.cache_clear()
 
 
 class ModuleIndex:
@@ -324,6 +356,7 @@ class Project:
         # Imported here: the runner and the cache build on this module's facts.
         from tflint_graph.parallel import Runner
 
+        forget_paths()
         self.files = list(files)
         self.config = config
         self.analyse = analyse
