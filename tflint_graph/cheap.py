@@ -224,6 +224,30 @@ _TRACE_UNRESOLVED = TRACE_NAMES - {"function"}
 _TF_FUNCTION = "tensorflow.function"
 
 
+# Nodes ``Scan`` takes something from (besides names, attributes and calls).
+_NOTED = frozenset(
+    {
+        ast.keyword,
+        ast.arg,
+        ast.Assign,
+        ast.AnnAssign,
+        ast.Import,
+        ast.ImportFrom,
+        ast.ClassDef,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.Global,
+        ast.Nonlocal,
+    }
+)
+# Nodes without children: contexts (Load, Store, Del) and operators.
+_LEAVES = frozenset(
+    leaf
+    for base in (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+    for leaf in base.__subclasses__()
+)
+
+
 class Scan:
     """What one walk of a module's CPython tree tells without libcst: every identifier the
     code uses or binds (with the parts of dotted import paths), the attribute names among
@@ -238,50 +262,61 @@ class Scan:
         self.function_refs: list[str] = []
         self._calls: list[ast.Call] = []
         self._instances: list[tuple[str, ast.expr]] = []
+        # Every TensorFlow module's tree is walked: exact type tests (no subclasses exist) and
+        # children read in place, leaves such as Load or Add never stacked.
         stack: list[ast.AST] = [tree]
         while stack:
             node = stack.pop()
-            if isinstance(node, ast.Name):
-                names.add(node.id)
+            kind = type(node)
+            if kind is ast.Name:
+                names.add(node.id)  # type: ignore[attr-defined]
                 continue
-            if isinstance(node, ast.Attribute):
-                attributes.add(node.attr)
-                if node.attr == "function":
-                    self.function_refs.append(_dotted(node))
-                stack.append(node.value)  # not its context (Load, Store)
+            if kind is ast.Attribute:
+                attributes.add(node.attr)  # type: ignore[attr-defined]
+                if node.attr == "function":  # type: ignore[attr-defined]
+                    self.function_refs.append(_dotted(node))  # type: ignore[arg-type]
+                stack.append(node.value)  # type: ignore[attr-defined]  # not its Load/Store
                 continue
-            if isinstance(node, ast.Constant):
+            if kind is ast.Constant:
                 continue
-            if isinstance(node, ast.Call):
-                self._calls.append(node)
-            elif isinstance(node, ast.keyword | ast.arg):
-                if node.arg is not None:
-                    names.add(node.arg)
-            elif isinstance(node, ast.Assign):
-                self._instances += [
-                    (t.id, node.value) for t in node.targets if isinstance(t, ast.Name)
-                ]
-            elif isinstance(node, ast.AnnAssign):
-                if isinstance(node.target, ast.Name) and node.value is not None:
-                    self._instances.append((node.target.id, node.value))
-            elif isinstance(node, ast.Import | ast.ImportFrom):
-                for bound, full in _bindings(node, view):
-                    imports.setdefault(bound, set()).add(full)
-                if isinstance(node, ast.ImportFrom) and node.module is not None:
-                    names.update(node.module.split("."))
-                for alias in node.names:
-                    names.update(alias.name.split("."))
-                    if alias.asname is not None:
-                        names.add(alias.asname)
-                continue
-            elif isinstance(node, ast.ClassDef):
-                names.add(node.name)
-                self.bases += [_dotted(b) for b in node.bases]
-            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                names.add(node.name)
-            elif isinstance(node, ast.Global | ast.Nonlocal):
-                names.update(node.names)
-            stack += child_nodes(node)
+            if kind is ast.Call:
+                self._calls.append(node)  # type: ignore[arg-type]
+            elif kind in _NOTED:
+                if isinstance(node, ast.keyword | ast.arg):
+                    if node.arg is not None:
+                        names.add(node.arg)
+                elif isinstance(node, ast.Assign):
+                    self._instances += [
+                        (t.id, node.value) for t in node.targets if isinstance(t, ast.Name)
+                    ]
+                elif isinstance(node, ast.AnnAssign):
+                    if isinstance(node.target, ast.Name) and node.value is not None:
+                        self._instances.append((node.target.id, node.value))
+                elif isinstance(node, ast.Import | ast.ImportFrom):
+                    for bound, full in _bindings(node, view):
+                        imports.setdefault(bound, set()).add(full)
+                    if isinstance(node, ast.ImportFrom) and node.module is not None:
+                        names.update(node.module.split("."))
+                    for alias in node.names:
+                        names.update(alias.name.split("."))
+                        if alias.asname is not None:
+                            names.add(alias.asname)
+                    continue
+                elif isinstance(node, ast.ClassDef):
+                    names.add(node.name)
+                    self.bases += [_dotted(b) for b in node.bases]
+                elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    names.add(node.name)
+                elif isinstance(node, ast.Global | ast.Nonlocal):
+                    names.update(node.names)
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, ast.AST) and type(item) not in _LEAVES:
+                            stack.append(item)
+                elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
+                    stack.append(value)
         self.names = names | attributes
         self.attributes = attributes
         self.imports = imports
