@@ -28,7 +28,10 @@ def _engine_parse(source: str) -> cst.Module:
 
 
 @pytest.mark.parametrize("path", SOURCES[::7], ids=lambda p: str(p.relative_to(ROOT)))
-def test_unchecked_parse_gives_the_checked_tree(path: Path) -> None:
+def test_unchecked_parse_gives_the_checked_tree(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TFLINT_GRAPH_LIBCST_PARSE", "1")  # libcst's parser, not fromast
     source = path.read_text(encoding="utf-8")
     ours = _engine_parse(source)
     checked = cst.parse_module(source)
@@ -42,7 +45,8 @@ def test_checks_are_back_after_a_parse() -> None:
         cst.Name("not an identifier")
 
 
-def test_checks_are_back_after_a_parse_that_fails() -> None:
+def test_checks_are_back_after_a_parse_that_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TFLINT_GRAPH_LIBCST_PARSE", "1")
     engine.forget_parsed()
     # CPython accepts it (the checks go off); a libcst that rejects it must not leave them off.
     source = "x = 1\n"
@@ -61,7 +65,8 @@ def test_checks_are_back_after_a_parse_that_fails() -> None:
         cst.Name("1x")
 
 
-def test_source_cpython_rejects_is_parsed_with_checks() -> None:
+def test_source_cpython_rejects_is_parsed_with_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TFLINT_GRAPH_LIBCST_PARSE", "1")
     seen: list[bool] = []
     original = cst.parse_module
 

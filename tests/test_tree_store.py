@@ -4,6 +4,7 @@ files a run expects to analyse again, the ones TensorFlow modules import, are gi
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 
 from tests.cli_support import write_tree
 from tests.helpers import dedent
-from tflint_graph import Config, engine, lint_paths
+from tflint_graph import Config, engine, fromast, lint_paths
 from tflint_graph.engine import analyse_file
 from tflint_graph.project import Project, imported_modules
 
@@ -139,14 +140,20 @@ def test_modules_reached_from_other_modules_are_parsed_once(
     size = max(len(text) for text in tree.values())
     engine.forget_parsed()
     monkeypatch.setattr(engine, "_PARSED_MAX_CHARS", 4 * len(tree["a_0.py"]) + 4 * size)
+    # Trees made, by source: built from CPython's tree (``fromast``) or parsed by libcst.
     parsed: Counter[str] = Counter()
-    real_parse = libcst.parse_module
+    real_parse, real_build = libcst.parse_module, fromast.build
 
     def counting(source: str) -> libcst.Module:
         parsed[source] += 1
         return real_parse(source)
 
+    def counting_builds(source: str, tree: ast.Module) -> libcst.Module:
+        parsed[source] += 1
+        return real_build(source, tree)
+
     monkeypatch.setattr(libcst, "parse_module", counting)
+    monkeypatch.setattr(fromast, "build", counting_builds)
     try:
         findings = list(lint_paths([tmp_path], Config(), jobs=1))
     finally:

@@ -19,8 +19,9 @@ from libcst.metadata import CodeRange
 
 from tflint_graph import walk
 from tflint_graph.config import Config
+from tflint_graph.fromast import is_built
 from tflint_graph.names import Resolution, Resolver
-from tflint_graph.positions import Positions
+from tflint_graph.positions import Positions, Snippets
 from tflint_graph.project import TraceKind
 from tflint_graph.scopes import Assignment, ModuleScopes, Scope
 
@@ -140,7 +141,9 @@ class ModuleContext:
     # -- metadata ---------------------------------------------------------------------
     @cached_property
     def _positions(self) -> Positions:
-        return Positions(self.module, self.source, self._parents, self.python_tree)
+        # A tree built from CPython's has no formatting: libcst parses the statements asked about.
+        kind = Snippets if is_built(self.module) else Positions
+        return kind(self.module, self.source, self._parents, self.python_tree)
 
     def nodes_in_order(self) -> list[cst.CSTNode]:
         """Every semantic node of the module, ranked as ``source_order`` ranks them."""
@@ -177,6 +180,13 @@ class ModuleContext:
         return self.resolver.resolve(node)
 
     def code(self, node: cst.CSTNode) -> str:
+        """The source of ``node`` as libcst writes it; a statement's code starts at the
+        statement (the comments and blank lines above it are not its own)."""
+        positions = self._positions
+        if isinstance(positions, Snippets):
+            return positions.code(node)
+        if getattr(node, "leading_lines", None):
+            node = node.with_changes(leading_lines=())
         return self.module.code_for_node(node)
 
     # -- structure --------------------------------------------------------------------

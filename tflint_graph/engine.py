@@ -321,6 +321,18 @@ def _keep_prepared(source: str, prepared: Prepared | None) -> None:
         old.release()
 
 
+def _forget(source: str) -> None:
+    """Drop the tree remembered for ``source`` (and what was prepared from it)."""
+    global _parsed_chars
+    with _parsed_lock:
+        if _PARSED.pop(source, None) is not None:
+            _parsed_chars -= len(source)
+            _first_sources.discard(source)
+        prepared = _drop_prepared(source)
+    if prepared is not None:
+        prepared.release()
+
+
 def forget_parsed() -> None:
     """Drop the trees this process remembers (and release what was prepared from them)."""
     global _parsed_chars, _prepared_chars
@@ -338,8 +350,13 @@ def forget_parsed() -> None:
 _LIBCST_WHERE = re.compile(r"^(?:parser|tokenizer) error: (?:error at (\d+):(\d+): )?")
 
 
-def _parse(source: str, path: str, verdict: _Verdict | None = None) -> cst.Module | Finding:
-    """One libcst parse, guarded: a TFG001 finding instead of any exception.
+def _parse(
+    source: str, path: str, verdict: _Verdict | None = None, *, build: bool = True
+) -> cst.Module | Finding:
+    """The module's libcst tree, guarded: a TFG001 finding instead of any exception.
+
+    Source CPython accepts is built from CPython's tree (``fromast``) unless ``build`` is
+    False or it is not rebuilt there; else libcst parses it.
 
     CPython's parser runs first (it is fast): it rejects pathologically nested code before
     libcst spends minutes on it, and its messages and positions are the ones users know
@@ -359,11 +376,12 @@ def _parse(source: str, path: str, verdict: _Verdict | None = None) -> cst.Modul
     if cached is not None:
         return cached[0]
     try:
-        checks = (
-            _nodes_unchecked(cst.CSTNode) if verdict[2] is not None else contextlib.nullcontext()
-        )
+        tree = verdict[2]
+        checks = _nodes_unchecked(cst.CSTNode) if tree is not None else contextlib.nullcontext()
         with checks:
-            module = cst.parse_module(source)
+            module = _built(source, tree) if tree is not None and build else None
+            if module is None:
+                module = cst.parse_module(source)
         _remember(source, module, verdict, path in _keep_first)
         return module
     except cst.ParserSyntaxError as exc:
@@ -386,6 +404,20 @@ def _parse(source: str, path: str, verdict: _Verdict | None = None) -> cst.Modul
             return _python_error_finding(path, python_error)
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return _tool_finding(path, "TFG001", f"cannot parse (libcst): {first}")
+
+
+def _built(source: str, tree: ast.Module) -> cst.Module | None:
+    """libcst's tree of ``source`` built from CPython's ``tree`` (``fromast``: a quarter of
+    libcst's parse), or None where that is not done (``TFLINT_GRAPH_LIBCST_PARSE=1`` turns it
+    off, to compare results and timings)."""
+    from tflint_graph import fromast
+
+    if os.environ.get("TFLINT_GRAPH_LIBCST_PARSE", "") == "1":
+        return None
+    try:
+        return fromast.build(source, tree)
+    except fromast.Unsupported:
+        return None
 
 
 # libcst checks every node it constructs (``CSTNode.__post_init__`` runs ``_validate``).  On
@@ -543,11 +575,23 @@ def _analyse_source(
             findings = [parsed]
         else:
             from tflint_graph.dispatch import run_rules
+            from tflint_graph.fromast import Unsupported
 
             prepared = _take_prepared(source)
-            findings, summary, prepared = run_rules(
-                parsed, source, path, config, view, verdict[2], prepared, keep=True
-            )
+            try:
+                findings, summary, prepared = run_rules(
+                    parsed, source, path, config, view, verdict[2], prepared, keep=True
+                )
+            except Unsupported:
+                # libcst cannot give the positions of a tree built from CPython's (it parses
+                # the file differently, or not at all): its own tree is analysed instead.
+                _forget(source)
+                parsed = _parse(source, path, verdict, build=False)
+                findings, summary, prepared = (
+                    ([parsed], None, None)
+                    if isinstance(parsed, Finding)
+                    else run_rules(parsed, source, path, config, view, verdict[2], keep=True)
+                )
             _keep_prepared(source, prepared)
     lines = source_lines(source) if noqa else []
     kept = [

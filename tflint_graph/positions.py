@@ -23,7 +23,9 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
+from tflint_graph import walk
 from tflint_graph.cheap import parse_python
+from tflint_graph.fromast import Unsupported
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -64,6 +66,7 @@ class _Start(NamedTuple):
     line: int  # CPython's line and column of the statement (what libcst must agree with)
     column: int
     tree: ast.stmt
+    last: ast.stmt  # CPython's last statement of it (``a = 1; b = 2`` is one libcst line)
 
 
 class _Sink:
@@ -212,7 +215,8 @@ class Positions:
             decorators = getattr(node, "decorator_list", None)
             if decorators:
                 first = min(first, decorators[0].lineno)
-            found[stmt] = _Start(first, node.lineno, node.col_offset, node)  # type: ignore[index]
+            last = statements[position + count - 1]
+            found[stmt] = _Start(first, node.lineno, node.col_offset, node, last)  # type: ignore[index]
             position += count
         if found is not None and position != len(statements):
             found = None
@@ -223,3 +227,106 @@ class Positions:
         self._whole = True
         computed = MetadataWrapper(self._module, unsafe_skip_copy=True).resolve(PositionProvider)
         self._sink._computed.update(computed)
+
+
+class Snippets(Positions):
+    """Positions and code of a tree ``fromast`` built, which holds no formatting to generate
+    them from.  libcst parses the statement around the node asked about, as the source
+    writes it (CPython's tree says where it starts and ends); that statement's own nodes,
+    paired one to one with the built ones, give libcst's positions and code.  A statement
+    of a nested block is parsed inside an ``if 1:`` at its own indentation, on its own lines.
+    """
+
+    def __init__(
+        self,
+        module: cst.Module,
+        source: str,
+        parents: Mapping[cst.CSTNode, cst.CSTNode],
+        tree: ast.Module | None = None,
+    ) -> None:
+        super().__init__(module, source, parents, tree)
+        self._lines = source.split("\n")
+        # Each built node paired so far: libcst's node, and the module libcst parsed it in.
+        self._real: dict[cst.CSTNode, tuple[cst.CSTNode, cst.Module]] = {}
+
+    def code(self, node: cst.CSTNode) -> str:
+        """libcst's ``code_for_node`` of ``node``, for an expression or a simple statement:
+        without the comments and blank lines above a statement, and a compound statement's
+        code ends with its last statement (not with comments after it)."""
+        if node not in self._real:
+            self[node]  # pairs the statement around it (or the whole module)
+        real, parsed = self._real[node]
+        if getattr(real, "leading_lines", None):
+            real = real.with_changes(leading_lines=())
+        return parsed.code_for_node(real)
+
+    def _generate(self, unit: cst.CSTNode, start: _Start, indents: list[str]) -> bool:
+        end = start.last.end_lineno
+        if end is None:
+            return False
+        text = "\n".join(self._lines[start.first_line - 1 : end]) + "\n"
+        nested = bool(indents)
+        try:
+            parsed = cst.parse_module("if 1:\n" + text if nested else text)
+        except cst.ParserSyntaxError:
+            return False
+        real = parsed.body[0].body.body[0] if nested else parsed.body[0]  # type: ignore[attr-defined]
+        if not self._pair(unit, real, parsed):
+            return False
+        sink = _Sink()
+        state = PositionProvidingCodegenState(
+            default_indent=parsed.default_indent,
+            default_newline=parsed.default_newline,
+            provider=sink,  # type: ignore[arg-type]
+            line=start.first_line - 1 if nested else start.first_line,
+        )
+        parsed._codegen(state)
+        checked = real.body[0] if isinstance(real, cst.SimpleStatementLine) else real
+        got = sink._computed[checked].start
+        if (got.line, got.column) != (start.line, start.column):
+            return False
+        self._take(sink, unit)
+        self._done.add(unit)
+        return True
+
+    def _generate_all(self) -> None:
+        self._whole = True
+        try:
+            parsed = cst.parse_module(self._source)
+        except Exception as exc:
+            raise Unsupported(f"libcst cannot parse it: {exc}") from None
+        if not self._pair(self._module, parsed, parsed):
+            # The engine analyses libcst's own tree instead (never seen on real code).
+            raise Unsupported("libcst's tree differs from the one built from CPython's")
+        sink = _Sink()
+        sink._computed = dict(
+            MetadataWrapper(parsed, unsafe_skip_copy=True).resolve(PositionProvider)
+        )
+        self._take(sink, self._module)
+
+    def _pair(self, built: cst.CSTNode, real: cst.CSTNode, parsed: cst.Module) -> bool:
+        """Pair ``built`` and its semantic nodes with ``real``'s (the same shape)."""
+        found: dict[cst.CSTNode, tuple[cst.CSTNode, cst.Module]] = {}
+        stack = [(built, real)]
+        while stack:
+            ours, theirs = stack.pop()
+            if type(ours) is not type(theirs):
+                return False
+            found[ours] = (theirs, parsed)
+            below, above = walk.children(ours), walk.children(theirs)
+            if len(below) != len(above):
+                return False
+            stack.extend(zip(below, above, strict=True))
+        self._real.update(found)
+        return True
+
+    def _take(self, sink: _Sink, top: cst.CSTNode) -> None:
+        """Positions of the built nodes under ``top`` from libcst's paired ones."""
+        computed = self._sink._computed
+        stack = [top]
+        while stack:
+            node = stack.pop()
+            where = sink._computed.get(self._real[node][0])
+            if where is not None:
+                computed[node] = where
+            stack.extend(walk.children(node))

@@ -542,8 +542,6 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
     # -- small helpers -------------------------------------------------------------------
     def _deliberate(self, stmt: cst.CSTNode) -> bool:
         """The statement's own text (not the comments above it) says it times tracing."""
-        if hasattr(stmt, "leading_lines"):
-            stmt = stmt.with_changes(leading_lines=())
         text = self.ctx.code(stmt).lower()
         return any(word in text for word in _DELIBERATE)
 

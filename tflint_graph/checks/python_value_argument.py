@@ -357,9 +357,6 @@ class _Values:
         return self.finder.resolve(expr) if self.finder is not None else self.ctx.resolve(expr)
 
 
-_EMPTY = cst.Module(body=[])
-
-
 def _number_sweep(ctx: ModuleContext, it: cst.BaseExpression) -> bool:
     """``(0.5, 1.0, 2.0)`` or ``(32, 64, SEQ)``: a literal sweep over distinct numbers (module
     constants count), one trace per value.  Modes such as ``("train", "eval")`` or
@@ -379,7 +376,7 @@ def _number_sweep(ctx: ModuleContext, it: cst.BaseExpression) -> bool:
             value = value.expression
         if not isinstance(value, cst.Integer | cst.Float):
             return False
-        values.append(_EMPTY.code_for_node(el.value))
+        values.append(ctx.code(el.value))
     return len(set(values)) >= 2
 
 
