@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import random
 import sys
 from pathlib import Path
 
@@ -154,6 +155,8 @@ def test_positions_and_code_of_built_trees_are_libcsts(name: str, source: str) -
     try:
         snippets = Snippets(built, source, index.parents, ast.parse(source))
         pairs = _pairs(built, real)[1:]  # not the module: its code is the whole file
+        # Asked in any order, as rules do: a parameter before its def, a def after its body.
+        random.Random(0).shuffle(pairs)
         for ours, theirs in pairs:
             assert snippets[ours] == expected[theirs], (name, type(ours).__name__)
             if isinstance(theirs, _BLOCKS):
@@ -169,6 +172,34 @@ def test_positions_and_code_of_built_trees_are_libcsts(name: str, source: str) -
             assert snippets.code(ours) == code, (name, ours)
         # Statements are parsed one at a time: the whole module never is.
         assert not snippets._whole or not pairs, name
+    finally:
+        index.release()
+
+
+def test_a_node_in_a_def_header_parses_only_the_header() -> None:
+    source = (
+        "class A:\n    @deco(1)\n    def f(self, x: int = 2,\n          *, y) -> None:\n"
+        '        """doc"""\n        return x\n'
+    )
+    built, real = _build(source), cst.parse_module(source)
+    expected = MetadataWrapper(real, unsafe_skip_copy=True).resolve(PositionProvider)
+    index = walk.Index(built)
+    try:
+        snippets = Snippets(built, source, index.parents, ast.parse(source))
+        fn = built.body[0].body.body[0]  # type: ignore[attr-defined]
+        theirs = real.body[0].body.body[0]  # type: ignore[attr-defined]
+        for ours, other in [
+            (fn.params.kwonly_params[0], theirs.params.kwonly_params[0]),
+            (fn.decorators[0], theirs.decorators[0]),
+            (fn.returns, theirs.returns),
+        ]:
+            assert snippets[ours] == expected[other]
+        assert snippets._headers == {fn} and not snippets._done
+        param = theirs.params.params[1]
+        assert snippets.code(fn.params.params[1]) == real.code_for_node(param)
+        # The def itself runs to the end of its body: that needs the whole statement.
+        assert snippets[fn] == expected[theirs]
+        assert snippets._done == {fn}
     finally:
         index.release()
 

@@ -248,6 +248,7 @@ class Snippets(Positions):
         self._lines = source.split("\n")
         # Each built node paired so far: libcst's node, and the module libcst parsed it in.
         self._real: dict[cst.CSTNode, tuple[cst.CSTNode, cst.Module]] = {}
+        self._headers: set[cst.CSTNode] = set()  # defs and classes whose header is paired
 
     def code(self, node: cst.CSTNode) -> str:
         """libcst's ``code_for_node`` of ``node``, for an expression or a simple statement:
@@ -260,18 +261,52 @@ class Snippets(Positions):
             real = real.with_changes(leading_lines=())
         return parsed.code_for_node(real)
 
-    def _generate(self, unit: cst.CSTNode, start: _Start, indents: list[str]) -> bool:
+    def _generate_around(self, node: cst.CSTNode) -> bool:
+        located = self._locate(node)
+        if located is None:
+            return False
+        unit, start, indents = located
+        if unit in self._done:
+            return True
+        # A node in the header of a def or class (a decorator, a parameter, an annotation)
+        # needs only the header parsed, not the whole body.
+        if isinstance(unit, cst.FunctionDef | cst.ClassDef) and self._in_header(node, unit):
+            return unit in self._headers or self._generate(unit, start, indents, header=True)
+        return self._generate(unit, start, indents)
+
+    def _in_header(self, node: cst.CSTNode, unit: cst.FunctionDef | cst.ClassDef) -> bool:
+        child, parent = node, self._parents.get(node)
+        while parent is not None and parent is not unit:
+            child, parent = parent, self._parents.get(parent)
+        return parent is unit and child is not unit.body
+
+    def _generate(
+        self, unit: cst.CSTNode, start: _Start, indents: list[str], header: bool = False
+    ) -> bool:
         end = start.last.end_lineno
         if end is None:
             return False
-        text = "\n".join(self._lines[start.first_line - 1 : end]) + "\n"
+        stub = ""
+        body = getattr(start.tree, "body", None)
+        if header and body and self._starts_line(body[0]):
+            # The header's lines, with ``pass`` for a body at the body's indentation.
+            decorators = getattr(body[0], "decorator_list", None)
+            end = (decorators[0] if decorators else body[0]).lineno - 1
+            line = self._lines[body[0].lineno - 1]
+            stub = line[: len(line) - len(line.lstrip())] + "pass\n"
+        else:
+            header = False
+        text = "\n".join(self._lines[start.first_line - 1 : end]) + "\n" + stub
         nested = bool(indents)
         try:
             parsed = cst.parse_module("if 1:\n" + text if nested else text)
         except cst.ParserSyntaxError:
             return False
         real = parsed.body[0].body.body[0] if nested else parsed.body[0]  # type: ignore[attr-defined]
-        if not self._pair(unit, real, parsed):
+        # Header only: the unit itself (its range runs to the end of its body) and its body
+        # stay unpaired.
+        skip = unit.body if header else None  # type: ignore[attr-defined]
+        if not self._pair(unit, real, parsed, skip):
             return False
         sink = _Sink()
         state = PositionProvidingCodegenState(
@@ -285,9 +320,19 @@ class Snippets(Positions):
         got = sink._computed[checked].start
         if (got.line, got.column) != (start.line, start.column):
             return False
-        self._take(sink, unit)
-        self._done.add(unit)
+        self._take(sink, unit, skip)
+        if header:
+            del self._real[unit]
+            self._sink._computed.pop(unit, None)
+            self._headers.add(unit)
+        else:
+            self._done.add(unit)
         return True
+
+    def _starts_line(self, stmt: ast.stmt) -> bool:
+        """Whether ``stmt`` is the first thing on its line (not after a colon)."""
+        line = self._lines[stmt.lineno - 1]
+        return not line.encode()[: stmt.col_offset].strip()
 
     def _generate_all(self) -> None:
         self._whole = True
@@ -304,14 +349,23 @@ class Snippets(Positions):
         )
         self._take(sink, self._module)
 
-    def _pair(self, built: cst.CSTNode, real: cst.CSTNode, parsed: cst.Module) -> bool:
-        """Pair ``built`` and its semantic nodes with ``real``'s (the same shape)."""
+    def _pair(
+        self,
+        built: cst.CSTNode,
+        real: cst.CSTNode,
+        parsed: cst.Module,
+        skip: cst.CSTNode | None = None,
+    ) -> bool:
+        """Pair ``built`` and its semantic nodes with ``real``'s (the same shape), except
+        ``skip`` and what is under it."""
         found: dict[cst.CSTNode, tuple[cst.CSTNode, cst.Module]] = {}
         stack = [(built, real)]
         while stack:
             ours, theirs = stack.pop()
             if type(ours) is not type(theirs):
                 return False
+            if ours is skip:
+                continue
             found[ours] = (theirs, parsed)
             below, above = walk.children(ours), walk.children(theirs)
             if len(below) != len(above):
@@ -320,12 +374,15 @@ class Snippets(Positions):
         self._real.update(found)
         return True
 
-    def _take(self, sink: _Sink, top: cst.CSTNode) -> None:
-        """Positions of the built nodes under ``top`` from libcst's paired ones."""
+    def _take(self, sink: _Sink, top: cst.CSTNode, skip: cst.CSTNode | None = None) -> None:
+        """Positions of the built nodes under ``top`` (but not under ``skip``) from libcst's
+        paired ones."""
         computed = self._sink._computed
         stack = [top]
         while stack:
             node = stack.pop()
+            if node is skip:
+                continue
             where = sink._computed.get(self._real[node][0])
             if where is not None:
                 computed[node] = where
