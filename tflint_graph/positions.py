@@ -76,6 +76,13 @@ class _Sink:
         self._computed: dict[cst.CSTNode, CodeRange] = {}
 
 
+def _agrees(sink: _Sink, unit: cst.CSTNode, start: _Start) -> bool:
+    """Whether the generated ``unit`` starts where CPython says its statement starts."""
+    checked = unit.body[0] if isinstance(unit, cst.SimpleStatementLine) else unit
+    got = sink._computed[checked].start
+    return (got.line, got.column) == (start.line, start.column)
+
+
 class Positions:
     """``positions[node]`` is libcst's ``PositionProvider`` range of ``node``."""
 
@@ -181,9 +188,7 @@ class Positions:
         )
         state.indent_tokens = list(indents)
         unit._codegen(state)
-        checked = unit.body[0] if isinstance(unit, cst.SimpleStatementLine) else unit
-        got = self._sink._computed[checked].start
-        if (got.line, got.column) != (start.line, start.column):
+        if not _agrees(self._sink, unit, start):
             return False
         self._done.add(unit)
         return True
@@ -316,9 +321,7 @@ class Snippets(Positions):
             line=start.first_line - 1 if nested else start.first_line,
         )
         parsed._codegen(state)
-        checked = real.body[0] if isinstance(real, cst.SimpleStatementLine) else real
-        got = sink._computed[checked].start
-        if (got.line, got.column) != (start.line, start.column):
+        if not _agrees(sink, real, start):
             return False
         self._take(sink, unit, skip)
         if header:
