@@ -45,6 +45,12 @@ def is_built(module: cst.Module) -> bool:
     return type(module.encoding) is _Built
 
 
+def starts_line(lines: list[str], stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` is the first thing on its line of ``lines`` (the source split at
+    ``\n``), not a one-line body after a colon."""
+    return not lines[stmt.lineno - 1].encode()[: stmt.col_offset].strip()
+
+
 _DEFAULT = cst.MaybeSentinel.DEFAULT
 _SHARED: dict[type, dict[str, Any]] = {}
 
@@ -171,12 +177,6 @@ class Builder:
         middle = self.lines[node.lineno : end_line - 1]
         return "\n".join([first, *middle, self.lines[end_line - 1][:end]])
 
-    def _starts_line(self, node: ast.stmt) -> bool:
-        """Whether ``node`` is the first thing on its line (else it follows a colon)."""
-        text = self.lines[node.lineno - 1]
-        start = self._column(node.lineno, node.col_offset)
-        return not text[:start].strip()
-
     # -- statements ---------------------------------------------------------------------
     def statements(self, body: Sequence[ast.stmt]) -> list[cst.CSTNode]:
         """libcst's statements for ``body``: small statements on one line share a
@@ -207,7 +207,7 @@ class Builder:
         return build(self, node)
 
     def suite(self, body: Sequence[ast.stmt]) -> Any:
-        if self._starts_line(body[0]):
+        if starts_line(self.lines, body[0]):
             return _make(cst.IndentedBlock, body=self.statements(body))
         return _make(cst.SimpleStatementSuite, body=[self.stmt(s) for s in body])
 

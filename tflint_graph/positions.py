@@ -25,7 +25,7 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from tflint_graph import walk
 from tflint_graph.cheap import parse_python
-from tflint_graph.fromast import Unsupported
+from tflint_graph.fromast import Unsupported, starts_line
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -293,7 +293,7 @@ class Snippets(Positions):
             return False
         stub = ""
         body = getattr(start.tree, "body", None)
-        if header and body and self._starts_line(body[0]):
+        if header and body and starts_line(self._lines, body[0]):
             # The header's lines, with ``pass`` for a body at the body's indentation.
             decorators = getattr(body[0], "decorator_list", None)
             end = (decorators[0] if decorators else body[0]).lineno - 1
@@ -331,11 +331,6 @@ class Snippets(Positions):
         else:
             self._done.add(unit)
         return True
-
-    def _starts_line(self, stmt: ast.stmt) -> bool:
-        """Whether ``stmt`` is the first thing on its line (not after a colon)."""
-        line = self._lines[stmt.lineno - 1]
-        return not line.encode()[: stmt.col_offset].strip()
 
     def _generate_all(self) -> None:
         self._whole = True
