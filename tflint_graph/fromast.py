@@ -165,6 +165,10 @@ class Builder:
         text = self.lines[line - 1]
         return offset if text.isascii() else len(text.encode()[:offset].decode())
 
+    def _rest_of_line(self, node: ast.expr | ast.stmt) -> str:
+        """The text of ``node``'s first line from where it starts."""
+        return self.lines[node.lineno - 1][self._column(node.lineno, node.col_offset) :]
+
     def segment(self, node: ast.expr | ast.stmt) -> str:
         """The source text of ``node`` (without the parentheses around it)."""
         end_line, end_offset = node.end_lineno, node.end_col_offset
@@ -330,9 +334,7 @@ class Builder:
             if (
                 len(node.orelse) == 1
                 and isinstance(first, ast.If)
-                and self.lines[first.lineno - 1][
-                    self._column(first.lineno, first.col_offset) :
-                ].startswith("elif")
+                and self._rest_of_line(first).startswith("elif")
             ):
                 orelse = self._if(first)
             else:
@@ -359,11 +361,10 @@ class Builder:
 
     def _with(self, node: ast.With | ast.AsyncWith) -> Any:
         # ``with (a, b):`` is two items or one tuple depending on what follows: libcst's.
-        text = self.lines[node.lineno - 1][self._column(node.lineno, node.col_offset) :]
-        keyword = "async" if isinstance(node, ast.AsyncWith) else "with"
-        rest = text[len(keyword) :].lstrip()
+        rest = self._rest_of_line(node)
         if isinstance(node, ast.AsyncWith):
-            rest = rest[len("with") :].lstrip()
+            rest = rest[len("async") :].lstrip()
+        rest = rest[len("with") :].lstrip()
         if not rest or rest.startswith(("(", "\\")):
             raise Unsupported("parenthesised with items")
         items = [
@@ -470,12 +471,10 @@ class Builder:
         args = [self._arg(a) for a in node.args]
         if node.keywords:
             # libcst keeps source order (``f(a, k=1, *rest)``); CPython lists them apart.
-            keyed = [(a.lineno, a.col_offset, i, self._arg(a)) for i, a in enumerate(node.args)]
-            keyed += [
-                (k.lineno, k.col_offset, len(keyed) + i, self._keyword(k))
-                for i, k in enumerate(node.keywords)
-            ]
-            args = [item[3] for item in sorted(keyed, key=lambda item: item[:3])]
+            keyed = [(a.lineno, a.col_offset, i) for i, a in enumerate(node.args)]
+            keyed += [(k.lineno, k.col_offset, len(keyed) + i) for i, k in enumerate(node.keywords)]
+            args += [self._keyword(k) for k in node.keywords]
+            args = [args[item[2]] for item in sorted(keyed)]
         return _make(cst.Call, func=self.expr(node.func), args=args)
 
     def _constant(self, node: ast.Constant) -> Any:
@@ -546,7 +545,7 @@ class Builder:
     def _subscript(self, node: ast.Subscript) -> Any:
         index = node.slice
         if type(index) is ast.Tuple and index.elts:
-            if self.segment(index).startswith("("):
+            if self._rest_of_line(index).startswith("("):
                 return self._by_libcst(node)  # ``a[(1, 2)]`` or ``a[(i), j]``: libcst knows
             elements = [self._subscript_element(e) for e in index.elts]
         else:
