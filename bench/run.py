@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import generate  # a sibling script, not a package
 
-from tflint_graph.config import find_config
+from tflint_graph.core.config import find_config
 
 CACHE_DIR = ".tflint-graph-cache"
 PY = sys.executable

@@ -13,7 +13,7 @@ import pytest
 from tests.cli_support import CLEAN, PRINT_STEP, codes_in, invoke, run_process, write_tree
 from tests.helpers import found
 from tflint_graph import Config, lint_file, lint_paths, lint_source
-from tflint_graph.engine import decode
+from tflint_graph.source.reading import decode
 
 needs_symlinks = pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks")
 

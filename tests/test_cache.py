@@ -12,14 +12,11 @@ from typing import Any
 import pytest
 
 import tflint_graph
-import tflint_graph.engine
+import tflint_graph.api
 from tests.cli_support import PRINT_STEP, THREE_CODES, invoke, write_tree
 from tests.test_cross_module import HELPERS, STEP
 from tflint_graph import Config, Finding, Severity, lint_paths
-from tflint_graph.cache import CACHEDIR_TAG, DIR_NAME, Cache, decode, encode
-from tflint_graph.context import TraceKind
-from tflint_graph.finding import DynamicStatus
-from tflint_graph.project import (
+from tflint_graph.core.facts import (
     ExportFact,
     ExternalRoot,
     ModuleSummary,
@@ -28,6 +25,9 @@ from tflint_graph.project import (
     RemoteFinding,
     TfFunction,
 )
+from tflint_graph.core.finding import DynamicStatus
+from tflint_graph.model.context import TraceKind
+from tflint_graph.run.cache import CACHEDIR_TAG, DIR_NAME, Cache, pack, unpack
 
 ROOT = Path(__file__).resolve().parent.parent
 NO_TF_CALLER = ROOT / "tests" / "projects" / "no_tf_caller"
@@ -40,7 +40,7 @@ def _default(field: dataclasses.Field[Any]) -> Any:
 
 
 def _roundtrip(value: Any) -> Any:
-    return decode(json.loads(json.dumps(encode(value))))
+    return unpack(json.loads(json.dumps(pack(value))))
 
 
 # -- codec ---------------------------------------------------------------------------------
@@ -118,16 +118,16 @@ def test_codec_keeps_frozensets_and_non_string_keys() -> None:
         {"__reduce__": ["os.system", ["true"]]},
     ],
 )
-def test_decode_rejects_foreign_data(entry: Any) -> None:
+def test_unpack_rejects_foreign_data(entry: Any) -> None:
     with pytest.raises(ValueError):
-        decode(entry)
+        unpack(entry)
 
 
-def test_encode_refuses_unknown_types() -> None:
+def test_pack_refuses_unknown_types() -> None:
     with pytest.raises(TypeError):
-        encode(object())
+        pack(object())
     with pytest.raises(TypeError):
-        encode(ProjectView())  # not a cached fact
+        pack(ProjectView())  # not a cached fact
 
 
 # -- the CLI and lint_paths ---------------------------------------------------------------
@@ -141,13 +141,13 @@ def _cache_entries(root: Path) -> list[Path]:
 def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files actually analysed (not served from the cache)."""
     seen: list[str] = []
-    real = tflint_graph.engine.analyse_file
+    real = tflint_graph.api.analyse_file
 
     def spy(path: Path, *args: Any, **kwargs: Any) -> Any:
         seen.append(Path(path).name)
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(tflint_graph.engine, "analyse_file", spy)
+    monkeypatch.setattr(tflint_graph.api, "analyse_file", spy)
     return seen
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import tflint_graph.engine
+import tflint_graph.run.module
 from tests.cli_support import (
     CLEAN,
     PRINT_STEP,
@@ -115,14 +115,14 @@ def test_internal_error_in_one_file_exits_2_and_keeps_other_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_tree(tmp_path, {"a.py": PRINT_STEP, "boom.py": PRINT_STEP})
-    real = tflint_graph.engine.analyse_source
+    real = tflint_graph.run.module.analyse_source
 
     def flaky(source: str, path: str, config, view=None):  # type: ignore[no-untyped-def]
         if path.endswith("boom.py"):
             raise RuntimeError("simulated analyzer bug")
         return real(source, path, config, view)
 
-    monkeypatch.setattr(tflint_graph.engine, "analyse_source", flaky)
+    monkeypatch.setattr(tflint_graph.run.module, "analyse_source", flaky)
     result = invoke(["."], tmp_path)
     assert result.exit_code == 2
     assert codes_in(result.stdout) == [("a.py", 5, 5, "TFG101")]

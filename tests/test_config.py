@@ -10,7 +10,7 @@ import pytest
 from tests.cli_support import PRINT_STEP, THREE_CODES, codes_in, invoke, write_tree
 from tests.helpers import dedent
 from tflint_graph import Config, ConfigError, lint_source
-from tflint_graph.config import find_config, load_file, parse_table
+from tflint_graph.core.config import find_config, load_file, parse_table
 
 
 def pyproject(body: str) -> str:

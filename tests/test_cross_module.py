@@ -10,7 +10,8 @@ import pytest
 from tests.cli_support import write_tree
 from tests.helpers import dedent
 from tflint_graph import Config, lint_paths
-from tflint_graph.project import ModuleIndex, ProjectView, package_root
+from tflint_graph.core.facts import ProjectView
+from tflint_graph.source.modules import ModuleIndex, package_root
 
 STEP = dedent(
     """
@@ -238,7 +239,7 @@ def test_plain_function_exported_elsewhere_is_reported_at_its_def(tmp_path: Path
 
 
 def test_canonical_paths_match_realpath(tmp_path: Path) -> None:
-    from tflint_graph.project import _real
+    from tflint_graph.source.modules import real_path as _real
 
     (tmp_path / "real" / "sub").mkdir(parents=True)
     (tmp_path / "real" / "sub" / "m.py").write_text("x = 1\n")
@@ -262,12 +263,14 @@ def test_canonical_paths_match_realpath(tmp_path: Path) -> None:
 
 
 def test_a_package_made_between_runs_is_seen(tmp_path: Path) -> None:
-    from tflint_graph.engine import analyse_file
-    from tflint_graph.project import Project
+    from tflint_graph.run.module import analyse_file
+    from tflint_graph.run.parallel import AnalysisPool
+    from tflint_graph.run.project import Project
 
     write_tree(tmp_path, {"pkg/mod.py": "x = 1\n"})
     files = [tmp_path / "pkg" / "mod.py"]
     resolved = Path(os.path.realpath(files[0]))
-    assert Project(files, Config(), analyse_file).index.module_of(resolved) == "mod"
+    pool = AnalysisPool(analyse_file, Config())
+    assert Project(files, Config(), pool).index.module_of(resolved) == "mod"
     (tmp_path / "pkg" / "__init__.py").write_text("")
-    assert Project(files, Config(), analyse_file).index.module_of(resolved) == "pkg.mod"
+    assert Project(files, Config(), pool).index.module_of(resolved) == "pkg.mod"

@@ -11,9 +11,9 @@ import pytest
 
 from tests.cli_support import PRINT_STEP, invoke, write_tree
 from tests.helpers import dedent
-from tflint_graph.config import Config, ConfigError, DynamicConfig, load_file, parse_table
-from tflint_graph.dynamic import inputs as inputs_module
-from tflint_graph.dynamic.inputs import (
+from tflint_graph.core import examples as inputs_module
+from tflint_graph.core.config import Config, ConfigError, DynamicConfig, load_file, parse_table
+from tflint_graph.core.examples import (
     DTYPES,
     Example,
     PyValue,

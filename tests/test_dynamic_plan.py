@@ -11,11 +11,11 @@ from collections.abc import Iterable
 import pytest
 
 from tflint_graph import lint_source
-from tflint_graph.config import Config
-from tflint_graph.dynamic.inputs import PyValue, TensorSpecLite, parse_example
+from tflint_graph.core.config import Config
+from tflint_graph.core.examples import PyValue, TensorSpecLite, parse_example
+from tflint_graph.core.finding import Finding, Severity
 from tflint_graph.dynamic.plan import GUESSED_SHAPES, NOT_CHECKED, ModulePlan, plan_module
-from tflint_graph.dynamic.probes import UNVERIFIED, Attempt, Target, TupleSpec, Watch
-from tflint_graph.finding import Finding, Severity
+from tflint_graph.dynamic.verdicts import UNVERIFIED, Attempt, Target, TupleSpec, Watch
 
 PATH = "pkg/mod.py"
 MODULE = "pkg.mod"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tflint_graph.dynamic.inputs import TensorSpecLite
-from tflint_graph.dynamic.probes import (
+from tflint_graph.core.examples import TensorSpecLite
+from tflint_graph.dynamic.verdicts import (
     CONFIRMED,
     NOT_REPRODUCED,
     UNVERIFIED,

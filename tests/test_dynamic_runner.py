@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tflint_graph.dynamic.runner import ChildResult, module_name_for, run_isolated
+from tflint_graph.dynamic.isolation import ChildResult, module_name_for, run_isolated
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process isolation")
 

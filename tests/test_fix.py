@@ -9,9 +9,9 @@ import pytest
 
 from tests.cli_support import invoke, write_tree
 from tests.helpers import dedent
-from tflint_graph import fix as fix_module
 from tflint_graph import lint_source
-from tflint_graph.fix import fix_source
+from tflint_graph.output import fix as fix_module
+from tflint_graph.output.fix import fix_source
 
 
 def fixed(source: str) -> str:

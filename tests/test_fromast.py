@@ -22,12 +22,15 @@ import pytest
 from libcst._nodes.base import CSTCodegenError
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from tflint_graph import engine, fromast, walk
-from tflint_graph.config import Config
-from tflint_graph.context import ModuleContext
-from tflint_graph.engine import lint_paths, lint_source
-from tflint_graph.finding import Finding
-from tflint_graph.positions import Snippets
+from tflint_graph.api import lint_paths, lint_source
+from tflint_graph.core.config import Config
+from tflint_graph.core.finding import Finding
+from tflint_graph.model import walk
+from tflint_graph.model.context import ModuleContext
+from tflint_graph.model.positions import Snippets
+from tflint_graph.source import fromast
+from tflint_graph.source.parse import nodes_unchecked, parse
+from tflint_graph.source.store import STORE
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -115,7 +118,7 @@ def _difference(ours: object, theirs: object, where: str) -> str | None:
 
 
 def _build(source: str) -> cst.Module:
-    with engine._nodes_unchecked(cst.CSTNode):
+    with nodes_unchecked(cst.CSTNode):
         return fromast.build(source, ast.parse(source))
 
 
@@ -228,15 +231,15 @@ def test_code_of_a_statement_starts_at_the_statement() -> None:
 def test_source_not_rebuilt_is_parsed_by_libcst(source: str) -> None:
     with pytest.raises(fromast.Unsupported):
         fromast.build(source, ast.parse(source))
-    engine.forget_parsed()
-    parsed = engine._parse(source, "m.py")
+    STORE.clear()
+    parsed = parse(source, "m.py")
     assert isinstance(parsed, cst.Module) and not fromast.is_built(parsed)
 
 
 def test_the_engine_analyses_built_trees() -> None:
-    engine.forget_parsed()
+    STORE.clear()
     source = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    print(x)\n    return x\n"
-    parsed = engine._parse(source, "m.py")
+    parsed = parse(source, "m.py")
     assert isinstance(parsed, cst.Module) and fromast.is_built(parsed)
     [finding] = lint_source(source)
     assert (finding.code, finding.line, finding.column) == ("TFG101", 5, 5)
@@ -247,10 +250,10 @@ def test_a_tree_libcst_cannot_pair_is_analysed_from_libcsts_own(
 ) -> None:
     source = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    print(x)\n    return x\n"
     monkeypatch.setattr(Snippets, "_pair", lambda self, *args: False)
-    engine.forget_parsed()
+    STORE.clear()
     [finding] = lint_source(source)
     assert (finding.code, finding.line, finding.column) == ("TFG101", 5, 5)
-    remembered = engine._parse(source, "m.py")
+    remembered = parse(source, "m.py")
     assert isinstance(remembered, cst.Module) and not fromast.is_built(remembered)
 
 
@@ -269,8 +272,8 @@ def _run(paths: list[Path]) -> list[Finding]:
     ids=lambda p: p.name,
 )
 def test_runs_are_the_same_with_libcsts_parser(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    engine.forget_parsed()
+    STORE.clear()
     built = _run([root])
     monkeypatch.setenv("TFLINT_GRAPH_LIBCST_PARSE", "1")
-    engine.forget_parsed()
+    STORE.clear()
     assert _run([root]) == built

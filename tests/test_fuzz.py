@@ -28,8 +28,8 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 from tests.cli_support import run_process
 from tflint_graph import lint_file, lint_source
-from tflint_graph.fix import FIXABLE, plan_fixes
-from tflint_graph.noqa import source_lines
+from tflint_graph.core.noqa import source_lines
+from tflint_graph.output.fix import FIXABLE, plan_fixes
 
 # Hypothesis keeps caches under .hypothesis/ in the working directory: not in the repository.
 set_hypothesis_home_dir(os.path.join(tempfile.gettempdir(), "tflint-graph-hypothesis"))

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-import tflint_graph.engine as engine
-import tflint_graph.parallel as parallel
+import tflint_graph.run.parallel as parallel
+import tflint_graph.source.reading as reading
 from tests.cli_support import PRINT_STEP, codes_in, invoke, run_process, write_tree
 from tflint_graph import lint_paths
 
@@ -223,14 +223,14 @@ def test_file_deleted_while_another_is_analysed(
 ) -> None:
     # The walk lists z.py; it is deleted while a.py is being decoded, before it is read.
     write_tree(tmp_path, {"a.py": PRINT_STEP, "m.py": PRINT_STEP, "z.py": PRINT_STEP})
-    real = engine.decode
+    real = reading.decode
 
     def decode(data: bytes, path: str):  # type: ignore[no-untyped-def]
         if Path(path).name == "a.py":
             (tmp_path / "z.py").unlink(missing_ok=True)
         return real(data, path)
 
-    monkeypatch.setattr(engine, "decode", decode)
+    monkeypatch.setattr(reading, "decode", decode)
     got = _finding_tuples(tmp_path, jobs=1)
     assert [g[:3] for g in got] == [
         ("a.py", 5, "TFG101"),
@@ -303,7 +303,7 @@ def _many_good(n: int = 20) -> dict[str, str]:
 def _first_batch_hook(monkeypatch: pytest.MonkeyPatch, action) -> None:  # type: ignore[no-untyped-def]
     """Run ``action`` once, in the main process, just before the first batch is analysed
     (after the walk listed the files)."""
-    real = parallel.Runner.run
+    real = parallel.AnalysisPool.run
     done = [False]
 
     def run(self, tasks):  # type: ignore[no-untyped-def]
@@ -312,7 +312,7 @@ def _first_batch_hook(monkeypatch: pytest.MonkeyPatch, action) -> None:  # type:
             action()
         return real(self, tasks)
 
-    monkeypatch.setattr(parallel.Runner, "run", run)
+    monkeypatch.setattr(parallel.AnalysisPool, "run", run)
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -559,9 +559,9 @@ def test_crlf_syntax_error_at_end_of_file_is_inside_the_file(tmp_path: Path, sou
     ],
 )
 def test_nesting_scan_skips_only_expressions_too_short_to_matter(source: str) -> None:
-    # engine._scan_tree walks only statements and long expressions; at every limit it
+    # syntax.scan_tree walks only statements and long expressions; at every limit it
     # must agree with the full walk of every node.
-    from tflint_graph.engine import _scan_tree
+    from tflint_graph.source.syntax import scan_tree as _scan_tree
 
     tree = ast.parse(source)
     verdicts = {_scan_tree(tree, limit)[0] for limit in range(1, 120)}

@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 
-import tflint_graph.parallel
+import tflint_graph.run.parallel
 from tests.cli_support import PRINT_STEP, THREE_CODES, invoke, write_tree
 from tflint_graph import Config, Finding, lint_paths
-from tflint_graph.engine import analyse_file
-from tflint_graph.project import ModuleSummary, Project, ProjectView
+from tflint_graph.core.facts import ModuleSummary, ProjectView
+from tflint_graph.run.module import analyse_file
+from tflint_graph.run.parallel import AnalysisPool
+from tflint_graph.run.project import Project
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECTS = sorted(p for p in (ROOT / "tests" / "projects").iterdir() if p.is_dir())
@@ -40,7 +42,7 @@ def _rows(paths: list[Path], jobs: int) -> list[dict[str, object]]:
     "target", [ROOT / "fixtures" / "demo", *PROJECTS], ids=lambda p: Path(p).name
 )
 def test_same_findings_for_every_job_count(target: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tflint_graph.parallel, "MIN_POOL_TASKS", 1)  # use the pool anyway
+    monkeypatch.setattr(tflint_graph.run.parallel, "MIN_POOL_TASKS", 1)  # use the pool anyway
     serial = _rows([target], 1)
     assert _rows([target], 2) == serial
     assert _rows([target], 3) == serial
@@ -48,7 +50,7 @@ def test_same_findings_for_every_job_count(target: Path, monkeypatch: pytest.Mon
 
 def test_same_findings_for_every_job_count_on_a_generated_tree(tmp_path: Path) -> None:
     tree = _generated_tree(tmp_path)
-    assert sum(1 for _ in tree.rglob("*.py")) >= 2 * tflint_graph.parallel.MIN_POOL_TASKS
+    assert sum(1 for _ in tree.rglob("*.py")) >= 2 * tflint_graph.run.parallel.MIN_POOL_TASKS
     serial = _rows([tree], 1)
     assert serial
     assert _rows([tree], 2) == serial
@@ -111,14 +113,14 @@ def test_a_crashing_worker_loses_no_other_findings(tmp_path: Path) -> None:
     write_tree(tmp_path, {f"m{i:02}.py": PRINT_STEP for i in range(30)})
     write_tree(tmp_path, {"boom.py": PRINT_STEP})
     files = sorted(tmp_path.glob("*.py"))
-    results = Project(files, Config(), crash_on_boom, jobs=2).run()
+    results = Project(files, Config(), AnalysisPool(crash_on_boom, Config(), 2)).run()
     for file in files:
         codes = [f.code for f in results[file]]
         assert codes == (["TFG001"] if file.name == "boom.py" else ["TFG101"]), file
     [crash] = results[tmp_path / "boom.py"]
     assert "crashed" in crash.message
     # In one process nothing crashes: the same findings, boom.py's real one included.
-    serial = Project(files, Config(), crash_on_boom, jobs=1).run()
+    serial = Project(files, Config(), AnalysisPool(crash_on_boom, Config(), 1)).run()
     assert {f: r for f, r in serial.items() if f.name != "boom.py"} == {
         f: r for f, r in results.items() if f.name != "boom.py"
     }
@@ -134,7 +136,7 @@ def test_worker_warnings_reach_the_main_process_in_order(
     for jobs in (1, 2):
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="tflint_graph"):
-            Project(files, Config(), warn_on_odd, jobs=jobs).run()
+            Project(files, Config(), AnalysisPool(warn_on_odd, Config(), jobs)).run()
         messages.append([r.getMessage() for r in caplog.records])
     assert messages == [expected, expected]
 
@@ -143,11 +145,11 @@ def test_files_analysed_again_go_back_to_their_worker(tmp_path: Path) -> None:
     """A second analysis is sent to the process that holds the file's parsed tree; files
     without one are dealt to the worker with the least work; an idle worker takes work
     queued for another rather than wait."""
-    from tflint_graph.parallel import Job, Runner
+    from tflint_graph.run.parallel import Job
 
     write_tree(tmp_path, {f"m{i}.py": PRINT_STEP * (i + 1) for i in range(6)})
     files = sorted(tmp_path.glob("*.py"))
-    runner = Runner(analyse_file, Config(), jobs=2)
+    runner = AnalysisPool(analyse_file, Config(), jobs=2)
     runner._home = {files[0]: 1, files[1]: 1, files[2]: 0}
     jobs = [Job(i, path, ProjectView(), None) for i, path in enumerate(files)]
     queues = runner._queues(jobs)

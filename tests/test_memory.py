@@ -1,6 +1,6 @@
 """Memory comes back without cyclic garbage collection.
 
-The CLI runs with the cyclic collector off (``cli.entry``; ``engine._gc_paused`` for any
+The CLI runs with the cyclic collector off (``cli.entry``; ``run.gc_pause`` for any
 ``lint_paths`` run): an analysis that left reference cycles behind would keep every tree
 it parsed until the next forced collection.  These tests lint real modules with the
 collector off and check that nothing they allocated is left as cyclic garbage.
@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tflint_graph import engine, lint_paths, lint_source
+from tflint_graph import lint_paths, lint_source
+from tflint_graph.source.store import STORE
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "fixtures").rglob("*.py")) + sorted(
@@ -65,23 +66,23 @@ def test_sources_exist() -> None:
 
 
 def test_analysing_modules_leaves_no_cyclic_garbage(cyclic_garbage: list[object]) -> None:
-    engine.forget_parsed()
+    STORE.clear()
     found = 0
     for path in SOURCES:
         found += len(lint_source(path.read_text(encoding="utf-8"), str(path)))
     # Sources CPython rejects: the error is kept (without its traceback) in the verdict.
     for bad in BAD_SOURCES:
         assert [f.code for f in lint_source(bad)] == ["TFG001"]
-    engine.forget_parsed()  # the per-process tree store may keep trees: drop them too
+    STORE.clear()  # the per-process tree store may keep trees: drop them too
     gc.collect()
     assert found > 0  # the modules were really analysed
     assert _ours(gc.garbage) == []
 
 
 def test_a_project_run_leaves_no_cyclic_garbage(cyclic_garbage: list[object]) -> None:
-    engine.forget_parsed()
+    STORE.clear()
     findings = list(lint_paths([ROOT / "fixtures" / "demo"]))
-    engine.forget_parsed()
+    STORE.clear()
     gc.collect()
     assert findings
     assert _ours(gc.garbage) == []
@@ -97,13 +98,16 @@ def test_the_collector_is_back_on_after_a_run() -> None:
 def test_a_second_analysis_reuses_what_the_first_prepared() -> None:
     """The tree, its index and scopes are kept for the module's next analysis (another
     module's traced code may reach it); the results are those of a fresh analysis."""
-    engine.forget_parsed()
+    STORE.clear()
     source = (ROOT / "fixtures" / "demo" / "train.py").read_text(encoding="utf-8")
     first = lint_source(source, "train.py")
-    prepared = engine._PREPARED[source]
+    prepared = STORE.take_prepared(source)
+    assert prepared is not None
+    STORE.keep_prepared(source, prepared)
     assert lint_source(source, "train.py") == first
-    assert engine._PREPARED[source] is prepared
-    engine.forget_parsed()
-    assert engine._PREPARED == {}
+    assert STORE.take_prepared(source) is prepared
+    STORE.keep_prepared(source, prepared)
+    STORE.clear()
+    assert STORE.prepared_sources() == []
     assert lint_source(source, "train.py") == first
-    engine.forget_parsed()
+    STORE.clear()

@@ -7,9 +7,9 @@ import textwrap
 import libcst as cst
 import pytest
 
-from tflint_graph.config import Config
-from tflint_graph.context import ModuleContext
-from tflint_graph.names import Resolution, canonical, dotted, root_name
+from tflint_graph.core.config import Config
+from tflint_graph.model.context import ModuleContext
+from tflint_graph.model.names import Resolution, canonical, dotted, root_name
 
 # --------------------------------------------------------------------------------------
 # canonical()

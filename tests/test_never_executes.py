@@ -21,7 +21,7 @@ import pytest
 
 from tests.cli_support import VENV_SCRIPT, codes_in, write_tree
 from tflint_graph import Config, lint_paths
-from tflint_graph.cache import CACHEDIR_TAG, DIR_NAME
+from tflint_graph.run.cache import CACHEDIR_TAG, DIR_NAME
 
 
 def _payload(markers: Path, name: str) -> str:

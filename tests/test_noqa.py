@@ -8,7 +8,7 @@ import pytest
 
 from tests.cli_support import THREE_CODES, codes_in, invoke, write_tree
 from tests.helpers import dedent, found
-from tflint_graph.noqa import is_suppressed, noqa_codes, source_lines
+from tflint_graph.core.noqa import is_suppressed, noqa_codes, source_lines
 
 HEAD = "import random\nimport tensorflow as tf\n\n@tf.function\ndef step(x):\n"
 

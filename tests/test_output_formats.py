@@ -12,8 +12,8 @@ import pytest
 from tests.cli_support import CLEAN, PRINT_STEP, THREE_CODES, invoke, write_tree
 from tflint_graph import __version__
 from tflint_graph.checks import rule_table
-from tflint_graph.finding import Finding, Severity
-from tflint_graph.report import FINGERPRINT_KEY, format_github
+from tflint_graph.core.finding import Finding, Severity
+from tflint_graph.output.report import FINGERPRINT_KEY, format_github
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -87,7 +87,7 @@ def test_sarif_without_findings_validates_and_keeps_the_rules(tmp_path: Path) ->
 
 
 def test_sarif_rules_table_is_complete() -> None:
-    from tflint_graph.report import sarif_log
+    from tflint_graph.output.report import sarif_log
 
     driver = sarif_log([], __version__)["runs"][0]["tool"]["driver"]
     assert driver["name"] == "tflint-graph"

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tflint_graph.docs import pages_dir, section_code
+from tflint_graph.output.pages import pages_dir, section_code
 
 CODES = sorted({f"TFG20{n}" for n in range(1, 10)} | {p.stem for p in pages_dir().glob("TFG2*.md")})
 _RAISES = re.compile(r"^Raises: (\S.*?)\s*$", re.M)

@@ -1,5 +1,5 @@
-"""The engine's libcst parse skips libcst's node checks on source CPython accepted
-(``engine._nodes_unchecked``): the trees must be the ones a checked parse gives, and the
+"""The libcst parse skips libcst's node checks on source CPython accepted
+(``source.parse.nodes_unchecked``): the trees must be the ones a checked parse gives, and the
 checks must be back on for everyone else once the parse is done."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tflint_graph import engine
+from tflint_graph.source.parse import parse
+from tflint_graph.source.store import STORE
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted(
@@ -21,8 +22,8 @@ SOURCES = sorted(
 
 
 def _engine_parse(source: str) -> cst.Module:
-    engine.forget_parsed()  # a remembered tree would not be parsed again
-    parsed = engine._parse(source, "m.py")
+    STORE.clear()  # a remembered tree would not be parsed again
+    parsed = parse(source, "m.py")
     assert isinstance(parsed, cst.Module)
     return parsed
 
@@ -47,7 +48,7 @@ def test_checks_are_back_after_a_parse() -> None:
 
 def test_checks_are_back_after_a_parse_that_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TFLINT_GRAPH_LIBCST_PARSE", "1")
-    engine.forget_parsed()
+    STORE.clear()
     # CPython accepts it (the checks go off); a libcst that rejects it must not leave them off.
     source = "x = 1\n"
     original = cst.parse_module
@@ -57,7 +58,7 @@ def test_checks_are_back_after_a_parse_that_fails(monkeypatch: pytest.MonkeyPatc
 
     cst.parse_module = failing  # type: ignore[assignment]
     try:
-        found = engine._parse(source, "m.py")
+        found = parse(source, "m.py")
     finally:
         cst.parse_module = original  # type: ignore[assignment]
     assert not isinstance(found, cst.Module) and found.code == "TFG001"
@@ -74,11 +75,11 @@ def test_source_cpython_rejects_is_parsed_with_checks(monkeypatch: pytest.Monkey
         seen.append("__post_init__" in cst.CSTNode.__dict__ and _checks_on())
         return original(text)
 
-    engine.forget_parsed()
+    STORE.clear()
     cst.parse_module = spying  # type: ignore[assignment]
     try:
-        engine._parse("def f(:\n", "m.py")
-        engine._parse("y = 2\n", "m.py")
+        parse("def f(:\n", "m.py")
+        parse("y = 2\n", "m.py")
     finally:
         cst.parse_module = original  # type: ignore[assignment]
     assert seen == [True, False]
@@ -99,12 +100,12 @@ def test_overlapping_parses_in_threads_leave_checks_on() -> None:
     def work(chunk: list[str]) -> None:
         try:
             for text in chunk:
-                parsed = engine._parse(text + "\n# thread\n", "m.py")
+                parsed = parse(text + "\n# thread\n", "m.py")
                 assert isinstance(parsed, cst.Module)
         except BaseException as exc:  # reported below
             errors.append(exc)
 
-    engine.forget_parsed()
+    STORE.clear()
     threads = [threading.Thread(target=work, args=(sources[k::3],)) for k in range(3)]
     for t in threads:
         t.start()

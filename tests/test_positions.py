@@ -18,8 +18,8 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from tflint_graph import walk
-from tflint_graph.positions import Positions
+from tflint_graph.model import walk
+from tflint_graph.model.positions import Positions
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))

@@ -15,11 +15,14 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tflint_graph import cheap, summary
-from tflint_graph.config import Config
-from tflint_graph.engine import analyse_file, lint_paths, prefilter_enabled
-from tflint_graph.finding import Finding
-from tflint_graph.project import ModuleSummary, ProjectView
+from tflint_graph.api import lint_paths
+from tflint_graph.core.config import Config
+from tflint_graph.core.facts import ModuleSummary, ProjectView
+from tflint_graph.core.finding import Finding
+from tflint_graph.run import summary
+from tflint_graph.run.module import analyse_file
+from tflint_graph.source import prefilter
+from tflint_graph.source.prefilter import enabled as prefilter_enabled
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE_DIRS = [REPO / "fixtures", REPO / "tests" / "cases", REPO / "tests" / "corpus"]
@@ -65,10 +68,10 @@ def test_ast_twins_match_the_libcst_tables(source: str) -> None:
     tree, module = ast.parse(source), cst.parse_module(source)
     for view in VIEWS:
         imports = summary.module_imports(module, view)
-        twin = cheap.module_imports(tree, view)
+        twin = prefilter.module_imports(tree, view)
         assert list(twin.items()) == list(imports.items())
-        assert cheap.module_classes(tree, imports) == summary.module_classes(module, imports)
-        assert cheap.called_imports(tree, view) == summary.called_imports(module, view)
+        assert prefilter.module_classes(tree, imports) == summary.module_classes(module, imports)
+        assert prefilter.called_imports(tree, view) == summary.called_imports(module, view)
 
 
 def _analyse_all(files: list[Path], config: Config) -> list[tuple[Path, object]]:
@@ -250,16 +253,20 @@ def test_prefiltered_summary_is_the_libcst_one(tmp_path: Path) -> None:
 
 
 def _may_hold(tree: ast.Module) -> bool:
-    return cheap.may_hold_traced(cheap.Scan(tree, ProjectView(module="pkg.mod")))
+    return prefilter.may_hold_traced(prefilter.Scan(tree, ProjectView(module="pkg.mod")))
 
 
 def test_every_dataset_callback_method_keeps_a_module_in_full_analysis() -> None:
     # The prefilter must keep every module that hands a function to tf.data in full analysis.
-    from tflint_graph.traced import ALWAYS_TRACING, DATASET_CALLBACK_METHODS, DATASET_EXPERIMENTAL
+    from tflint_graph.traced.finder import (
+        ALWAYS_TRACING,
+        DATASET_CALLBACK_METHODS,
+        DATASET_EXPERIMENTAL,
+    )
 
     for method in DATASET_CALLBACK_METHODS:
         source = f"import tensorflow as tf\nds = make()\nds = ds.{method}(f)\n"
-        assert cheap.TRACE_TEXT.search(source), method
+        assert prefilter.TRACE_TEXT.search(source), method
         assert _may_hold(ast.parse(source)), method
     for name in DATASET_EXPERIMENTAL:
         for source in (
@@ -267,7 +274,7 @@ def test_every_dataset_callback_method_keeps_a_module_in_full_analysis() -> None
             f"from tensorflow.data.experimental import {name} as x\nds.apply(x(f))\n",
             f"import tensorflow as tf\nds.apply(tf.data.experimental.{name}(f))\n",
         ):
-            assert cheap.TRACE_TEXT.search(source), name
+            assert prefilter.TRACE_TEXT.search(source), name
             assert _may_hold(ast.parse(source)), source
     for name in ALWAYS_TRACING:
         last = name.rsplit(".", 1)[-1]
@@ -346,7 +353,7 @@ def test_a_warm_run_does_not_import_libcst(tmp_path: Path) -> None:
 
 def test_every_keras_base_class_spelling_keeps_a_module_in_full_analysis() -> None:
     # Every spelling of a Keras base class that the analysis knows, imported either way.
-    from tflint_graph.canonical import _EXACT, _PREFIXES, canonical, keras_kinds_of
+    from tflint_graph.core.vocabulary import _EXACT, _PREFIXES, canonical, keras_kinds_of
 
     spellings = [k for k, v in _EXACT.items() if keras_kinds_of([canonical(k)])]
     for old, new in _PREFIXES:

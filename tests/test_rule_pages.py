@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from tflint_graph import lint_file, lint_source
 from tflint_graph.checks import ALL_RULES, rule_table
 from tflint_graph.cli import main
-from tflint_graph.docs import section_code
+from tflint_graph.output.pages import section_code
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_DIR = ROOT / "rules"

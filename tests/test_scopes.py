@@ -15,7 +15,7 @@ import libcst as cst
 import pytest
 from libcst import metadata as lm
 
-from tflint_graph import scopes, walk
+from tflint_graph.model import scopes, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))

@@ -7,9 +7,9 @@ import pytest
 
 from tests.helpers import dedent
 from tflint_graph import Config, lint_source
-from tflint_graph.checks._export import export_references, signature_skeleton, tf_alias
-from tflint_graph.context import ModuleContext
-from tflint_graph.project import ProjectView
+from tflint_graph.core.facts import ProjectView
+from tflint_graph.model.context import ModuleContext
+from tflint_graph.traced.exports import export_references, signature_skeleton, tf_alias
 
 
 def _skeleton(source: str, name: str = "f") -> str:

@@ -1,4 +1,4 @@
-"""Tensor-value inference (tflint_graph.tensors) on small traced functions."""
+"""Tensor-value inference (tflint_graph.model.tensors) on small traced functions."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import libcst as cst
 import pytest
 
 from tests.helpers import dedent
-from tflint_graph.config import Config
-from tflint_graph.context import ModuleContext
-from tflint_graph.tensors import Kind, tensors
-from tflint_graph.traced import find_traced
+from tflint_graph.core.config import Config
+from tflint_graph.model.context import ModuleContext
+from tflint_graph.model.tensors import Kind, tensors
+from tflint_graph.traced.finder import find_traced
 
 
 def kinds(source: str, function: str) -> dict[str, Kind | None]:

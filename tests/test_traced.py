@@ -13,9 +13,9 @@ import libcst as cst
 import pytest
 
 from tflint_graph import lint_source
-from tflint_graph.config import Config
-from tflint_graph.context import ModuleContext, TracedFunction, TraceKind
-from tflint_graph.traced import find_traced
+from tflint_graph.core.config import Config
+from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
+from tflint_graph.traced.finder import find_traced
 
 
 def infos(source: str) -> dict[str, TracedFunction]:

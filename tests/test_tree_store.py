@@ -1,4 +1,4 @@
-"""The trees a process keeps for second analyses (``engine._PARSED`` / ``_PREPARED``): the
+"""The trees a process keeps for second analyses (``source.store.TreeStore``): the
 files a run expects to analyse again, the ones TensorFlow modules import, are given up last
 (issue 7: without it, a 200k-line tree parsed most of them twice)."""
 
@@ -14,9 +14,14 @@ import pytest
 
 from tests.cli_support import write_tree
 from tests.helpers import dedent
-from tflint_graph import Config, engine, fromast, lint_paths
-from tflint_graph.engine import analyse_file
-from tflint_graph.project import Project, imported_modules
+from tflint_graph import Config, lint_paths
+from tflint_graph.run.module import analyse_file
+from tflint_graph.run.parallel import AnalysisPool
+from tflint_graph.run.project import Project
+from tflint_graph.source import fromast
+from tflint_graph.source.modules import imported_modules
+from tflint_graph.source.parse import parse
+from tflint_graph.source.store import STORE
 
 
 def test_imported_modules_reads_the_import_lines() -> None:
@@ -44,7 +49,7 @@ def test_likely_reached_is_what_tensorflow_modules_import(tmp_path: Path) -> Non
         },
     )
     files = sorted(tmp_path.rglob("*.py"))
-    reached = Project(files, Config(), analyse_file).likely_reached()
+    reached = Project(files, Config(), AnalysisPool(analyse_file, Config())).likely_reached()
     # `from pkg import helpers` runs pkg/__init__.py too
     assert {p.relative_to(tmp_path).as_posix() for p in reached} == {
         "pkg/__init__.py",
@@ -59,46 +64,46 @@ def _source(tag: str) -> str:
 
 @pytest.fixture
 def small_store(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    engine.forget_parsed()
+    STORE.clear()
     # Room for four trees (a tree over a quarter of the store is never kept).
-    monkeypatch.setattr(engine, "_PARSED_MAX_CHARS", 4 * len(_source("a")) + 10)
+    monkeypatch.setattr(STORE, "max_chars", 4 * len(_source("a")) + 10)
     yield
-    engine.forget_parsed()
+    STORE.clear()
 
 
 @pytest.mark.usefixtures("small_store")
 def test_trees_expected_again_are_given_up_last() -> None:
-    with engine._keeping_first(["kept.py"]):
-        engine._parse(_source("kept"), "kept.py")
+    with STORE.keeping_first(["kept.py"]):
+        parse(_source("kept"), "kept.py")
         for k in range(8):
-            engine._parse(_source(f"other{k}"), f"other{k}.py")
-        assert _source("kept") in engine._PARSED
-        assert _source("other0") not in engine._PARSED
+            parse(_source(f"other{k}"), f"other{k}.py")
+        assert _source("kept") in STORE
+        assert _source("other0") not in STORE
         # Its second analysis used it: from now on it is kept like any other tree.
-        assert engine._remembered(_source("kept")) is not None
+        assert STORE.remembered(_source("kept")) is not None
         for k in range(8, 12):
-            engine._parse(_source(f"other{k}"), f"other{k}.py")
-        assert _source("kept") not in engine._PARSED
+            parse(_source(f"other{k}"), f"other{k}.py")
+        assert _source("kept") not in STORE
 
 
 @pytest.mark.usefixtures("small_store")
 def test_a_tree_parsed_again_does_not_push_out_the_others() -> None:
-    with engine._keeping_first([f"kept{k}.py" for k in range(6)]):
+    with STORE.keeping_first([f"kept{k}.py" for k in range(6)]):
         for k in range(6):  # more than the store holds: the last four stay
-            engine._parse(_source(f"kept{k}"), f"kept{k}.py")
-        engine._parse(_source("kept0"), "kept0.py")  # given up, parsed again
-        engine._parse(_source("other"), "other.py")
-        assert all(_source(f"kept{k}") in engine._PARSED for k in (3, 4, 5))
+            parse(_source(f"kept{k}"), f"kept{k}.py")
+        parse(_source("kept0"), "kept0.py")  # given up, parsed again
+        parse(_source("other"), "other.py")
+        assert all(_source(f"kept{k}") in STORE for k in (3, 4, 5))
 
 
 @pytest.mark.usefixtures("small_store")
 def test_preference_ends_with_the_run() -> None:
-    with engine._keeping_first(["kept.py"]):
-        engine._parse(_source("kept"), "kept.py")
-    assert not engine._first_sources
+    with STORE.keeping_first(["kept.py"]):
+        parse(_source("kept"), "kept.py")
+    assert not STORE.first_sources()
     for k in range(8):
-        engine._parse(_source(f"other{k}"), f"other{k}.py")
-    assert _source("kept") not in engine._PARSED
+        parse(_source(f"other{k}"), f"other{k}.py")
+    assert _source("kept") not in STORE
 
 
 def test_modules_reached_from_other_modules_are_parsed_once(
@@ -138,8 +143,8 @@ def test_modules_reached_from_other_modules_are_parsed_once(
     )
     write_tree(tmp_path, tree)
     size = max(len(text) for text in tree.values())
-    engine.forget_parsed()
-    monkeypatch.setattr(engine, "_PARSED_MAX_CHARS", 4 * len(tree["a_0.py"]) + 4 * size)
+    STORE.clear()
+    monkeypatch.setattr(STORE, "max_chars", 4 * len(tree["a_0.py"]) + 4 * size)
     # Trees made, by source: built from CPython's tree (``fromast``) or parsed by libcst.
     parsed: Counter[str] = Counter()
     real_parse, real_build = libcst.parse_module, fromast.build
@@ -157,7 +162,7 @@ def test_modules_reached_from_other_modules_are_parsed_once(
     try:
         findings = list(lint_paths([tmp_path], Config(), jobs=1))
     finally:
-        engine.forget_parsed()
+        STORE.clear()
     # The helpers were found traced from c_train (their second analysis ran) ...
     assert {Path(f.path).name for f in findings if f.code == "TFG101"} == {
         f"a_{k}.py" for k in range(4)
@@ -176,6 +181,6 @@ def test_a_tree_the_stores_hold_is_not_read_for_hints(
 
     monkeypatch.setattr(Project, "likely_reached", unexpected)
     assert list(lint_paths([tmp_path], Config(), jobs=1)) == []
-    monkeypatch.setattr(engine, "_PARSED_MAX_CHARS", 10)
+    monkeypatch.setattr(STORE, "max_chars", 10)
     with pytest.raises(AssertionError, match="every tree fits"):
         list(lint_paths([tmp_path], Config(), jobs=1))

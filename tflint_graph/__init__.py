@@ -8,11 +8,10 @@ Library API::
         print(finding.line, finding.code, finding.message)
 """
 
-from tflint_graph.config import Config, ConfigError
-from tflint_graph.engine import lint_file, lint_paths, lint_source
-from tflint_graph.finding import Finding, Severity
-
-__version__ = "0.1.0"
+from tflint_graph.api import lint_file, lint_paths, lint_source
+from tflint_graph.core.config import Config, ConfigError
+from tflint_graph.core.finding import Finding, Severity
+from tflint_graph.core.version import __version__
 
 __all__ = [
     "Config",

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from tflint_graph import __version__
-from tflint_graph.config import (
+from tflint_graph.api import WarningCounter, lint_paths
+from tflint_graph.core.config import (
     Config,
     ConfigError,
     find_config,
@@ -27,17 +27,17 @@ from tflint_graph.config import (
     with_overrides,
     with_rule_selection,
 )
-from tflint_graph.docs import read_page
-from tflint_graph.engine import WarningCounter, lint_paths
-from tflint_graph.finding import Finding
-from tflint_graph.parallel import default_jobs
-from tflint_graph.report import (
+from tflint_graph.core.finding import Finding
+from tflint_graph.core.version import __version__
+from tflint_graph.output.pages import read_page
+from tflint_graph.output.report import (
     format_github,
     format_json,
     format_sarif,
     format_statistics,
     format_text,
 )
+from tflint_graph.run.parallel import default_jobs
 
 if TYPE_CHECKING:
     from tflint_graph.dynamic.session import DynamicSummary
@@ -74,10 +74,10 @@ def entry() -> NoReturn:
     """The ``tflint-graph`` command (and ``python -m tflint_graph``).
 
     A process that lints and exits: cyclic garbage collection stays off throughout (the
-    analysis frees its memory by reference counting; ``engine._gc_paused`` still collects
+    analysis frees its memory by reference counting; ``run.gc_pause`` still collects
     after every few MB of analysed source).  Once the command has finished and its output
     is flushed, the process ends without the interpreter's teardown: freeing the parsed
-    trees it keeps for second analyses (``engine._PARSED``) object by object took about a
+    trees it keeps for second analyses (``source.store.STORE``) object by object took about a
     second after a ``--jobs 1`` run of a 25k-line project, for nothing.
     """
     gc.disable()
@@ -287,7 +287,7 @@ def _confirm(
 def _show_diff(findings: list[Finding], quiet: bool) -> NoReturn:
     """``--diff``: the fixes as a unified diff on stdout, nothing written; exit 1 when there
     is something to fix (as ruff does)."""
-    from tflint_graph.fix import plan_fixes
+    from tflint_graph.output.fix import plan_fixes
 
     plans = plan_fixes(findings)
     for plan in plans:
@@ -300,7 +300,7 @@ def _show_diff(findings: list[Finding], quiet: bool) -> NoReturn:
 
 def _apply_fixes(findings: list[Finding]) -> int:
     """``--fix``: write every file a safe fix changes; the number of findings fixed."""
-    from tflint_graph.fix import plan_fixes
+    from tflint_graph.output.fix import plan_fixes
 
     plans = plan_fixes(findings)
     fixed = 0

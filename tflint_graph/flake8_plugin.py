@@ -23,8 +23,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from tflint_graph import __version__, engine
-from tflint_graph.config import Config, ConfigError, find_config, load_file
+from tflint_graph.core.config import Config, ConfigError, find_config, load_file
+from tflint_graph.core.version import __version__
+from tflint_graph.run.module import analyse_source
 
 __all__ = ["Plugin"]
 
@@ -81,7 +82,7 @@ class Plugin:
         try:
             source = "".join(self._lines)
             config = _config_for(self._filename)
-            findings = engine.analyse_source(
+            findings = analyse_source(
                 source, self._filename, config, noqa=False, python_tree=self._tree
             )[0]
         except Exception as exc:  # an exception here would abort the whole flake8 run

@@ -31,7 +31,7 @@ from tflint_graph.checks.tiny_helper_decorated import TinyHelperDecorated
 from tflint_graph.checks.variable_created_per_trace import VariableCreatedPerTrace
 from tflint_graph.checks.variable_owner_created_per_trace import VariableOwnerCreatedPerTrace
 from tflint_graph.checks.xla_dynamic_shape import XlaDynamicShape
-from tflint_graph.finding import Severity
+from tflint_graph.core.finding import TOOL_CODES, Severity
 
 ALL_RULES: tuple[type[Rule], ...] = (
     PrintInTraced,
@@ -63,16 +63,10 @@ ALL_RULES: tuple[type[Rule], ...] = (
     BenchmarkIncludesTracing,
 )
 
-# Codes the engine itself emits; they have pages but no visitor.
-TOOL_CODES: dict[str, tuple[str, Severity, str]] = {
-    "TFG001": ("syntax-error", Severity.ERROR, "The file could not be parsed."),
-    "TFG002": ("unreadable-file", Severity.ERROR, "The file could not be read or decoded."),
-}
-
 
 def rule_table() -> list[tuple[str, str, Severity, str]]:
     """(code, name, severity, summary) for every shipped code, in code order."""
-    rows = [(code, *info) for code, info in TOOL_CODES.items()]
+    rows = [(code, name, Severity.ERROR, summary) for code, (name, summary) in TOOL_CODES.items()]
     rows += [(r.code, r.name, r.severity, r.summary()) for r in ALL_RULES]
     return sorted(rows)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.autograph import runs_eagerly
-from tflint_graph.context import ModuleContext, TracedFunction
+from tflint_graph.model.autograph import runs_eagerly
+from tflint_graph.model.context import ModuleContext, TracedFunction
 
 # Words in an `if` test that mean "only when this really is an eager value / NumPy array".
 _CHECK_WORDS = ("numpy", "eager", "Eager", "hasattr", "isinstance", "is_tensor", "ndarray")

@@ -24,11 +24,11 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from tflint_graph import walk
-from tflint_graph.analysis import calls_in, declared_outer_names, is_init_scope
-from tflint_graph.autograph import under_eager_check
-from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
-from tflint_graph.names import dotted, root_name
+from tflint_graph.model import walk
+from tflint_graph.model.autograph import under_eager_check
+from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
+from tflint_graph.model.names import dotted, root_name
+from tflint_graph.model.values import calls_in, declared_outer_names, is_init_scope
 
 # Methods where creating variables is the normal, untraced place (Keras calls ``build``
 # once, outside the step's trace or before it).

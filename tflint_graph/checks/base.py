@@ -14,8 +14,9 @@ from typing import ClassVar
 
 import libcst as cst
 
-from tflint_graph.context import ModuleContext, TracedFunction
-from tflint_graph.finding import Finding, Severity
+from tflint_graph.core.facts import RemoteFinding
+from tflint_graph.core.finding import Finding, Severity
+from tflint_graph.model.context import ModuleContext, TracedFunction
 
 
 class Rule:
@@ -65,8 +66,6 @@ class Rule:
     def report_elsewhere(self, target: str, message: str, *, fix: str | None = None) -> None:
         """A finding about ``target`` (an absolute name of a function defined in another
         module of the run), reported at that function's def once the run reaches it."""
-        from tflint_graph.project import RemoteFinding
-
         self.ctx.remote.append(
             RemoteFinding(target, self.code, self.name, self.severity.value, message, fix)
         )

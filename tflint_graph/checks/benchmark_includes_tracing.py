@@ -9,15 +9,15 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from tflint_graph import walk
-from tflint_graph.analysis import argument
-from tflint_graph.callsites import TfFunctionRef, module_tf_functions, tf_function_of
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import FunctionNode, TracedFunction
-from tflint_graph.finding import Severity
-from tflint_graph.project import may_be_project
-from tflint_graph.scopes import ImportAssignment
-from tflint_graph.traced import TraceFinder
+from tflint_graph.core.facts import may_be_project
+from tflint_graph.core.finding import Severity
+from tflint_graph.model import walk
+from tflint_graph.model.context import FunctionNode, TracedFunction
+from tflint_graph.model.scopes import ImportAssignment
+from tflint_graph.model.values import argument
+from tflint_graph.traced.callsites import TfFunctionRef, module_tf_functions, tf_function_of
+from tflint_graph.traced.finder import TraceFinder
 
 _TIMERS = frozenset(
     {

@@ -5,8 +5,8 @@ from functools import cached_property
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import TracedFunction
-from tflint_graph.names import dotted
+from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.names import dotted
 
 _CLOCKS = frozenset(
     f"time.{n}"

@@ -19,13 +19,13 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from tflint_graph import walk
-from tflint_graph.analysis import calls_in
-from tflint_graph.callsites import call_sites, callback_hook, loops_around
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import FunctionNode, TracedFunction, TraceKind
-from tflint_graph.finding import Severity
-from tflint_graph.names import dotted
+from tflint_graph.core.finding import Severity
+from tflint_graph.model import walk
+from tflint_graph.model.context import FunctionNode, TracedFunction, TraceKind
+from tflint_graph.model.names import dotted
+from tflint_graph.model.values import calls_in
+from tflint_graph.traced.callsites import call_sites, callback_hook, loops_around
 
 # Decorators that make a function body run once per distinct arguments.
 _CACHES = (

@@ -4,9 +4,9 @@ from collections.abc import Iterable
 
 import libcst as cst
 
-from tflint_graph.analysis import declared_outer_names, target_names
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import TracedFunction
+from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.values import declared_outer_names, target_names
 
 
 class GlobalWrite(Rule):

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph import walk
-from tflint_graph.autograph import runs_eagerly
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.tensor_numpy import short
-from tflint_graph.context import TracedFunction
-from tflint_graph.names import dotted
-from tflint_graph.tensors import NO_OP_CALLS, tensors
+from tflint_graph.model import walk
+from tflint_graph.model.autograph import runs_eagerly
+from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.names import dotted
+from tflint_graph.model.tensors import NO_OP_CALLS, tensors
 
 # Where TensorFlow's runtime error classes live, in every spelling the resolver leaves.
 _ERROR_MODULES = (

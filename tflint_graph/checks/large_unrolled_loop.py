@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.analysis import int_literal
-from tflint_graph.autograph import under_eager_check
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import TracedFunction
-from tflint_graph.finding import Severity
-from tflint_graph.scopes import GlobalScope
+from tflint_graph.core.finding import Severity
+from tflint_graph.model.autograph import under_eager_check
+from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.scopes import GlobalScope
+from tflint_graph.model.values import int_literal
 
 
 class LargeUnrolledLoop(Rule):

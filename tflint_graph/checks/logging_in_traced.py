@@ -4,11 +4,11 @@ import re
 
 import libcst as cst
 
-from tflint_graph.analysis import values_of
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import TracedFunction
-from tflint_graph.finding import Severity
-from tflint_graph.names import dotted
+from tflint_graph.core.finding import Severity
+from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.names import dotted
+from tflint_graph.model.values import values_of
 
 _LEVELS = frozenset(
     {

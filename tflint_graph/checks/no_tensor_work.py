@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph import walk
-from tflint_graph.analysis import module_constant
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import ModuleContext, TracedFunction, TraceKind
-from tflint_graph.finding import Severity
-from tflint_graph.tensors import tensors
+from tflint_graph.core.finding import Severity
+from tflint_graph.model import walk
+from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
+from tflint_graph.model.tensors import tensors
+from tflint_graph.model.values import module_constant
 
 # Builtins that build no op when every argument is a plain Python value.
 _PURE_BUILTINS = frozenset(

@@ -5,9 +5,9 @@ import libcst as cst
 from tflint_graph.checks._conversion import conversion_is_safe
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.tensor_numpy import short
-from tflint_graph.context import TracedFunction
-from tflint_graph.names import dotted
-from tflint_graph.tensors import holds_variable, tensors
+from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.names import dotted
+from tflint_graph.model.tensors import holds_variable, tensors
 
 # NumPy functions that work on a symbolic tensor (they only read its static shape) or that
 # fail with some other error (dtype helpers): not this rule's concern.

@@ -2,15 +2,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.analysis import (
+from tflint_graph.checks.base import Rule
+from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.values import (
     Owner,
     is_container_literal,
     owner_of,
     receiver_is_outer,
     values_of,
 )
-from tflint_graph.checks.base import Rule
-from tflint_graph.context import TracedFunction
 
 # Only lists/dicts have these, so any receiver that outlives the call is a container.
 _CONTAINER_ONLY = frozenset({"append", "extend", "insert", "setdefault", "popitem"})

@@ -3,8 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import TracedFunction
-from tflint_graph.finding import Severity
+from tflint_graph.core.finding import Severity
+from tflint_graph.model.context import TracedFunction
 
 
 class PrintInTraced(Rule):

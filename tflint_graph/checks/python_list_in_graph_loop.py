@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.analysis import assigned_value, attribute_values, owner_of
-from tflint_graph.autograph import converts, is_graph_loop
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import TracedFunction
-from tflint_graph.tensors import TensorInference, tensors
+from tflint_graph.model.autograph import converts, is_graph_loop
+from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.tensors import TensorInference, tensors
+from tflint_graph.model.values import assigned_value, attribute_values, owner_of
 
 _GROW_METHODS = frozenset({"append", "extend", "insert"})
 

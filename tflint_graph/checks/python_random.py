@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.analysis import values_of
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import TracedFunction
-from tflint_graph.names import dotted
+from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.names import dotted
+from tflint_graph.model.values import values_of
 
 _MODULES = ("random.", "numpy.random.", "secrets.")
 _EXACT = ("uuid.uuid1", "uuid.uuid4")

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.analysis import inside_guard
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import TracedFunction
-from tflint_graph.names import dotted, root_name
+from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.names import dotted, root_name
+from tflint_graph.model.values import inside_guard
 
 # Values whose creation per trace TFG205/TFG208 report; TFG106 leaves them alone.
 _VARIABLE_OWNERS = (

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph import walk
-from tflint_graph.analysis import module_constant
-from tflint_graph.callsites import callback_hook, loops_around, tf_function_calls
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import ModuleContext, TracedFunction
-from tflint_graph.finding import Severity
-from tflint_graph.scopes import ImportAssignment
+from tflint_graph.core.finding import Severity
+from tflint_graph.model import walk
+from tflint_graph.model.context import ModuleContext, TracedFunction
+from tflint_graph.model.scopes import ImportAssignment
+from tflint_graph.model.values import module_constant
+from tflint_graph.traced.callsites import callback_hook, loops_around, tf_function_calls
 
 # Iterables whose items are Python ints.
 _COUNTERS = ("itertools.count", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange")

@@ -5,8 +5,8 @@ from pathlib import PurePath
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import TracedFunction
-from tflint_graph.finding import Severity
+from tflint_graph.core.finding import Severity
+from tflint_graph.model.context import TracedFunction
 
 _SWITCHES = (
     "tensorflow.config.run_functions_eagerly",

@@ -5,8 +5,12 @@ from fnmatch import fnmatch
 
 import libcst as cst
 
-from tflint_graph.callsites import TfFunctionRef, decorated, tf_function_of, wrapped
-from tflint_graph.checks._export import (
+from tflint_graph.checks.base import Rule
+from tflint_graph.core.facts import ExportFact
+from tflint_graph.core.finding import Severity
+from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
+from tflint_graph.traced.callsites import TfFunctionRef, decorated, tf_function_of, wrapped
+from tflint_graph.traced.exports import (
     GCF,
     Exported,
     Saved,
@@ -18,10 +22,6 @@ from tflint_graph.checks._export import (
     single_value,
     tf_alias,
 )
-from tflint_graph.checks.base import Rule
-from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
-from tflint_graph.finding import Severity
-from tflint_graph.project import ExportFact
 
 _TF_MODULE = ("tensorflow.Module",)
 

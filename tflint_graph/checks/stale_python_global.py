@@ -4,11 +4,11 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from tflint_graph.analysis import declared_outer_names
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
-from tflint_graph.finding import Severity
-from tflint_graph.scopes import Assignment, FunctionScope, GlobalScope, Scope
+from tflint_graph.core.finding import Severity
+from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
+from tflint_graph.model.scopes import Assignment, FunctionScope, GlobalScope, Scope
+from tflint_graph.model.values import declared_outer_names
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.autograph import converts, runs_eagerly
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import ModuleContext, TracedFunction
-from tflint_graph.finding import Severity
-from tflint_graph.tensors import Kind, certain_tensors, tensors
+from tflint_graph.core.finding import Severity
+from tflint_graph.model.autograph import converts, runs_eagerly
+from tflint_graph.model.context import ModuleContext, TracedFunction
+from tflint_graph.model.tensors import Kind, certain_tensors, tensors
 
 _ERROR = "OperatorNotAllowedInGraphError"
 _AUTOGRAPH_OFF = "AutoGraph is off there (autograph=False or do_not_convert)"

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.analysis import assigned_value, attribute_values
-from tflint_graph.autograph import converts, runs_eagerly
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.tensor_as_bool import text
-from tflint_graph.context import TracedFunction
-from tflint_graph.finding import Severity
-from tflint_graph.tensors import Kind, certain_tensors
+from tflint_graph.core.finding import Severity
+from tflint_graph.model.autograph import converts, runs_eagerly
+from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.tensors import Kind, certain_tensors
+from tflint_graph.model.values import assigned_value, attribute_values
 
 _ITER = "OperatorNotAllowedInGraphError"
 _AUTOGRAPH_OFF = "AutoGraph is off there (autograph=False or do_not_convert)"

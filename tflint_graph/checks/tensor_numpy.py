@@ -4,11 +4,11 @@ import re
 
 import libcst as cst
 
-from tflint_graph.analysis import assigned_value
 from tflint_graph.checks._conversion import conversion_is_safe
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import ModuleContext, TracedFunction
-from tflint_graph.tensors import holds_variable, tensors
+from tflint_graph.model.context import ModuleContext, TracedFunction
+from tflint_graph.model.tensors import holds_variable, tensors
+from tflint_graph.model.values import assigned_value
 
 # Methods that fetch a stored object rather than compute a new one: what they return may be
 # an eager tensor captured from outside the function, whose `.numpy()` works.

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.analysis import values_of
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import TracedFunction
+from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.values import values_of
 
 # TensorArray methods that return the updated array (the receiver is left unchanged in a graph).
 _WRITES = frozenset({"write", "scatter", "unstack", "split"})

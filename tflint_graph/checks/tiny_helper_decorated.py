@@ -4,11 +4,11 @@ from fnmatch import fnmatch
 
 import libcst as cst
 
-from tflint_graph import walk
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import TracedFunction, TraceKind
-from tflint_graph.finding import Severity
-from tflint_graph.tensors import tensors
+from tflint_graph.core.finding import Severity
+from tflint_graph.model import walk
+from tflint_graph.model.context import TracedFunction, TraceKind
+from tflint_graph.model.tensors import tensors
 
 # TensorFlow calls whose cost cannot be counted as one op: they trace other Python code,
 # build pipelines or models, or are control flow.  A helper calling one is left alone.

@@ -4,7 +4,7 @@ import libcst as cst
 
 from tflint_graph.checks._creation import created_once, is_self_weight_call, is_variable_call
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import TracedFunction
+from tflint_graph.model.context import TracedFunction
 
 
 class VariableCreatedPerTrace(Rule):

@@ -4,8 +4,6 @@ from typing import ClassVar
 
 import libcst as cst
 
-from tflint_graph import walk
-from tflint_graph.analysis import assigned_value, calls_in
 from tflint_graph.checks._creation import (
     Creation,
     created_once,
@@ -13,9 +11,11 @@ from tflint_graph.checks._creation import (
     optimizer_has_slots,
 )
 from tflint_graph.checks.base import Rule
-from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
-from tflint_graph.finding import Finding
-from tflint_graph.names import dotted
+from tflint_graph.core.finding import Finding
+from tflint_graph.model import walk
+from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
+from tflint_graph.model.names import dotted
+from tflint_graph.model.values import assigned_value, calls_in
 
 _MODEL_NAMES = ("keras.Model", "keras.Sequential", "keras.models.Model")
 _OPTIMIZER_USE = ("apply_gradients", "minimize", "apply")

@@ -7,18 +7,18 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from tflint_graph.analysis import argument, assigned_value, int_literal
-from tflint_graph.callsites import (
+from tflint_graph.checks.base import Rule
+from tflint_graph.core.finding import Severity
+from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
+from tflint_graph.model.values import argument, assigned_value, int_literal
+from tflint_graph.traced.callsites import (
     TfFunctionRef,
     decorated,
     imported_names,
     tf_function_calls,
     wrapped,
 )
-from tflint_graph.checks.base import Rule
-from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction
-from tflint_graph.finding import Severity
-from tflint_graph.traced import TraceFinder
+from tflint_graph.traced.finder import TraceFinder
 
 _TENSOR_SPEC = ("tensorflow.TensorSpec",)
 _TENSOR_SHAPE = ("tensorflow.TensorShape",)

@@ -1,6 +1,6 @@
 """The probe that runs inside the child process of dynamic mode (SPEC §4).
 
-Imported only in the child (see :func:`tflint_graph.dynamic.probes.payload_source`), after the
+Imported only in the child (see :func:`tflint_graph.dynamic.verdicts.payload_source`), after the
 user's module, so it may import TensorFlow.  :func:`run` receives the imported module, the
 ``report`` callback of the runner and the parameters the parent planned (JSON), and reports one
 dict: the device, TensorFlow's version and, per target, the calls made and what the probes saw.
@@ -437,7 +437,7 @@ class Unreachable(Exception):
     """The target cannot be built (missing, needs constructor arguments, not callable)."""
 
 
-class Runner:
+class TargetCaller:
     """Calls one target: ``call(args)`` runs one phase; experiments use ``plain``."""
 
     def __init__(
@@ -545,7 +545,7 @@ class Runner:
 
 def _attempt(
     probe: Probe,
-    runner: Runner,
+    runner: TargetCaller,
     target: dict[str, Any],
     attempt: dict[str, Any],
     calls: int,
@@ -621,7 +621,7 @@ def _usable(result: dict[str, Any], target: dict[str, Any]) -> bool:
 _RANDOM = "the traced function draws random numbers, so results cannot be compared"
 
 
-def _draws_random(runner: Runner, args: list[Any], kwargs: dict[str, Any]) -> bool:
+def _draws_random(runner: TargetCaller, args: list[Any], kwargs: dict[str, Any]) -> bool:
     """Whether the traced graph (or a function in its library: loop bodies, branches) holds a
     stateful random op: its results differ call to call, so they prove nothing compared."""
     try:
@@ -642,7 +642,7 @@ class _State:
     read after it, so a training step (which updates its weights) can be compared run to
     run, and a change that only reaches the weights (a learning rate) is seen."""
 
-    def __init__(self, runner: Runner, args: list[Any], kwargs: dict[str, Any]) -> None:
+    def __init__(self, runner: TargetCaller, args: list[Any], kwargs: dict[str, Any]) -> None:
         self.variables: list[Any] = []
         with contextlib.suppress(Exception):
             concrete = runner.fn.get_concrete_function(*args, **kwargs)
@@ -661,7 +661,7 @@ class _State:
                 v.assign(value)
 
 
-def _stale(runner: Runner, result: dict[str, Any], name: str) -> dict[str, Any]:
+def _stale(runner: TargetCaller, result: dict[str, Any], name: str) -> dict[str, Any]:
     """Change a module global, call the traced function and an eager run again."""
     module = runner.module
     old = getattr(module, name, _MISSING)
@@ -703,7 +703,7 @@ def _stale(runner: Runner, result: dict[str, Any], name: str) -> dict[str, Any]:
     }
 
 
-def _eager_diff(runner: Runner, result: dict[str, Any]) -> dict[str, Any]:
+def _eager_diff(runner: TargetCaller, result: dict[str, Any]) -> dict[str, Any]:
     """Compare the traced result with eager runs of the same inputs (TFG209), each call
     from the same variable values."""
     args, kwargs = result["sets"][0]
@@ -732,7 +732,7 @@ def _eager_diff(runner: Runner, result: dict[str, Any]) -> dict[str, Any]:
 
 
 def _shapes(
-    runner: Runner, result: dict[str, Any], attempt: dict[str, Any], base: int
+    runner: TargetCaller, result: dict[str, Any], attempt: dict[str, Any], base: int
 ) -> dict[str, Any]:
     """New batch sizes, same dtypes: how many new traces (TFG301)."""
     if not any(_has_batch(s) for s in attempt["args"]):
@@ -754,7 +754,7 @@ def _shapes(
     return {"before": before, "counts": counts, "sizes": sizes}
 
 
-def _timing(runner: Runner, result: dict[str, Any], repeats: int = 15) -> dict[str, Any]:
+def _timing(runner: TargetCaller, result: dict[str, Any], repeats: int = 15) -> dict[str, Any]:
     """Median per-call time of the traced function and of its Python body run eagerly."""
     args, kwargs = result["sets"][0]
     python = getattr(runner.fn, "python_function", None)
@@ -929,10 +929,10 @@ def _adapted(attempt: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] 
     return {"source": attempt["source"], "shown": shown, "args": args, "kwargs": kwargs}
 
 
-def _runner(module: ModuleType, target: dict[str, Any]) -> Runner:
+def _runner(module: ModuleType, target: dict[str, Any]) -> TargetCaller:
     ctor = [make_input(s, 1) for s in target.get("ctor", [])]
     ctor_kwargs = {k: make_input(s, 1) for k, s in target.get("ctor_kwargs", {}).items()}
-    return Runner(module, target, ctor, ctor_kwargs)
+    return TargetCaller(module, target, ctor, ctor_kwargs)
 
 
 def _reload(probe: Probe) -> bool:
@@ -1029,7 +1029,7 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
 
 
 def _experiments(
-    runner: Runner,
+    runner: TargetCaller,
     target: dict[str, Any],
     attempt: dict[str, Any],
     result: dict[str, Any],

@@ -25,11 +25,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from tflint_graph import walk
-from tflint_graph.config import Config
-from tflint_graph.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
-from tflint_graph.dynamic.inputs import Example, PyValue, TensorSpecLite, from_signature_source
-from tflint_graph.dynamic.probes import (
+from tflint_graph.core.config import Config
+from tflint_graph.core.examples import Example, PyValue, TensorSpecLite, from_signature_source
+from tflint_graph.core.finding import Finding
+from tflint_graph.dynamic.verdicts import (
     PROBE_KINDS,
     RAISES,
     UNVERIFIED,
@@ -41,8 +40,9 @@ from tflint_graph.dynamic.probes import (
     Verdict,
     Watch,
 )
-from tflint_graph.finding import Finding
-from tflint_graph.traced import find_traced
+from tflint_graph.model import walk
+from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
+from tflint_graph.traced.finder import find_traced
 
 # Codes dynamic mode can check, and why the others are left alone.
 CHECKED = (

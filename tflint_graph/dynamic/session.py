@@ -1,9 +1,9 @@
 """``--dynamic``: confirm the static findings of a run by tracing the real code (SPEC §4).
 
 Static analysis runs first.  Then, one module at a time, :mod:`~tflint_graph.dynamic.plan`
-works out what to call and with which inputs, and :func:`~tflint_graph.dynamic.probes.
+works out what to call and with which inputs, and :func:`~tflint_graph.dynamic.verdicts.
 confirm_module` runs it in an isolated child (timeout, memory limit, scratch working
-directory).  Every finding comes back with a :class:`~tflint_graph.finding.DynamicStatus`;
+directory).  Every finding comes back with a :class:`~tflint_graph.core.finding.DynamicStatus`;
 nothing a module does in its child can stop the run.
 """
 
@@ -18,18 +18,18 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tflint_graph.config import Config
+from tflint_graph.core.config import Config
+from tflint_graph.core.finding import DynamicStatus, Finding
+from tflint_graph.dynamic.isolation import module_name_for
 from tflint_graph.dynamic.plan import plan_module
-from tflint_graph.dynamic.probes import (
+from tflint_graph.dynamic.verdicts import (
     CONFIRMED,
     NOT_REPRODUCED,
     UNVERIFIED,
     Verdict,
     confirm_module,
 )
-from tflint_graph.dynamic.runner import module_name_for
-from tflint_graph.finding import DynamicStatus, Finding
-from tflint_graph.project import package_root
+from tflint_graph.source.modules import package_root
 
 __all__ = ["DynamicSummary", "DynamicUnavailable", "confirm_findings", "require_tensorflow"]
 

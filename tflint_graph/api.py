@@ -1,0 +1,129 @@
+"""The library API: ``lint_source``, ``lint_file``, ``lint_paths`` (SPEC §3).
+
+Everything the faces (CLI, flake8 plugin) and library users call; it wires the run
+together (files, cache, pool, project) and hands back sorted ``Finding``s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from tflint_graph.core.config import Config
+from tflint_graph.core.finding import Finding, tool_finding
+from tflint_graph.run.cache import RunRecords, open_cache
+from tflint_graph.run.gc_pause import gc_paused
+from tflint_graph.run.module import analyse_file, analyse_source
+from tflint_graph.run.parallel import AnalysisPool
+from tflint_graph.run.project import Project
+from tflint_graph.source.files import iter_python_files
+from tflint_graph.source.store import STORE
+
+_log = logging.getLogger("tflint_graph")
+
+
+def lint_source(
+    source: str,
+    path: str = "<stdin>",
+    config: Config | None = None,
+    *,
+    noqa: bool = True,
+) -> list[Finding]:
+    """Lint one module's source text and return its findings, sorted.
+
+    ``path`` is only used for reporting and for ``per-file-ignores``; nothing is read from
+    disk, so calls into other modules are not followed (``lint_paths`` does that).  Syntax
+    errors are returned as a TFG001 finding, never raised.  ``noqa=False`` keeps findings
+    that a ``# noqa`` comment silences (the flake8 plugin: flake8 applies noqa itself).
+    """
+    return analyse_source(source, path, config or Config(), noqa=noqa)[0]
+
+
+def lint_file(
+    path: Path, config: Config | None = None, display: str | None = None
+) -> list[Finding]:
+    """Lint one file on disk on its own (calls into other modules are not followed);
+    unreadable or undecodable files give TFG002."""
+    return analyse_file(path, config or Config(), display)[0]
+
+
+class WarningCounter(logging.Handler):
+    """Counts the warnings (internal errors) logged while it is attached."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+@contextlib.contextmanager
+def _counting_warnings() -> Iterator[list[int]]:
+    """Counts warnings the run logs (yields a list that holds the count afterwards)."""
+    handler, count = WarningCounter(), []
+    _log.addHandler(handler)
+    try:
+        yield count
+    finally:
+        _log.removeHandler(handler)
+        if handler.count:
+            count.append(handler.count)
+
+
+def lint_paths(
+    paths: Iterable[str | os.PathLike[str]],
+    config: Config | None = None,
+    *,
+    jobs: int | None = None,
+    cache: bool | Path | None = None,
+) -> Iterator[Finding]:
+    """Lint files and directories (recursively, honouring excludes); yields sorted findings.
+
+    The files form one run: traced code that calls into another module of the run (or into
+    a module next to them that imports resolve to) makes that code traced too, and calls of
+    tf.functions imported from other modules are judged at their call sites.
+
+    A path that does not exist raises ``FileNotFoundError`` before anything is linted: the CLI
+    turns it into a usage error (exit 2).  A directory that cannot be read gives a TFG002
+    finding on that directory; the rest of the run goes on.
+
+    ``jobs`` analyses files in that many processes (default 1: in-process); the findings
+    are the same for any number.  ``cache`` reuses results of earlier runs: ``True`` keeps
+    them in ``.tflint-graph-cache`` next to the pyproject.toml found for ``paths`` (else in
+    the working directory), a path keeps them there; default none.
+    """
+    config = config or Config()
+    errors: list[tuple[Path, str]] = []
+    targets = [Path(p) for p in paths]
+    files = sorted(iter_python_files(targets, config, errors), key=str)
+    store = open_cache(cache, targets, config) if files else None
+    records = RunRecords(store) if store is not None else None
+    ticket = records.ticket(files) if records is not None else None
+    found = records.load(ticket) if records is not None and ticket is not None else None
+    if found is None:
+        # Batches of files are analysed from the cache, in-process or over `jobs` processes.
+        pool = AnalysisPool(analyse_file, config, jobs or 1, store)
+        project = Project(files, config, pool)
+        reached = (
+            {str(f) for r in project.likely_reached() for f in project.in_run[r]}
+            if STORE.may_outgrow(files, jobs or 1)
+            else set()
+        )
+        with _counting_warnings() as warned, gc_paused(), STORE.keeping_first(reached):
+            results = project.run()
+        found = {str(p): results[p] for p in files}
+        # A run that logged an internal error is redone next time, warning included.
+        if records is not None and ticket is not None and not warned:
+            records.store(ticket, found, *project.consulted())
+    work: list[tuple[str, list[Finding]]] = [(str(p), found[str(p)]) for p in files]
+    work += [
+        (str(d), [tool_finding(str(d), "TFG002", reason)])
+        for d, reason in errors
+        if config.is_enabled("TFG002", str(d))
+    ]
+    for _, found in sorted(work, key=lambda item: item[0]):
+        yield from found

@@ -1,0 +1,163 @@
+"""What crosses between the modules of one run (SPEC §1.6): small, picklable facts.
+
+A run lints each file on its own first.  What one module learns about another travels as
+a :class:`ModuleSummary` out and a :class:`ProjectView` in, never as parsed trees, so memory
+stays per file and files can be analysed in parallel and cached:
+
+* a traced function that calls ``helpers.normalize`` makes ``normalize`` a traced root of
+  ``helpers.py`` (with the chain so far), which may reach further modules in turn;
+* a module that calls ``step`` imported from ``model.py`` learns that ``step`` is a
+  ``tf.function`` (and with which options), for the call-site rules TFG302/TFG303/TFG403.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+# Canonical prefixes that never name code of the analysed project.
+FOREIGN_PREFIXES = (
+    "tensorflow.",
+    "keras.",
+    "builtins.",
+    "numpy.",
+    "functools.",
+    "tensorflow_",
+)
+
+
+class TraceKind(str, Enum):
+    DECORATED = "decorated"
+    WRAPPED = "wrapped"
+    KERAS = "keras"
+    DATASET = "dataset"
+    CONTROL_FLOW = "control-flow"
+    CALLEE = "callee"
+
+
+@dataclass(frozen=True, slots=True)
+class TfFunction:
+    """A ``tf.function`` object that calls can reach, and the options that matter at call
+    sites.  ``qualname`` is ``step`` / ``Trainer.step`` inside its module."""
+
+    qualname: str
+    display: str  # "step()"
+    signature: bool  # input_signature given
+    jit_compile: bool = False
+    reduce_retracing: bool = False
+    origin: str | None = None  # the file that defines it
+    line: int = 0  # the def (or assignment) line in that file
+
+
+@dataclass(frozen=True, slots=True)
+class ExternalRoot:
+    """Traced code of another module calls (or hands to TensorFlow) ``qualname`` here."""
+
+    qualname: str
+    kind: TraceKind
+    reason: str  # "called from step() in train.py"
+    chain: tuple[str, ...]  # the chain up to and excluding this function
+    autograph: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """A traced call from this module into a name imported from elsewhere (absolute)."""
+
+    target: str
+    kind: TraceKind
+    reason: str
+    chain: tuple[str, ...]
+    autograph: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ExportFact:
+    """Another module exports something defined here (TFG301 reports at the def).
+
+    ``kind`` is ``function`` (passed in ``signatures=`` or to ``add_endpoint``) or ``object``
+    (an instance of class ``target`` saved with ``tf.saved_model.save``).  ``target`` is an
+    absolute name in the exporting module and becomes a qualname here."""
+
+    target: str
+    kind: str
+    why: str
+    signatures: bool = False  # object saved with signatures=
+    # Attributes the exporting module touches on the saved object (`m.rank` in signatures=,
+    # `m.rank.get_concrete_function(spec)`, a warm-up call): judged there, not here.
+    touched: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteFinding:
+    """A finding about a function of another module, judged from this module's calls (an
+    XLA function called here with varying shapes): SPEC puts it on that function's def.
+    ``target`` is absolute in the judging module and becomes a qualname where it lands."""
+
+    target: str
+    code: str
+    name: str
+    severity: str
+    message: str
+    fix: str | None = None
+
+
+@dataclass(slots=True)
+class ModuleSummary:
+    """What other modules may need to know about one module after it was analysed."""
+
+    module: str | None
+    exports: dict[str, TfFunction] = field(default_factory=dict)
+    reexports: dict[str, str] = field(default_factory=dict)  # name -> absolute import
+    outgoing: list[Outgoing] = field(default_factory=list)
+    # Absolute names imported from elsewhere that this module calls (call-site candidates);
+    # for a module summarised from its syntax alone, every name it may call.
+    called_imports: set[str] = field(default_factory=set)
+    # Module-level classes -> their bases: absolute names, or "<local>Name" for a class here.
+    classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # What this module exports that other modules define.
+    exports_elsewhere: list[ExportFact] = field(default_factory=list)
+    # Findings this module's code makes about functions defined elsewhere.
+    remote: list[RemoteFinding] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ProjectView:
+    """What a module is told about the rest of the run before it is analysed."""
+
+    module: str | None = None  # dotted name, when the file lies in an analysed root
+    is_package: bool = False  # an ``__init__.py``: relative imports start at the module
+    roots: tuple[ExternalRoot, ...] = ()
+    tf_functions: dict[str, TfFunction] = field(default_factory=dict)  # absolute name -> fn
+    # Keras kinds ("model", "layer", ...) of base classes defined in other modules.
+    keras_classes: dict[str, frozenset[str]] = field(default_factory=dict)
+    # Functions and classes of this module that other modules export (targets are qualnames).
+    exported: tuple[ExportFact, ...] = ()
+    # Findings other modules make about this module's functions (targets are qualnames).
+    remote: tuple[RemoteFinding, ...] = ()
+
+    def absolute(self, name: str) -> str:
+        """``.helpers.f`` seen from ``pkg.train`` is ``pkg.helpers.f``."""
+        if not name.startswith("."):
+            return name
+        dots = len(name) - len(name.lstrip("."))
+        rest = name[dots:]
+        if self.module is None:
+            return rest
+        parts = self.module.split(".")
+        if not self.is_package:
+            parts = parts[:-1]
+        drop = dots - 1
+        if drop > len(parts):
+            return rest
+        base = parts[: len(parts) - drop]
+        return ".".join([*base, rest]) if rest else ".".join(base)
+
+
+def may_be_project(name: str) -> bool:
+    """``name`` (absolute) could be code of the analysed project, not a library we know."""
+    return not name.startswith(FOREIGN_PREFIXES) and "." in name
+
+
+# Marks a base class defined in the same module: "<local>Name".
+LOCAL = "<local>"

@@ -1,0 +1,601 @@
+"""Verdicts of dynamic mode: what the child saw, turned into a status per finding (SPEC §4).
+
+The parent plans :class:`Target`\\ s (see :mod:`tflint_graph.dynamic.plan`), runs
+:mod:`tflint_graph.dynamic.child` in an isolated child process (one per module, see
+:func:`~tflint_graph.dynamic.isolation.run_isolated`) and reads its report here.  The child's
+parameters travel as a JSON string literal; nothing the user wrote is ever evaluated (Python
+values of ``py:`` arguments go through ``ast.literal_eval`` in the child).
+
+A call is a *phase*: the first call traces, the two later calls use new values of the same
+signature and must not trace again.  Per code:
+
+- TFG101/103/104/107/108 (a probed effect: ``print``, ``random``, clocks and environment,
+  ``logging``, file I/O): ``confirmed`` when the probe fired at the flagged line during the
+  first call and never on later calls; ``not-reproduced`` when it fired on later calls too;
+  ``unverified`` when it never fired there.
+- TFG102/105/106 (outer state): ``confirmed`` when the flagged line ran and the watched global
+  or attribute changed during the first call and never on later calls.
+- TFG201-205, TFG208: ``confirmed`` when tracing raised at the flagged line (or, where no module
+  line could be located, raised the documented exception type); TFG207: when tracing raised
+  ``InaccessibleTensorError`` anywhere in the function (TensorFlow reports it where the list is
+  used after the loop); ``not-reproduced`` when the line ran and nothing was raised.
+- TFG109: the global is changed and the function called again: ``confirmed`` when the traced
+  result stays the same while an eager run's result changes.
+- TFG209: ``confirmed`` when the traced result differs from an eager run of the same inputs
+  (lost writes read as zeros).
+- TFG301: ``confirmed`` when new batch sizes make the tracing count grow.
+- TFG401: the median call time traced and eager after warm-up, and their ratio:
+  ``confirmed`` when the graph is less than 1.5x faster than running the body eagerly.
+- anything else: ``unverified`` (no dynamic check).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tflint_graph.core.examples import ArgSpec, PyValue, TensorSpecLite, concrete_shape
+from tflint_graph.dynamic.isolation import run_isolated
+
+__all__ = [
+    "CONFIRMED",
+    "NOT_REPRODUCED",
+    "UNVERIFIED",
+    "Attempt",
+    "ProbeRun",
+    "Target",
+    "TupleSpec",
+    "Verdict",
+    "Watch",
+    "confirm_module",
+    "payload_source",
+    "verdicts_from_report",
+]
+
+CONFIRMED = "confirmed"
+NOT_REPRODUCED = "not-reproduced"
+UNVERIFIED = "unverified"
+
+# Which probe kind confirms which trace-time-effect code.
+PROBE_KINDS: dict[str, str] = {
+    "TFG101": "print",
+    "TFG103": "random",
+    "TFG104": "clock",
+    "TFG107": "logging",
+    "TFG108": "io",
+}
+
+# Codes confirmed by a watched global or attribute that changes during tracing only.
+WATCH_CODES = frozenset({"TFG102", "TFG105", "TFG106"})
+
+# The exception TensorFlow documents for each tracing-error code (class names, matched
+# against the exception's MRO).
+RAISES: dict[str, tuple[str, ...]] = {
+    "TFG201": ("OperatorNotAllowedInGraphError",),
+    "TFG202": ("AttributeError", "NotImplementedError"),
+    "TFG203": ("OperatorNotAllowedInGraphError", "TypeError"),
+    "TFG204": ("NotImplementedError",),
+    "TFG205": ("ValueError",),
+    "TFG207": ("InaccessibleTensorError",),
+    "TFG208": ("ValueError",),
+}
+
+# Words the documented error's message holds, where the exception type alone is too common.
+RAISES_MESSAGE: dict[str, str] = {
+    "TFG202": "numpy",
+    "TFG204": "numpy",
+    "TFG205": "Variable",
+    "TFG208": "Variable",
+}
+
+# Codes whose error TensorFlow raises away from the flagged line.
+RAISED_ANYWHERE = frozenset({"TFG207"})
+
+# A graph less than this many times faster than eager buys nothing worth a tf.function.
+SPEEDUP_WORTH_IT = 1.5
+
+CALLS = 3  # the first call plus two later calls with new values
+
+_CHILD = Path(__file__).with_name("child.py")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """``status`` is ``confirmed``, ``not-reproduced`` or ``unverified``; ``evidence`` says
+    what happened (or why nothing could be checked), without the status word."""
+
+    status: str
+    evidence: str
+
+
+@dataclass(frozen=True)
+class TupleSpec:
+    """One argument that is a tuple of tensors (the ``data`` Keras passes to ``train_step``)."""
+
+    items: tuple[ArgSpec, ...]
+
+    def __str__(self) -> str:
+        return "(" + ", ".join(str(i) for i in self.items) + ")"
+
+
+Spec = ArgSpec | TupleSpec
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One way to call the target: where the inputs came from, and the inputs."""
+
+    source: str  # "input_signature", "config", "annotations", "guessed"
+    args: tuple[Spec, ...] = ()
+    kwargs: Mapping[str, Spec] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        parts = [str(a) for a in self.args] + [f"{k}={v}" for k, v in self.kwargs.items()]
+        return ", ".join(parts) or "no arguments"
+
+
+@dataclass(frozen=True)
+class Watch:
+    """State a finding claims changes at trace time only: a module global (``kind="global"``),
+    an attribute of the target's own object (``"self"``), or an attribute of a global
+    (``"global_attr"``)."""
+
+    line: int
+    code: str
+    kind: str
+    name: str = ""
+    attr: str = ""
+
+    @property
+    def label(self) -> str:
+        if self.kind == "self":
+            return f"self.{self.attr}"
+        return f"{self.name}.{self.attr}" if self.kind == "global_attr" else self.name
+
+
+@dataclass(frozen=True)
+class Target:
+    """A callable of one module to run, how, and the findings it can confirm.
+
+    ``kind``: ``function`` (a module-level tf.function), ``wrap`` (a module-level function
+    wrapped in ``tf.function``), ``method`` (``Class.method`` on ``Class(*ctor)``, wrapped when
+    not a tf.function), ``keras_call`` (calling a Keras layer/model/loss object inside a
+    tf.function), ``keras_step`` (``tf.function(model.train_step)`` after compile and build),
+    ``map`` (a ``Dataset.map`` callback)."""
+
+    path: str
+    findings: tuple[tuple[int, str], ...]
+    attempts: tuple[Attempt, ...] = ()
+    kind: str = "function"
+    module: str = ""
+    ctor: tuple[Spec, ...] = ()
+    ctor_kwargs: Mapping[str, Spec] = field(default_factory=dict)
+    watches: tuple[Watch, ...] = ()
+    stale: tuple[str, ...] = ()
+    eager_diff: bool = False
+    shapes: bool = False
+    timing: bool = False
+    autograph: bool = True
+    # For guessed inputs, what each positional parameter looks like by its name ("tensor",
+    # "label", "string", or "fixed" when the source described it): the child refines the
+    # guess with the input shape of a Keras model the module builds.
+    roles: tuple[str, ...] = ()
+    # How the target was reached when that is not obvious ("via tf.function(helper())...").
+    note: str = ""
+
+
+@dataclass
+class ProbeRun:
+    """What one child run gave: a verdict per ``(line, code)``, the device, the wall time,
+    and the child's failure reason (empty when it ran to the end)."""
+
+    verdicts: dict[tuple[int, str], Verdict] = field(default_factory=dict)
+    device: str | None = None
+    duration: float = 0.0
+    reason: str = ""
+    report: Any = None
+
+
+# -- the child's parameters ----------------------------------------------------------------
+
+
+def payload_source(params: dict[str, Any] | None = None) -> str:
+    """The payload run in the child: it loads ``child.py`` by path (the user's project may
+    shadow package names) and hands it ``params`` as a JSON string literal."""
+    blob = json.dumps(params if params is not None else {"targets": [], "calls": CALLS})
+    return (
+        "import importlib.util as _util\n"
+        f"_spec = _util.spec_from_file_location('_tflint_graph_child', {str(_CHILD)!r})\n"
+        "_child = _util.module_from_spec(_spec)\n"
+        "_spec.loader.exec_module(_child)\n"
+        f"_P = {blob!r}\n"
+        "_child.run(module, report, _P)\n"
+    )
+
+
+def spec_json(spec: Spec, unknown: int = 2) -> dict[str, Any]:
+    if isinstance(spec, PyValue):
+        return {"kind": "py", "repr": repr(spec.value)}
+    if isinstance(spec, TensorSpecLite):
+        return {"kind": "tensor", "dtype": spec.dtype, "shape": list(concrete_shape(spec, unknown))}
+    if isinstance(spec, TupleSpec):
+        return {"kind": "tuple", "items": [spec_json(s, unknown) for s in spec.items]}
+    raise TypeError(f"not an argument spec: {spec!r}")
+
+
+def params_for(
+    targets: Sequence[Target], *, device: str | None = None, unknown: int = 2
+) -> dict[str, Any]:
+    out = []
+    for i, t in enumerate(targets):
+        out.append(
+            {
+                "id": i,
+                "path": t.path,
+                "kind": t.kind,
+                "module": t.module,
+                "findings": [list(f) for f in t.findings],
+                "expected": [[line, list(RAISES[c])] for line, c in t.findings if c in RAISES],
+                "raised_anywhere": sorted(
+                    {RAISES[c][0] for _, c in t.findings if c in RAISED_ANYWHERE}
+                ),
+                "ctor": [spec_json(s, unknown) for s in t.ctor],
+                "ctor_kwargs": {k: spec_json(s, unknown) for k, s in t.ctor_kwargs.items()},
+                "options": {"autograph": t.autograph},
+                "attempts": [
+                    {
+                        "source": a.source,
+                        "shown": str(a),
+                        "args": [spec_json(s, unknown) for s in a.args],
+                        "kwargs": {k: spec_json(s, unknown) for k, s in a.kwargs.items()},
+                    }
+                    for a in t.attempts
+                ],
+                "watch": [
+                    {"kind": w.kind, "name": w.name, "attr": w.attr, "label": w.label}
+                    for w in t.watches
+                ],
+                "roles": list(t.roles),
+                "stale": list(t.stale),
+                "eager_diff": t.eager_diff,
+                "shapes": t.shapes,
+                "timing": t.timing,
+            }
+        )
+    return {"calls": CALLS, "device": device, "unknown_dim": unknown, "targets": out}
+
+
+# -- verdicts ------------------------------------------------------------------------------
+
+
+def _times(n: int) -> str:
+    return f"{n} time" if n == 1 else f"{n} times"
+
+
+def _kind_hits(call: dict[str, Any], line: int, kind: str) -> dict[str, int]:
+    hits = call.get("hits", {}).get(str(line), {})
+    return {k.partition(":")[2]: int(v) for k, v in hits.items() if k.partition(":")[0] == kind}
+
+
+def _raised(exc: dict[str, Any]) -> str:
+    where = f" at line {exc['line']}" if exc.get("line") else ""
+    return f"{exc['type']}{where}: {exc['message']}"
+
+
+class _Judge:
+    """Verdicts for the findings of one target from its part of the child's report."""
+
+    def __init__(self, target: Target, entry: dict[str, Any]) -> None:
+        self.target = target
+        self.entry = entry
+        attempts = entry.get("attempts", [])
+        chosen = entry.get("chosen")
+        self.result: dict[str, Any] | None = attempts[chosen] if chosen is not None else None
+        self.attempts = attempts
+        result = self.result or {}
+        self.calls: list[dict[str, Any]] = result.get("calls", [])
+        inputs = result.get("inputs")
+        source = result.get("source")
+        if not inputs:
+            self.suffix = f"; {target.note}" if target.note else ""
+        elif source == "guessed":
+            self.suffix = f"; guessed inputs {inputs}"
+        else:
+            self.suffix = f"; inputs {inputs} from {source}"
+        if inputs and target.note:
+            self.suffix += f"; {target.note}"
+
+    def verdict(self, line: int, code: str) -> Verdict:
+        if self.entry.get("error"):
+            return Verdict(UNVERIFIED, str(self.entry["error"]))
+        if self.result is None:
+            return Verdict(UNVERIFIED, self._no_attempt())
+        first = self.calls[0]
+        if code in PROBE_KINDS:
+            return self._probe(line, code, first)
+        if code in WATCH_CODES:
+            return self._watch(line, code, first)
+        if code in RAISES:
+            return self._raises(line, code, first)
+        experiments = self.result.get("experiments", {})
+        if code == "TFG109":
+            return self._stale(line, first, experiments)
+        if code == "TFG209":
+            return self._eager_diff(experiments.get("eager_diff"))
+        if code == "TFG301":
+            return self._shapes(experiments.get("shapes"))
+        if code == "TFG401":
+            return self._timing(experiments.get("timing"))
+        return Verdict(UNVERIFIED, f"no dynamic check for {code}")
+
+    def _no_attempt(self) -> str:
+        if not self.attempts:
+            return "no inputs: add an input_signature, annotations, or a config example"
+        # The first attempt is the most natural guess: its error says most.
+        last = self.attempts[0]
+        if last.get("error"):
+            return f"{last['error']} (inputs {last.get('inputs')} from {last.get('source')})"
+        calls = last.get("calls") or [{}]
+        exc = calls[0].get("exception")
+        tried = len(self.attempts)
+        what = (
+            f"{tried} input guesses (the first, {last.get('inputs')}, raised)"
+            if tried > 1
+            else f"inputs {last.get('inputs')}"
+        )
+        if exc:
+            return f"the function could not be run with {what}: {_raised(exc)}"
+        return f"the function could not be run with {what}"
+
+    def _later_exception(self) -> dict[str, Any] | None:
+        return next((c["exception"] for c in self.calls[1:] if c.get("exception")), None)
+
+    def _probe(self, line: int, code: str, first: dict[str, Any]) -> Verdict:
+        exc = first.get("exception")
+        kind = PROBE_KINDS[code]
+        hits1 = _kind_hits(first, line, kind)
+        if exc is not None and not hits1:
+            return Verdict(UNVERIFIED, f"the first call raised {_raised(exc)}{self.suffix}")
+        later_exc = self._later_exception()
+        if later_exc is not None:
+            return Verdict(UNVERIFIED, f"a later call raised {_raised(later_exc)}{self.suffix}")
+        later: dict[str, int] = {}
+        for c in self.calls[1:]:
+            for name, n in _kind_hits(c, line, kind).items():
+                later[name] = later.get(name, 0) + n
+        n1, nl = sum(hits1.values()), sum(later.values())
+        what = ", ".join(sorted(set(hits1) | set(later))) or kind
+        n_later = len(self.calls) - 1
+        if exc is not None:
+            return Verdict(
+                UNVERIFIED,
+                f"{what} ran {_times(n1)} while tracing, but tracing raised {_raised(exc)}, so "
+                f"no later call could show it does not run again{self.suffix}",
+            )
+        if n1 and not nl and n_later:
+            return Verdict(
+                CONFIRMED,
+                f"{what} ran {_times(n1)} on the first call, 0 times over {n_later} later "
+                f"calls: trace-time only{self.suffix}",
+            )
+        if nl:
+            return Verdict(
+                NOT_REPRODUCED,
+                f"{what} ran on later calls too ({_times(n1)} on the first, {_times(nl)} over "
+                f"{n_later} later calls){self.suffix}",
+            )
+        ran = any(line in c.get("lines", ()) for c in self.calls)
+        why = f"line ran but no {kind} call was seen there" if ran else "line never ran"
+        return Verdict(UNVERIFIED, why + self.suffix)
+
+    def _watch(self, line: int, code: str, first: dict[str, Any]) -> Verdict:
+        watch = next((w for w in self.target.watches if w.line == line and w.code == code), None)
+        exc = first.get("exception")
+        if exc is not None:
+            return Verdict(UNVERIFIED, f"the first call raised {_raised(exc)}{self.suffix}")
+        later_exc = self._later_exception()
+        if later_exc is not None:
+            return Verdict(UNVERIFIED, f"a later call raised {_raised(later_exc)}{self.suffix}")
+        ran_first = line in first.get("lines", ())
+        ran_later = any(line in c.get("lines", ()) for c in self.calls[1:])
+        n_later = len(self.calls) - 1
+        # The plan named a written variable the child could not read (a closure cell).
+        unreadable = watch is not None and watch.label in first.get("missing", ())
+        if unreadable and code == "TFG105" and ran_first and not ran_later and n_later:
+            # A global/nonlocal write is the statement itself: running while tracing only
+            # is the whole claim, even where the variable (a closure cell) cannot be read.
+            return Verdict(
+                CONFIRMED,
+                f"the write on line {line} ran on the first call (while tracing) and never "
+                f"over {n_later} later calls{self.suffix}",
+            )
+        if watch is None:
+            return Verdict(UNVERIFIED, "the changed state could not be named from the source")
+        label = watch.label
+        if code == "TFG102" and label not in first.get("containers", ()):
+            return Verdict(UNVERIFIED, f"{label} does not hold a list, dict or set{self.suffix}")
+        change1 = first.get("changed", {}).get(label)
+        later = [c.get("changed", {}).get(label) for c in self.calls[1:]]
+        if change1 and ran_first and not any(later) and not ran_later and n_later:
+            return Verdict(
+                CONFIRMED,
+                f"{label} changed on the first call ({change1}) and never over {n_later} later "
+                f"calls; line {line} ran while tracing only{self.suffix}",
+            )
+        if any(later):
+            return Verdict(NOT_REPRODUCED, f"{label} changed on later calls too{self.suffix}")
+        if not ran_first:
+            return Verdict(UNVERIFIED, f"line never ran{self.suffix}")
+        return Verdict(
+            UNVERIFIED, f"line {line} ran but {label} did not visibly change{self.suffix}"
+        )
+
+    def _raises(self, line: int, code: str, first: dict[str, Any]) -> Verdict:
+        exc = first.get("exception")
+        if exc is None:
+            if line in first.get("lines", ()):
+                return Verdict(
+                    NOT_REPRODUCED,
+                    f"line {line} ran during tracing and nothing was raised{self.suffix}",
+                )
+            return Verdict(UNVERIFIED, f"line never ran during tracing{self.suffix}")
+        at = exc.get("line")
+        expected = bool(set(RAISES[code]) & set(exc.get("mro", ())))
+        expected = expected and RAISES_MESSAGE.get(code, "") in exc.get("message", "")
+        # TFG207's error surfaces where the list is used after the loop, not at the append.
+        if expected and (at == line or at is None or code in RAISED_ANYWHERE):
+            return Verdict(CONFIRMED, _raised(exc) + self.suffix)
+        return Verdict(UNVERIFIED, f"the first call raised {_raised(exc)} instead{self.suffix}")
+
+    def _stale(self, line: int, first: dict[str, Any], experiments: dict[str, Any]) -> Verdict:
+        found = [(k, v) for k, v in experiments.items() if k.startswith("stale:")]
+        watch = next(
+            (w for w in self.target.watches if w.line == line and w.code == "TFG109"), None
+        )
+        if watch is None:
+            return Verdict(UNVERIFIED, "the global could not be named from the source")
+        exp = experiments.get("stale:" + watch.name)
+        if exp is None:
+            exc = first.get("exception")
+            if exc is not None:
+                return Verdict(UNVERIFIED, f"the first call raised {_raised(exc)}{self.suffix}")
+            return Verdict(
+                UNVERIFIED, "the global was not changed" if found else "no experiment ran"
+            )
+        if exp.get("error"):
+            return Verdict(UNVERIFIED, f"changing {watch.name}: {exp['error']}{self.suffix}")
+        change = f"{watch.name} = {exp['new']} (was {exp['old']})"
+        if exp["traced_changed"]:
+            return Verdict(
+                NOT_REPRODUCED,
+                f"after {change} the traced function returned a new result{self.suffix}",
+            )
+        if exp["eager_changed"]:
+            return Verdict(
+                CONFIRMED,
+                f"after {change} the traced function still returned the old result while an "
+                f"eager run's result changed: the graph kept the trace-time value{self.suffix}",
+            )
+        return Verdict(
+            UNVERIFIED,
+            f"after {change} neither the traced nor an eager result changed{self.suffix}",
+        )
+
+    def _eager_diff(self, exp: dict[str, Any] | None) -> Verdict:
+        if exp is None:
+            return Verdict(UNVERIFIED, "no eager comparison ran")
+        if exp.get("error"):
+            return Verdict(UNVERIFIED, exp["error"] + self.suffix)
+        if exp["differs"]:
+            return Verdict(
+                CONFIRMED,
+                f"traced result {exp['traced']} but eager result {exp['eager']}: the write was "
+                f"lost in the graph{self.suffix}",
+            )
+        return Verdict(
+            NOT_REPRODUCED, f"traced and eager results agree ({exp['eager']}){self.suffix}"
+        )
+
+    def _shapes(self, exp: dict[str, Any] | None) -> Verdict:
+        if exp is None:
+            return Verdict(UNVERIFIED, "no retracing check ran")
+        if exp.get("error"):
+            return Verdict(UNVERIFIED, exp["error"] + self.suffix)
+        before, counts, sizes = exp["before"], exp["counts"], exp["sizes"]
+        if before is None or None in counts:
+            return Verdict(UNVERIFIED, "the tracing count is not available")
+        sizes_shown = ", ".join(str(s) for s in sizes)
+        if counts[-1] > before:
+            return Verdict(
+                CONFIRMED,
+                f"tracing count went {before} -> {counts[-1]} over {len(sizes)} calls with new "
+                f"batch sizes ({sizes_shown}): each new request shape traces again{self.suffix}",
+            )
+        return Verdict(
+            NOT_REPRODUCED,
+            f"tracing count stayed {before} for batch sizes {sizes_shown}{self.suffix}",
+        )
+
+    def _timing(self, exp: dict[str, Any] | None) -> Verdict:
+        if exp is None:
+            return Verdict(UNVERIFIED, "no timing ran")
+        if exp.get("error"):
+            return Verdict(UNVERIFIED, exp["error"] + self.suffix)
+        traced, eager = float(exp["traced_us"]), float(exp["eager_us"])
+        speedup = eager / traced if traced > 0 else float("inf")
+        shown = (
+            f"median of {exp['repeats']} calls after warm-up: traced {traced:.0f} us, eager "
+            f"{eager:.0f} us"
+        )
+        if speedup < SPEEDUP_WORTH_IT:
+            return Verdict(
+                CONFIRMED, f"{shown} ({speedup:.2f}x): the graph buys no speed-up{self.suffix}"
+            )
+        return Verdict(NOT_REPRODUCED, f"{shown}: the graph is {speedup:.1f}x faster{self.suffix}")
+
+
+def verdicts_from_report(report: Any, targets: Sequence[Target]) -> dict[tuple[int, str], Verdict]:
+    """Turn the child's report into verdicts (separate from running, for tests and reuse)."""
+    out: dict[tuple[int, str], Verdict] = {}
+    entries = report.get("targets", []) if isinstance(report, dict) else []
+    by_id = {e.get("id"): e for e in entries if isinstance(e, dict)}
+    for i, target in enumerate(targets):
+        entry = by_id.get(i)
+        for line, code in target.findings:
+            if entry is None:
+                verdict = Verdict(UNVERIFIED, "no report for this function")
+            else:
+                try:
+                    verdict = _Judge(target, entry).verdict(line, code)
+                except (KeyError, TypeError, ValueError, IndexError) as exc:
+                    verdict = Verdict(UNVERIFIED, f"unreadable probe report ({exc!r})")
+            # A finding two targets reach keeps its strongest verdict.
+            previous = out.get((line, code))
+            if previous is None or _rank(verdict) > _rank(previous):
+                out[(line, code)] = verdict
+    return out
+
+
+def _rank(verdict: Verdict) -> int:
+    return {UNVERIFIED: 0, NOT_REPRODUCED: 1, CONFIRMED: 2}[verdict.status]
+
+
+def confirm_module(
+    module_path: Path,
+    project_root: Path,
+    targets: Sequence[Target],
+    *,
+    timeout: float,
+    device: str | None = None,
+    unknown: int = 2,
+    memory_mb: int | None = None,
+    output_limit: int = 65536,
+    env: Mapping[str, str] | None = None,
+) -> ProbeRun:
+    """Run every target of one module in one child process and return the verdicts."""
+    start = time.monotonic()
+    run = ProbeRun()
+    result = run_isolated(
+        Path(module_path),
+        Path(project_root),
+        payload_source(params_for(targets, device=device, unknown=unknown)),
+        timeout=timeout,
+        memory_mb=memory_mb,
+        output_limit=output_limit,
+        env=env,
+    )
+    run.duration = time.monotonic() - start
+    if not result.ok or not isinstance(result.data, dict):
+        run.reason = result.reason or "the probe sent no report"
+        for target in targets:
+            for key in target.findings:
+                run.verdicts[key] = Verdict(UNVERIFIED, run.reason)
+        return run
+    run.report = result.data
+    run.device = result.data.get("device")
+    run.verdicts = verdicts_from_report(result.data, targets)
+    return run

@@ -1,0 +1,2 @@
+"""The per-module semantic model rules ask: context, scopes, names, positions, walks, values,
+tensors, AutoGraph."""

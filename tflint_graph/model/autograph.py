@@ -1,0 +1,149 @@
+"""What AutoGraph converts, and which loops become ``tf.while_loop`` (SPEC §2, TFG2xx).
+
+AutoGraph rewrites ``if``/``while``/``for`` statements on tensors, ``and``/``or``/``not``,
+ternaries, ``int()``/``float()``/``len()``/``range()`` and calls to user functions, in the
+traced function and everything it calls, lambdas included.  It does *not* touch the ``if``
+clause or the iteration of a comprehension, tuple unpacking, ``bool()``, ``.numpy()`` or
+NumPy calls; and it converts nothing at all under ``autograph=False`` or
+``tf.autograph.experimental.do_not_convert`` (``TracedFunction.autograph`` is False there).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tflint_graph.model.context import ModuleContext, TracedFunction
+from tflint_graph.model.tensors import TensorInference
+from tflint_graph.model.values import calls_in, is_init_scope
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def converts(fn: TracedFunction) -> bool:
+    """AutoGraph rewrites this function's Python control flow."""
+    return fn.autograph
+
+
+def comprehension_part(ctx: ModuleContext, node: cst.CSTNode) -> str | None:
+    """``"condition"`` or ``"iteration"`` when ``node`` is (inside) the ``if`` clause or the
+    ``in`` iterable of a comprehension (AutoGraph leaves both alone); else None."""
+    child = node
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, cst.CompIf) and child is anc.test:
+            return "condition"
+        if isinstance(anc, cst.CompFor) and child is anc.iter:
+            return "iteration"
+        if isinstance(anc, cst.FunctionDef | cst.Lambda | cst.SimpleStatementLine):
+            return None
+        child = anc
+    return None
+
+
+def is_graph_loop(
+    ctx: ModuleContext, loop: cst.For | cst.While, fn: TracedFunction, tensors: TensorInference
+) -> bool:
+    """The loop becomes a ``tf.while_loop`` (or a dataset reduction) when AutoGraph runs:
+    ``for`` over ``tf.range``/a tensor/``range(tensor)``/a ``tf.data.Dataset``, or ``while``
+    on a tensor condition.  ``for i in range(n)`` with a Python ``n`` unrolls instead."""
+    if not converts(fn):
+        return False
+    if isinstance(loop, cst.While):
+        return tensors.is_tensor(loop.test)
+    it = loop.iter
+    if tensors.is_tensor(it):
+        return True
+    finder = ctx.trace_finder
+    if isinstance(it, cst.Call):
+        res = ctx.resolve(it.func)
+        if res.is_builtin("range"):
+            return any(tensors.is_tensor(a.value) for a in it.args)
+        if res.is_builtin("enumerate") or res.is_builtin("zip"):
+            # Converted over datasets only; over a tensor they raise instead (TFG203).
+            return finder is not None and any(finder.is_dataset(a.value) for a in it.args)
+    return finder is not None and finder.is_dataset(it)
+
+
+def enclosing_graph_loop(
+    ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction, tensors: TensorInference
+) -> cst.For | cst.While | None:
+    """The innermost graph loop whose *body* holds ``node`` within ``fn``."""
+    child = node
+    for anc in ctx.ancestors(node):
+        if anc is fn.node:
+            return None
+        if (
+            isinstance(anc, cst.For | cst.While)
+            and child is anc.body
+            and is_graph_loop(ctx, anc, fn, tensors)
+        ):
+            return anc
+        child = anc
+    return None
+
+
+def under_eager_check(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
+    """``node`` runs only under ``if tf.executing_eagerly():`` (or after ``if not ...: return``
+    is not modelled): the usual guard around eager-only code."""
+    child = node
+    for anc in ctx.ancestors(node):
+        if anc is fn.node:
+            return False
+        if isinstance(anc, cst.If) and child is anc.body and _mentions_eager_check(ctx, anc.test):
+            return True
+        if (
+            isinstance(anc, cst.IfExp)
+            and child is anc.body
+            and _mentions_eager_check(ctx, anc.test)
+        ):
+            return True
+        child = anc
+    return False
+
+
+def runs_eagerly(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
+    """``node`` runs eagerly even inside traced code: under ``if tf.executing_eagerly():``,
+    inside ``with tf.init_scope():``, or after an early ``if not tf.executing_eagerly():
+    return`` (or ``raise``) in the same or an enclosing block."""
+    if under_eager_check(ctx, node, fn):
+        return True
+    child = node
+    for anc in ctx.ancestors(node):
+        if anc is fn.node:
+            return False
+        if isinstance(anc, cst.With) and child is anc.body and is_init_scope(ctx, anc):
+            return True
+        if isinstance(anc, cst.IndentedBlock):
+            for stmt in anc.body:
+                if stmt is child:
+                    break
+                if _exits_unless_eager(ctx, stmt):
+                    return True
+        child = anc
+    return False
+
+
+def _exits_unless_eager(ctx: ModuleContext, stmt: cst.BaseStatement) -> bool:
+    """``if not tf.executing_eagerly(): return ...`` (or ``raise``), with no ``else``."""
+    if not isinstance(stmt, cst.If) or stmt.orelse is not None:
+        return False
+    test = stmt.test
+    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+        return False
+    if not _mentions_eager_check(ctx, test.expression):
+        return False
+    body = stmt.body.body
+    last = body[-1] if body else None
+    if isinstance(last, cst.SimpleStatementLine) and last.body:
+        return isinstance(last.body[-1], cst.Return | cst.Raise)
+    return False
+
+
+def _mentions_eager_check(ctx: ModuleContext, test: cst.BaseExpression) -> bool:
+    if isinstance(test, cst.UnaryOperation):
+        return False  # `if not tf.executing_eagerly():` guards the graph branch
+    for node in calls_in(test):
+        if ctx.resolve(node.func).is_(
+            "tensorflow.executing_eagerly", "tensorflow.python.eager.context.executing_eagerly"
+        ):
+            return True
+    return False

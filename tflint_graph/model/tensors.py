@@ -1,0 +1,605 @@
+"""Which values in traced code are symbolic tensors (SPEC §2, TFG2xx preamble).
+
+A small, explainable, flow-insensitive analysis per traced function.  Every answer is one of
+three kinds:
+
+* ``TENSOR``: certainly a symbolic ``tf.Tensor`` (or ``tf.Variable``) while tracing;
+* ``STRUCTURE``: a tensor *or* a Python structure of tensors (Keras ``call`` inputs, a
+  ``tf.data`` element, the result of ``tf.unstack``): NumPy calls and ``.numpy()`` fail on
+  either, but unpacking or ``bool()`` may be fine, so rules about those stay silent;
+* ``None``: a Python value, or unknown.  When unsure, the answer is ``None``.
+
+Sources of tensors: parameters of ``tf.function`` roots without a Python default (unless an
+annotation or ``input_signature`` says otherwise), results of ``tensorflow``/``keras.ops``
+calls and tensor methods, operators and subscripts on tensors, names assigned only from
+tensors, and loop variables of loops over tensors.  Static facts (``x.shape[0]``,
+``x.dtype``, ``len()`` of a Python list) are not tensors.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+import libcst as cst
+
+from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
+from tflint_graph.model.values import assigned_value, attribute_values
+
+
+class Kind(str, Enum):
+    TENSOR = "tensor"
+    STRUCTURE = "structure"
+
+
+# tensorflow.* calls that do not return a tensor (prefixes match whole namespaces).
+_NOT_TENSOR_PREFIXES = (
+    "tensorflow.data.",
+    "tensorflow.config.",
+    "tensorflow.distribute.",
+    "tensorflow.io.gfile.",
+    "tensorflow.summary.",
+    "tensorflow.saved_model.",
+    "tensorflow.train.",
+    "tensorflow.nest.",
+    "tensorflow.debugging.",
+    "tensorflow.autograph.",
+    "tensorflow.compat.",
+    "tensorflow.experimental.",
+    "tensorflow.keras.",
+    "tensorflow.errors.",
+    "tensorflow.dtypes.",
+    "tensorflow.types.",
+    "tensorflow.random.Generator",
+    "tensorflow.random.experimental.",
+    "tensorflow.lookup.",
+    "tensorflow.feature_column.",
+    "tensorflow.estimator.",
+    "tensorflow.tpu.",
+    "tensorflow.sysconfig.",
+    "tensorflow.test.",
+    "tensorflow.version.",
+    "tensorflow.image.ResizeMethod",
+)
+# TensorFlow calls that build no graph op (nothing that could fail when the graph runs).
+NO_OP_CALLS = frozenset(
+    {
+        "tensorflow.function",
+        "tensorflow.print",
+        "tensorflow.TensorSpec",
+        "tensorflow.TensorShape",
+        "tensorflow.RaggedTensorSpec",
+        "tensorflow.SparseTensorSpec",
+        "tensorflow.GradientTape",
+        "tensorflow.name_scope",
+        "tensorflow.device",
+        "tensorflow.init_scope",
+        "tensorflow.control_dependencies",
+        "tensorflow.executing_eagerly",
+        "tensorflow.inside_function",
+        "tensorflow.is_tensor",
+        "tensorflow.get_static_value",
+        "tensorflow.as_dtype",
+        "tensorflow.DType",
+        "tensorflow.Module",
+        "tensorflow.get_logger",
+        "tensorflow.Graph",
+        "tensorflow.no_op",
+    }
+)
+_NOT_TENSOR = NO_OP_CALLS | frozenset(
+    {
+        "tensorflow.Assert",
+        "tensorflow.TensorArray",
+        "tensorflow.py_function",
+        "tensorflow.numpy_function",
+        "tensorflow.no_gradient",
+        "tensorflow.custom_gradient",
+        "tensorflow.recompute_grad",
+        "tensorflow.group",
+        "tensorflow.is_symbolic_tensor",
+        "tensorflow.random.get_global_generator",
+        # keras.ops.shape returns a Python tuple (ints, or tensors for unknown dims).
+        "keras.ops.shape",
+        "keras.ops.convert_to_numpy",
+        "keras.ops.is_tensor",
+        "keras.ops.dtype",
+    }
+)
+# Calls that return a Python list/tuple of tensors (iterating and unpacking them is fine).
+_STRUCTURE_CALLS = frozenset(
+    {
+        "tensorflow.unstack",
+        "tensorflow.split",
+        "tensorflow.meshgrid",
+        "tensorflow.dynamic_partition",
+        "tensorflow.unique",
+        "tensorflow.unique_with_counts",
+        "tensorflow.nn.moments",
+        "tensorflow.nn.weighted_moments",
+        "tensorflow.nn.top_k",
+        "tensorflow.math.top_k",
+        "tensorflow.linalg.eigh",
+        "tensorflow.linalg.qr",
+        "tensorflow.linalg.svd",
+        "tensorflow.linalg.slogdet",
+        "tensorflow.shape_n",
+        "tensorflow.gradients",
+        "tensorflow.while_loop",
+        "tensorflow.cond",
+        "tensorflow.case",
+        "tensorflow.switch_case",
+        "tensorflow.map_fn",
+        "tensorflow.scan",
+        "tensorflow.vectorized_map",
+        "tensorflow.tuple",
+        "tensorflow.identity_n",
+        "tensorflow.clip_by_global_norm",
+        "tensorflow.math.unsorted_segment_max",
+        "keras.ops.unstack",
+        "keras.ops.split",
+        "keras.ops.meshgrid",
+        "keras.ops.top_k",
+        "keras.ops.moments",
+        "keras.ops.cond",
+        "keras.ops.while_loop",
+        "keras.ops.fori_loop",
+        "keras.ops.scan",
+        # More calls that return a tuple, list or dict of tensors (unpacking them is fine).
+        "tensorflow.io.decode_csv",
+        "tensorflow.io.parse_example",
+        "tensorflow.io.parse_single_example",
+        "tensorflow.io.parse_sequence_example",
+        "tensorflow.io.parse_single_sequence_example",
+        "tensorflow.audio.decode_wav",
+        "tensorflow.linalg.eig",
+        "tensorflow.linalg.lu",
+        "tensorflow.linalg.eigh_tridiagonal",
+        "tensorflow.nn.sufficient_statistics",
+        "tensorflow.nn.normalize_moments",
+        "tensorflow.nn.max_pool_with_argmax",
+        "tensorflow.nn.fractional_max_pool",
+        "tensorflow.nn.fractional_avg_pool",
+        "tensorflow.nn.ctc_beam_search_decoder",
+        "tensorflow.nn.ctc_greedy_decoder",
+        "tensorflow.nn.compute_accidental_hits",
+        "tensorflow.nn.fixed_unigram_candidate_sampler",
+        "tensorflow.nn.learned_unigram_candidate_sampler",
+        "tensorflow.nn.log_uniform_candidate_sampler",
+        "tensorflow.nn.uniform_candidate_sampler",
+        "tensorflow.random.fixed_unigram_candidate_sampler",
+        "tensorflow.random.learned_unigram_candidate_sampler",
+        "tensorflow.random.log_uniform_candidate_sampler",
+        "tensorflow.random.uniform_candidate_sampler",
+        "tensorflow.random.all_candidate_sampler",
+        "tensorflow.image.sample_distorted_bounding_box",
+        "tensorflow.image.stateless_sample_distorted_bounding_box",
+        "tensorflow.image.non_max_suppression_padded",
+        "tensorflow.image.non_max_suppression_with_scores",
+        "tensorflow.image.combined_non_max_suppression",
+        "tensorflow.math.approx_max_k",
+        "tensorflow.math.approx_min_k",
+        "tensorflow.strings.unicode_decode_with_offsets",
+        "tensorflow.strings.unicode_split_with_offsets",
+        "keras.ops.svd",
+        "keras.ops.qr",
+        "keras.ops.eig",
+        "keras.ops.eigh",
+        "keras.ops.lu_factor",
+        "keras.ops.slogdet",
+        "keras.ops.fft",
+        "keras.ops.fft2",
+        "keras.ops.ifft2",
+        "keras.ops.rfft",
+        "keras.ops.stft",
+        "keras.ops.map",
+        "keras.ops.switch",
+        "keras.ops.vectorized_map",
+        "keras.ops.associative_scan",
+    }
+)
+# Attributes of a tensor that are static Python values.
+_STATIC_ATTRIBUTES = frozenset(
+    {"shape", "dtype", "ndim", "name", "device", "op", "graph", "value_index", "trainable"}
+)
+# Tensor methods that do not return a tensor.
+_NOT_TENSOR_METHODS = frozenset(
+    {
+        "numpy",
+        "get_shape",
+        "set_shape",
+        "assign",
+        "assign_add",
+        "assign_sub",
+        "ref",
+        "experimental_ref",
+        "eval",
+        "consumers",
+        "__len__",
+    }
+)
+# Parameters whose names say "Python flag or config", whatever the signature says.
+_PYTHON_PARAMS = frozenset(
+    {
+        "self",
+        "cls",
+        "training",
+        "is_training",
+        "mode",
+        "verbose",
+        "debug",
+        "name",
+        "config",
+        "params",
+    }
+)
+_PYTHON_ANNOTATIONS = frozenset(
+    {
+        "int",
+        "float",
+        "str",
+        "bool",
+        "bytes",
+        "list",
+        "dict",
+        "tuple",
+        "set",
+        "callable",
+        "Callable",
+        "List",
+        "Dict",
+        "Tuple",
+        "Sequence",
+        "Mapping",
+        "Optional",
+        "Any",
+    }
+)
+
+
+def _not_a_tensor(name: str) -> bool:
+    return name in _NOT_TENSOR or name.startswith(_NOT_TENSOR_PREFIXES)
+
+
+class TensorInference:
+    """Answers "is this expression a symbolic tensor?" within one traced function."""
+
+    def __init__(self, ctx: ModuleContext, fn: TracedFunction) -> None:
+        self.ctx = ctx
+        self.fn = fn
+        self._scope = ctx.function_scope(fn.node)
+        self._names: dict[str, Kind | None] = {}
+        self._visiting: set[str] = set()
+        self._params = _param_kinds(ctx, fn)
+
+    # -- public -----------------------------------------------------------------------
+    def kind(self, expr: cst.BaseExpression) -> Kind | None:
+        """TENSOR, STRUCTURE or None for ``expr`` (an expression inside ``self.fn``)."""
+        if isinstance(expr, cst.Name):
+            return self._name_kind(expr)
+        if isinstance(expr, cst.Call):
+            return self._call_kind(expr)
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value in _STATIC_ATTRIBUTES:
+                return None
+            if self.ctx.resolve(expr).imported:
+                return None  # tf.float32, tf.newaxis, a module constant
+            return None
+        if isinstance(expr, cst.Subscript):
+            base = self.kind(expr.value)
+            if base is Kind.TENSOR:
+                return Kind.TENSOR
+            return Kind.STRUCTURE if base is Kind.STRUCTURE else None
+        if isinstance(expr, cst.BinaryOperation):
+            kinds = {self.kind(expr.left), self.kind(expr.right)}
+            return Kind.TENSOR if Kind.TENSOR in kinds else None
+        if isinstance(expr, cst.Comparison):
+            if any(
+                isinstance(t.operator, cst.Is | cst.IsNot | cst.In | cst.NotIn)
+                for t in expr.comparisons
+            ):
+                return None
+            operands = [expr.left, *(t.comparator for t in expr.comparisons)]
+            return Kind.TENSOR if any(self.kind(o) is Kind.TENSOR for o in operands) else None
+        if isinstance(expr, cst.UnaryOperation):
+            if isinstance(expr.operator, cst.Not):
+                return None
+            return Kind.TENSOR if self.kind(expr.expression) is Kind.TENSOR else None
+        if isinstance(expr, cst.IfExp):
+            a, b = self.kind(expr.body), self.kind(expr.orelse)
+            return a if a is b else None
+        return None
+
+    def is_tensor(self, expr: cst.BaseExpression) -> bool:
+        return self.kind(expr) is Kind.TENSOR
+
+    def may_be_tensor(self, expr: cst.BaseExpression) -> bool:
+        return self.kind(expr) is not None
+
+    def param_kind(self, param: cst.Param) -> Kind | None:
+        """What parameter ``param`` of ``self.fn`` holds while tracing."""
+        return self._params.get(param)
+
+    # -- calls --------------------------------------------------------------------------
+    def _call_kind(self, call: cst.Call) -> Kind | None:
+        func = call.func
+        res = self.ctx.resolve(func)
+        if res.imported:
+            if any(n in _STRUCTURE_CALLS for n in res.imported):
+                return Kind.STRUCTURE
+            if res.startswith("tensorflow.", "keras.ops."):
+                if any(
+                    n in _NOT_TENSOR or n.startswith(_NOT_TENSOR_PREFIXES) for n in res.imported
+                ):
+                    return None
+                return Kind.TENSOR
+            return None
+        if isinstance(func, cst.Attribute):
+            receiver = self.kind(func.value)
+            method = func.attr.value
+            if receiver is Kind.TENSOR and method not in _NOT_TENSOR_METHODS:
+                return Kind.TENSOR
+            if method in ("read_value", "value") and receiver is not None:
+                return Kind.TENSOR
+        return None
+
+    # -- names --------------------------------------------------------------------------
+    def _name_kind(self, name: cst.Name) -> Kind | None:
+        key = name.value
+        if key in self._names:
+            return self._names[key]
+        if key in self._visiting:
+            # `z = z + 1`: assume the hypothesis under test; the name's other bindings decide.
+            return Kind.TENSOR
+        self._visiting.add(key)
+        try:
+            result = self._compute_name(name)
+        finally:
+            self._visiting.discard(key)
+        if not self._visiting:  # results that leaned on an assumption are not kept
+            self._names[key] = result
+        return result
+
+    def _compute_name(self, name: cst.Name) -> Kind | None:
+        found = self.ctx.bindings(name)
+        if not found or any(a.scope is not self._scope for a in found):
+            return None  # globals, closures, imports, builtins: Python values at trace time
+        kinds: set[Kind | None] = set()
+        for a in found:
+            node = a.node
+            if isinstance(node, cst.Param):
+                kinds.add(self._params.get(node))
+                continue
+            kinds.add(self._binding_kind(node))
+            if None in kinds:
+                return None
+        if len(kinds) == 1:
+            return next(iter(kinds))
+        return Kind.STRUCTURE if kinds <= {Kind.TENSOR, Kind.STRUCTURE} else None
+
+    def _binding_kind(self, target: cst.CSTNode) -> Kind | None:
+        value = assigned_value(self.ctx, target, with_items=False)
+        if value is not None:
+            return self.kind(value)
+        parent = self.ctx.parent(target)
+        if isinstance(parent, cst.AugAssign):
+            return Kind.TENSOR if self.kind(parent.value) is Kind.TENSOR else None
+        if isinstance(parent, cst.NamedExpr):
+            return self.kind(parent.value)
+        if isinstance(parent, cst.For) and parent.target is target:
+            # `for row in t` (converted by AutoGraph): each row is a tensor.
+            return Kind.TENSOR if self.kind(parent.iter) is Kind.TENSOR else None
+        if isinstance(parent, cst.Element):
+            # `a, b = tf.unstack(t)` / `a, b = pair`: elements of a structure of tensors.
+            holder = self.ctx.parent(parent)
+            container = self.ctx.parent(holder) if holder is not None else None
+            if isinstance(container, cst.AssignTarget):
+                stmt = self.ctx.parent(container)
+                if isinstance(stmt, cst.Assign) and self.kind(stmt.value) is not None:
+                    return Kind.STRUCTURE
+        return None
+
+
+def _param_kinds(ctx: ModuleContext, fn: TracedFunction) -> dict[cst.Param, Kind | None]:
+    """What each parameter of ``fn`` holds while tracing."""
+    node = fn.node
+    params = list(node.params.params) + list(node.params.posonly_params)
+    params += list(node.params.kwonly_params)
+    out: dict[cst.Param, Kind | None] = {}
+    method = isinstance(node, cst.FunctionDef) and ctx.enclosing_class(node) is not None
+    positional = [p for p in params if p not in node.params.kwonly_params]
+    if method and positional:
+        out[positional[0]] = None
+    signature = _signature_specs(fn.input_signature)
+    index = 0
+    for p in params:
+        if p in out:
+            continue
+        out[p] = _param_kind(ctx, fn, p, signature, index)
+        index += 1
+    return out
+
+
+def _param_kind(
+    ctx: ModuleContext,
+    fn: TracedFunction,
+    p: cst.Param,
+    signature: list[cst.BaseExpression] | None,
+    index: int,
+) -> Kind | None:
+    name = p.name.value
+    if name in _PYTHON_PARAMS:
+        return None
+    if p.annotation is not None:
+        ann = p.annotation.annotation
+        res = ctx.resolve(ann)
+        if res.startswith("tensorflow.Tensor", "tensorflow.Variable", "tensorflow.types."):
+            return Kind.TENSOR
+        text = ctx.code(ann).split("[")[0].rsplit(".", 1)[-1]
+        if text in _PYTHON_ANNOTATIONS or res.startswith("builtins.", "typing."):
+            return None
+    if fn.kind in (TraceKind.DECORATED, TraceKind.WRAPPED) and fn.parent is None:
+        if signature is not None:
+            if index < len(signature):
+                spec = signature[index]
+                if isinstance(spec, cst.Call) and ctx.resolve(spec.func).is_(
+                    "tensorflow.TensorSpec"
+                ):
+                    return Kind.TENSOR
+                return Kind.STRUCTURE
+            return None
+        if p.default is None and p.star == "":
+            return Kind.TENSOR
+        return None
+    if fn.kind is TraceKind.KERAS and _receives_tensors(fn):
+        # Keras hands losses and metrics y_true/y_pred (and sample weights) as tensors.
+        return Kind.TENSOR if p.default is None and p.star == "" else None
+    if fn.kind is TraceKind.DATASET or (fn.kind is TraceKind.KERAS and _is_call_input(fn, p)):
+        return Kind.STRUCTURE if p.default is None and p.star == "" else None
+    return None
+
+
+def _receives_tensors(fn: TracedFunction) -> bool:
+    """``Loss.call``, ``Metric.update_state`` and loss/metric functions given to compile()."""
+    return fn.reason.startswith(("Keras Loss.", "Keras Metric.")) or "passed to compile()" in (
+        fn.reason
+    )
+
+
+def _is_call_input(fn: TracedFunction, p: cst.Param) -> bool:
+    """The first argument after ``self`` of a Keras ``call`` (inputs, maybe a list)."""
+    node = fn.node
+    if not isinstance(node, cst.FunctionDef) or node.name.value != "call":
+        return False
+    params = node.params.params
+    return len(params) >= 2 and params[1] is p
+
+
+def _signature_specs(signature: cst.BaseExpression | None) -> list[cst.BaseExpression] | None:
+    if isinstance(signature, cst.List | cst.Tuple):
+        return [el.value for el in signature.elements]
+    return None
+
+
+def tensors(ctx: ModuleContext, fn: TracedFunction) -> TensorInference:
+    """The (memoised) tensor inference for one traced function."""
+    return ctx.memo("tensors", fn.node, lambda: TensorInference(ctx, fn))
+
+
+# What creates a tf.Variable, and where Keras keeps them (for TFG202/TFG204 messages:
+# `variable.numpy()` raises NotImplementedError in a graph, not AttributeError).
+_VARIABLE_CALLS = (
+    "tensorflow.Variable",
+    "tensorflow.get_variable",
+    "keras.Variable",
+    "keras.backend.Variable",
+    "keras.variables.Variable",
+)
+_VARIABLE_FACTORY_METHODS = frozenset({"add_weight", "add_variable"})
+# Attributes of Keras layers and optimizers that hold one variable.
+_VARIABLE_ATTRIBUTES = frozenset(
+    {
+        "kernel",
+        "bias",
+        "recurrent_kernel",
+        "depthwise_kernel",
+        "pointwise_kernel",
+        "embeddings",
+        "moving_mean",
+        "moving_variance",
+        "iterations",
+    }
+)
+# Attributes of Keras objects and tf.Modules that hold a list of variables.
+_VARIABLE_LISTS = frozenset(
+    {
+        "variables",
+        "trainable_variables",
+        "non_trainable_variables",
+        "weights",
+        "trainable_weights",
+        "non_trainable_weights",
+    }
+)
+
+
+def is_variable_call(ctx: ModuleContext, expr: cst.BaseExpression) -> bool:
+    """``tf.Variable(...)`` (any spelling) or ``self.add_weight(...)``."""
+    if not isinstance(expr, cst.Call):
+        return False
+    func = expr.func
+    if ctx.resolve(func).is_(*_VARIABLE_CALLS):
+        return True
+    return isinstance(func, cst.Attribute) and func.attr.value in _VARIABLE_FACTORY_METHODS
+
+
+def holds_variable(ctx: ModuleContext, fn: TracedFunction, expr: cst.BaseExpression) -> bool:
+    """``expr`` is a ``tf.Variable`` as far as this module shows: a ``tf.Variable(...)``/
+    ``add_weight(...)`` call, a name or ``self.attr`` assigned only such calls (``None``
+    placeholders of lazy creation aside), a Keras weight attribute (``layer.kernel``,
+    ``optimizer.iterations``), an item of ``model.trainable_variables``, or a loop variable
+    over such a list."""
+    if isinstance(expr, cst.Call):
+        return is_variable_call(ctx, expr)
+    if isinstance(expr, cst.Subscript):
+        base = expr.value
+        return isinstance(base, cst.Attribute) and base.attr.value in _VARIABLE_LISTS
+    if isinstance(expr, cst.Attribute):
+        if ctx.resolve(expr).imported:
+            return False  # a module attribute such as tf.float32
+        values = [v for v in attribute_values(ctx, expr, fn) if not _is_none(v)]
+        if values:
+            return all(is_variable_call(ctx, v) for v in values)
+        return expr.attr.value in _VARIABLE_ATTRIBUTES
+    if isinstance(expr, cst.Name):
+        seen = False
+        for a in ctx.bindings(expr):
+            node = a.node
+            if isinstance(node, cst.Param):
+                return False
+            loop = ctx.parent(node)
+            if isinstance(loop, cst.For) and loop.target is node:
+                it = loop.iter
+                if not (isinstance(it, cst.Attribute) and it.attr.value in _VARIABLE_LISTS):
+                    return False
+                seen = True
+                continue
+            value = assigned_value(ctx, node)
+            if value is None:
+                return False
+            if is_variable_call(ctx, value):
+                seen = True
+            elif not _is_none(value):
+                return False
+        return seen
+    return False
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def certain_tensors(ctx: ModuleContext, fn: TracedFunction) -> TensorInference:
+    """Like :func:`tensors`, but a parameter counts as TENSOR only where an
+    ``input_signature`` ``TensorSpec`` or a ``tf.Tensor`` annotation says so.  A bare
+    parameter of a ``tf.function`` may as well be called with a tuple, a list or a Python
+    number (``step((x, y))``, ``step(x, 3)``), so rules about unpacking, iterating or
+    converting it (TFG201, TFG203) ask this stricter question."""
+
+    def build() -> TensorInference:
+        inference = TensorInference(ctx, fn)
+        if fn.input_signature is None:
+            for p, k in inference._params.items():
+                if k is Kind.TENSOR and not _annotated_tensor(ctx, p):
+                    inference._params[p] = Kind.STRUCTURE
+        return inference
+
+    return ctx.memo("certain-tensors", fn.node, build)
+
+
+def _annotated_tensor(ctx: ModuleContext, p: cst.Param) -> bool:
+    if p.annotation is None:
+        return False
+    res = ctx.resolve(p.annotation.annotation)
+    return res.is_("tensorflow.Tensor", "tensorflow.Variable") or res.startswith(
+        "tensorflow.types."
+    )

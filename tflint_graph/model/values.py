@@ -1,0 +1,302 @@
+"""Small questions several rules ask about values and bindings in traced code."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from enum import Enum
+
+import libcst as cst
+
+from tflint_graph.model import walk
+from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
+from tflint_graph.model.names import dotted, root_name
+from tflint_graph.model.scopes import Assignment, FunctionScope, GlobalScope
+
+_CONTAINER_CALLS = (
+    "builtins.list",
+    "builtins.dict",
+    "builtins.set",
+    "collections.defaultdict",
+    "collections.OrderedDict",
+    "collections.deque",
+    "collections.Counter",
+)
+
+
+class Owner(str, Enum):
+    """Where a name bound outside the traced call lives."""
+
+    MODULE = "module-level"
+    CLOSURE = "closure"
+    PARAMETER = "parameter"
+
+
+def assigned_value(
+    ctx: ModuleContext, target: cst.CSTNode, *, with_items: bool = True
+) -> cst.BaseExpression | None:
+    """``value`` for ``target = value`` / ``target: T = value`` (and, with ``with_items``,
+    the context manager of ``with value as target``); None otherwise."""
+    parent = ctx.parent(target)
+    if isinstance(parent, cst.AssignTarget):
+        stmt = ctx.parent(parent)
+        if isinstance(stmt, cst.Assign):
+            return stmt.value
+    if isinstance(parent, cst.AnnAssign) and parent.target is target:
+        return parent.value
+    if with_items and isinstance(parent, cst.AsName):
+        item = ctx.parent(parent)
+        if isinstance(item, cst.WithItem):
+            return item.item  # `with open(p) as f`: f is what the context manager gives
+    return None
+
+
+def name_values(ctx: ModuleContext, name: cst.Name) -> Iterator[cst.BaseExpression]:
+    """Every value bound to ``name`` where it is used (assignments and parameter defaults)."""
+    for a in ctx.bindings(name):
+        if isinstance(a.node, cst.Param):
+            if a.node.default is not None:
+                yield a.node.default
+        else:
+            value = assigned_value(ctx, a.node)
+            if value is not None:
+                yield value
+
+
+def attribute_values(
+    ctx: ModuleContext, attr: cst.Attribute, fn: TracedFunction
+) -> Iterator[cst.BaseExpression]:
+    """Values assigned to ``self.x`` anywhere in the class that owns method ``fn``."""
+    if not (isinstance(attr.value, cst.Name) and attr.value.value in ("self", "cls")):
+        return
+    node = fn.node
+    if not isinstance(node, cst.FunctionDef):
+        return
+    cls = ctx.enclosing_class(node)
+    if cls is None:
+        return
+    wanted = attr.attr.value
+    for target in ctx.memo("attribute-targets", cls, lambda: _attribute_targets(cls)):
+        if target.attr.value == wanted:
+            value = assigned_value(ctx, target)
+            if value is not None:
+                yield value
+    for stmt in cls.body.body:  # class-level `x = []`
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    for t in small.targets:
+                        if isinstance(t.target, cst.Name) and t.target.value == wanted:
+                            yield small.value
+
+
+# Walkers are module-level classes: a class made per call costs its creation, a cold handler
+# table, and a reference cycle (class <-> its MRO) that keeps the walked tree alive until a
+# cyclic garbage collection.
+class _Targets(walk.Visitor):
+    def __init__(self) -> None:
+        self.found: list[cst.Attribute] = []
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, cst.Attribute):
+            self.found.append(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Attribute):
+            self.found.append(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None and isinstance(node.asname.name, cst.Attribute):
+            self.found.append(node.asname.name)
+
+
+def _attribute_targets(cls: cst.ClassDef) -> list[cst.Attribute]:
+    targets = _Targets()
+    targets.walk(cls)
+    return targets.found
+
+
+def values_of(
+    ctx: ModuleContext, expr: cst.BaseExpression, fn: TracedFunction
+) -> Iterator[cst.BaseExpression]:
+    """What a name or ``self.attr`` may hold, as far as this module shows."""
+    if isinstance(expr, cst.Name):
+        yield from name_values(ctx, expr)
+    elif isinstance(expr, cst.Attribute):
+        yield from attribute_values(ctx, expr, fn)
+
+
+def is_container_literal(ctx: ModuleContext, value: cst.BaseExpression) -> bool:
+    """A list/dict/set display, comprehension, or list()/dict()/set()/collections call."""
+    if isinstance(value, cst.List | cst.Dict | cst.Set | cst.ListComp | cst.DictComp | cst.SetComp):
+        return True
+    if isinstance(value, cst.Call):
+        return ctx.resolve(value.func).is_(*_CONTAINER_CALLS)
+    return False
+
+
+def owner_of(ctx: ModuleContext, name: cst.Name, fn: TracedFunction) -> Owner | None:
+    """Where ``name`` lives if it outlives one call of ``fn``; None for locals and imports.
+
+    A variable of an enclosing function that is itself traced is created anew on every
+    trace, so it does not count as outliving the call.
+    """
+    found = ctx.bindings(name)
+    if not found or any(type(a) is not Assignment for a in found):
+        return None  # unbound, builtin or an import
+    own = ctx.function_scope(fn.node)
+    owner: Owner | None = None
+    for a in found:
+        if a.scope is own:
+            if isinstance(a.node, cst.Param):
+                owner = Owner.PARAMETER
+            else:
+                return None
+        elif isinstance(a.scope, GlobalScope):
+            owner = owner or Owner.MODULE
+        elif isinstance(a.scope, FunctionScope):
+            enclosing = (
+                ctx.enclosing_function(a.node)
+                if not isinstance(a.node, cst.Param)
+                else (_function_of_param(ctx, a.node))
+            )
+            if enclosing is not None and enclosing in ctx.traced:
+                return None
+            owner = owner or Owner.CLOSURE
+        else:
+            return None
+    return owner
+
+
+def _function_of_param(ctx: ModuleContext, param: cst.Param) -> FunctionNode | None:
+    for anc in ctx.ancestors(param):
+        if isinstance(anc, cst.FunctionDef | cst.Lambda):
+            return anc
+    return None
+
+
+def receiver_is_outer(
+    ctx: ModuleContext, receiver: cst.BaseExpression, fn: TracedFunction
+) -> str | None:
+    """Describe ``receiver`` if it outlives the traced call (for messages), else None."""
+    if isinstance(receiver, cst.Name):
+        owner = owner_of(ctx, receiver, fn)
+        return f"{owner.value} {receiver.value}" if owner is not None else None
+    if isinstance(receiver, cst.Attribute):
+        root = root_name(receiver)
+        if root is None:
+            return None
+        found = ctx.bindings(root)
+        if found and ctx.is_local_to(root, fn.node):
+            return None  # an attribute of an object created in this call
+        if found and all(type(a) is not Assignment for a in found):
+            return None  # module state such as sys.path or os.environ: other rules' concern
+        return f"attribute {dotted(receiver) or ctx.code(receiver)}"
+    return None
+
+
+def declared_outer_names(ctx: ModuleContext, fn: FunctionNode) -> set[str]:
+    """Names a function declares ``global`` or ``nonlocal`` in its own body (not in
+    functions or classes nested in it)."""
+    if not isinstance(fn, cst.FunctionDef):
+        return set()
+    scope = ctx.function_scope(fn)
+    return scope.declared_outer() if scope is not None else set()
+
+
+def target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
+    """Names bound by an assignment target (through tuples, lists and starred items)."""
+    if isinstance(target, cst.Name):
+        yield target
+    elif isinstance(target, cst.Tuple | cst.List):
+        for el in target.elements:
+            yield from target_names(el.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from target_names(target.value)
+
+
+def inside_guard(
+    ctx: ModuleContext, node: cst.CSTNode, fn: FunctionNode, needles: tuple[str, ...]
+) -> bool:
+    """``node`` runs under an ``if`` whose test mentions one of ``needles`` (``self.v``,
+    ``"v"`` for ``hasattr``), or under ``with tf.init_scope():``: created once, not per call."""
+    child: cst.CSTNode = node
+    for anc in ctx.ancestors(node):
+        if anc is fn:
+            return False
+        if isinstance(anc, cst.If) and child is not anc.test:
+            test = ctx.code(anc.test)
+            if any(n in test for n in needles):
+                return True
+        if isinstance(anc, cst.With) and is_init_scope(ctx, anc):
+            return True
+        child = anc
+    return False
+
+
+def is_init_scope(ctx: ModuleContext, with_node: cst.With) -> bool:
+    """``with tf.init_scope():`` — its body runs eagerly, once, outside the graph."""
+    return any(
+        isinstance(item.item, cst.Call) and ctx.resolve(item.item.func).is_("tensorflow.init_scope")
+        for item in with_node.items
+    )
+
+
+def calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    """Every call inside ``node`` (nested functions included), in source order."""
+    below = walk.descendants(node)
+    return [n for n in (node, *below) if type(n) is cst.Call]  # type: ignore[misc]
+
+
+def module_constant(ctx: ModuleContext, name: cst.Name) -> cst.BaseExpression | None:
+    """The value of a module-level name bound exactly once, by ``NAME = value`` or by
+    unpacking a literal tuple (``BATCH, SEQ = 32, 128``); None otherwise."""
+    found = ctx.bindings(name)
+    if len(found) != 1 or not isinstance(found[0].node, cst.Name):
+        return None
+    target = found[0].node
+    if ctx.enclosing_function(target) is not None:
+        return None
+    value = assigned_value(ctx, target, with_items=False)
+    if value is not None:
+        return value
+    element = ctx.parent(target)
+    pack = ctx.parent(element) if isinstance(element, cst.Element) else None
+    holder = ctx.parent(pack) if isinstance(pack, cst.Tuple | cst.List) else None
+    stmt = ctx.parent(holder) if isinstance(holder, cst.AssignTarget) else None
+    if not (isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.Tuple | cst.List)):
+        return None
+    assert isinstance(pack, cst.Tuple | cst.List)
+    targets, values = pack.elements, stmt.value.elements
+    if len(targets) != len(values) or any(isinstance(v, cst.StarredElement) for v in values):
+        return None
+    index = next(i for i, el in enumerate(targets) if el is element)
+    return values[index].value
+
+
+def argument(call: cst.Call, index: int, keyword: str) -> cst.BaseExpression | None:
+    """The argument at positional ``index`` or given as ``keyword=``; None when absent or
+    when a ``*args``/``**kwargs`` makes the position uncertain."""
+    positional = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if positional == index:
+                return arg.value
+            positional += 1
+        elif arg.keyword.value == keyword:
+            return arg.value
+    return None
+
+
+def int_literal(expr: cst.BaseExpression) -> int | None:
+    """``3`` or ``-3`` written as a literal."""
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    if (
+        isinstance(expr, cst.UnaryOperation)
+        and isinstance(expr.operator, cst.Minus)
+        and isinstance(expr.expression, cst.Integer)
+    ):
+        return -int(expr.expression.evaluated_value)
+    return None

@@ -1,0 +1,1 @@
+"""What a run hands users: output formats, the fixes applied, the rule reference pages."""

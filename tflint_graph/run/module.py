@@ -1,0 +1,169 @@
+"""One module's analysis: source text in, findings and a summary out (SPEC §1, §5).
+
+A pure function of (source, config, view): CPython's verdict and the prefilter decide
+whether libcst and the rules run at all; if they do, ``run.dispatch`` runs them over the
+tree (parsed once, through the process's tree store).  Bad input never escapes as an
+exception: unreadable files are TFG002, unparsable ones TFG001, an internal error is logged
+and costs only this file.
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+from pathlib import Path
+
+from tflint_graph.core.config import Config
+from tflint_graph.core.facts import ModuleSummary, ProjectView
+from tflint_graph.core.finding import Finding
+from tflint_graph.core.noqa import is_suppressed, source_lines
+from tflint_graph.run.gc_pause import gc_paused
+from tflint_graph.source import prefilter
+from tflint_graph.source.parse import parse, verdict_of
+from tflint_graph.source.reading import read_source
+from tflint_graph.source.store import STORE
+from tflint_graph.source.syntax import Verdict
+
+_log = logging.getLogger("tflint_graph")
+
+
+def analyse_source(
+    source: str,
+    path: str,
+    config: Config,
+    view: ProjectView | None = None,
+    *,
+    noqa: bool = True,
+    python_tree: ast.Module | None = None,
+) -> tuple[list[Finding], ModuleSummary | None]:
+    """Findings of one module (filtered and sorted) and what other modules of the run may
+    learn from it; ``view`` is what the run knows about this module's neighbours.
+    ``noqa=False`` skips ``# noqa`` filtering; ``python_tree`` is ``ast.parse(source)``
+    when the caller has it (it is not parsed again)."""
+    with gc_paused(len(source)):
+        return _analyse_source(source, path, config, view, noqa, python_tree)
+
+
+def _analyse_source(
+    source: str,
+    path: str,
+    config: Config,
+    view: ProjectView | None,
+    noqa: bool,
+    python_tree: ast.Module | None,
+) -> tuple[list[Finding], ModuleSummary | None]:
+    view = view or ProjectView()
+    summary: ModuleSummary | None = None
+    full = bool(
+        config.extra_function_decorators
+        or view.roots
+        or view.keras_classes
+        or view.tf_functions
+        or view.remote
+        or view.exported
+    )
+    verdict = verdict_of(source, python_tree)
+    tree, scan = verdict.tree, None
+    if not full and prefilter.MAY_TRACE.search(source) is not None:
+        # A TensorFlow module whose code names nothing that could be traced (see
+        # prefilter.may_hold_traced) has nothing traced of its own and nothing a rule checks
+        # outside traced code (data and constant modules, plain tf.Module code): until the
+        # run reaches into it (the view), it is summarised from CPython's tree like a module
+        # without TensorFlow.
+        if not prefilter.enabled():
+            full = True
+        elif prefilter.TRACE_TEXT.search(source) is not None:
+            scan = prefilter.Scan(tree, view) if tree is not None else None
+            full = scan is None or prefilter.may_hold_traced(scan)
+    if not full:
+        findings, summary = _untraced(source, path, view, verdict, scan)
+    else:
+        parsed = parse(source, path, verdict)
+        if isinstance(parsed, Finding):
+            findings = [parsed]
+        else:
+            # libcst and the rules: not at start-up (runs answered from the cache need neither)
+            from tflint_graph.run.dispatch import run_rules
+            from tflint_graph.source.fromast import Unsupported
+
+            prepared = STORE.take_prepared(source)
+            try:
+                findings, summary, prepared = run_rules(
+                    parsed, source, path, config, view, verdict.tree, prepared, keep=True
+                )
+            except Unsupported:
+                # libcst cannot give the positions of a tree built from CPython's (it parses
+                # the file differently, or not at all): its own tree is analysed instead.
+                STORE.forget(source)
+                parsed = parse(source, path, verdict, build=False)
+                findings, summary, prepared = (
+                    ([parsed], None, None)
+                    if isinstance(parsed, Finding)
+                    else run_rules(parsed, source, path, config, view, verdict.tree, keep=True)
+                )
+            STORE.keep_prepared(source, prepared)
+    lines = source_lines(source) if noqa else []
+    kept = [
+        f
+        for f in findings
+        if config.is_enabled(f.code, path) and not (noqa and is_suppressed(lines, f.line, f.code))
+    ]
+    return sorted(set(kept), key=lambda f: f.sort_key), summary
+
+
+def _untraced(
+    source: str,
+    path: str,
+    view: ProjectView,
+    verdict: Verdict,
+    scan: prefilter.Scan | None = None,
+) -> tuple[list[Finding], ModuleSummary | None]:
+    """A module that cannot hold traced code and that no other module reaches: no rule can
+    report anything, only its summary (imports, classes, called imports) is needed.
+
+    CPython's tree gives it (``prefilter.py``); libcst runs only where CPython rejects the source,
+    to report TFG001 exactly as ``parse`` does (or accept syntax newer than this Python).
+    ``verdict`` is CPython's on ``source``; ``scan`` the walk of its tree, when made.
+    """
+    tree = verdict.tree
+    if tree is not None and prefilter.enabled():
+        imports = prefilter.module_imports(tree, view)
+        return [], ModuleSummary(
+            view.module,
+            reexports=imports,
+            called_imports=(scan or prefilter.Scan(tree, view)).called_imports(),
+            classes=prefilter.module_classes(tree, imports),
+        )
+    parsed = parse(source, path, verdict)
+    if isinstance(parsed, Finding):
+        return [parsed], None
+    # libcst's summary: only for source CPython rejects and libcst accepts
+    from tflint_graph.run.summary import called_imports, module_classes, module_imports
+
+    imports = module_imports(parsed, view)
+    return [], ModuleSummary(
+        view.module,
+        reexports=imports,
+        called_imports=called_imports(parsed, view),
+        classes=module_classes(parsed, imports),
+    )
+
+
+def analyse_file(
+    path: Path, config: Config, display: str | None = None, view: ProjectView | None = None
+) -> tuple[list[Finding], ModuleSummary | None]:
+    """``analyse_source`` for a file on disk; never raises."""
+    shown = display or str(path)
+    decoded = read_source(path, shown)
+    if isinstance(decoded, Finding):
+        return ([decoded] if config.is_enabled("TFG002", shown) else []), None
+    try:
+        return analyse_source(decoded, shown, config, view)
+    except Exception as exc:
+        _log.warning(
+            "internal error while linting %s: %s: %s (please report this)",
+            shown,
+            type(exc).__name__,
+            exc,
+        )
+        return [], None

@@ -1,0 +1,282 @@
+"""The modules of one run, and what they learn from each other (SPEC §1.6).
+
+1. Every file is analysed on its own (findings and a summary: ``core.facts``).
+2. tf.functions exported by modules are looked up for the names each module calls.
+3. Traced calls into other modules become traced roots there; those modules are analysed
+   again with their new roots, which may reach further modules, until nothing changes.
+   Modules outside the run that imports resolve to are parsed only when traced code or a
+   call site reaches them; their findings are not reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from tflint_graph.core.config import Config
+from tflint_graph.core.facts import (
+    LOCAL,
+    ExportFact,
+    ExternalRoot,
+    ModuleSummary,
+    Outgoing,
+    ProjectView,
+    RemoteFinding,
+    TfFunction,
+    may_be_project,
+)
+from tflint_graph.core.finding import Finding
+from tflint_graph.core.vocabulary import canonical, keras_kinds_of
+from tflint_graph.run.parallel import AnalysisPool
+from tflint_graph.source.modules import (
+    FIRST_CODE,
+    HEAD_BYTES,
+    ModuleIndex,
+    forget_paths,
+    imported_modules,
+    real_path,
+)
+from tflint_graph.source.reading import read_regular
+
+# Cross-module propagation stops after this many rounds (a chain this long through
+# different modules is already beyond what a reader follows).
+_MAX_ROUNDS = 12
+
+
+class Project:
+    """Lints the files of one run, then lets them learn from each other.
+
+    1. Every file is analysed on its own (findings and a summary).
+    2. tf.functions exported by modules are looked up for the names each module calls.
+    3. Traced calls into other modules become traced roots there; those modules are analysed
+       again with their new roots, which may reach further modules, until nothing changes.
+       Modules outside the run that imports resolve to are parsed only when traced code or a
+       call site reaches them; their findings are not reported.
+    """
+
+    def __init__(self, files: Sequence[Path], config: Config, pool: AnalysisPool) -> None:
+        forget_paths()
+        self.files = list(files)
+        self.config = config
+        self.pool = pool  # analyses batches of files; closed when the run ends
+        self.index = ModuleIndex(self.files)
+        self.findings: dict[Path, list[Finding]] = {}
+        self.summaries: dict[Path, ModuleSummary | None] = {}
+        self.in_run: dict[Path, list[Path]] = {}
+        for file in self.files:
+            self.in_run.setdefault(real_path(file), []).append(file)
+        self.roots: dict[Path, dict[str, ExternalRoot]] = {}
+        self.tables: dict[Path, dict[str, TfFunction]] = {}
+        self.keras_classes: dict[Path, dict[str, frozenset[str]]] = {}
+        self.exported: dict[Path, list[ExportFact]] = {}
+        self.remote: dict[Path, list[RemoteFinding]] = {}
+
+    def _view(self, resolved: Path) -> ProjectView:
+        return ProjectView(
+            module=self.index.module_of(resolved),
+            is_package=resolved.name == "__init__.py",
+            roots=tuple(self.roots.get(resolved, {}).values()),
+            tf_functions=self.tables.get(resolved, {}),
+            keras_classes=self.keras_classes.get(resolved, {}),
+            exported=tuple(self.exported.get(resolved, ())),
+            remote=tuple(self.remote.get(resolved, ())),
+        )
+
+    def _analyse(self, *files: Path) -> None:
+        """Analyse ``files`` (resolved) with what the run knows now.  They are independent
+        of each other, so they go to the pool as one batch (possibly in parallel)."""
+        # Two paths of the run may be one file (a symlink): each is reported as given.
+        tasks = [
+            (shown, self._view(resolved))
+            for resolved in files
+            for shown in self.in_run.get(resolved, [resolved])
+        ]
+        results = iter(self.pool.run(tasks))
+        for resolved in files:
+            summary = None
+            for shown in self.in_run.get(resolved, [resolved]):
+                self.findings[shown], summary = next(results)
+            self.summaries[resolved] = summary
+
+    def summary(self, resolved: Path) -> ModuleSummary | None:
+        """A module's summary; files outside the run are read now, the first time."""
+        if resolved not in self.summaries:
+            self._analyse(resolved)
+        return self.summaries[resolved]
+
+    def locate(self, name: str, importer: Path, depth: int = 0) -> tuple[Path, str] | None:
+        """(file, qualname in it) that the absolute ``name`` denotes, following re-exports
+        (``from .helpers import normalize`` in a package's ``__init__.py``)."""
+        split = self.index.split(name, importer) if depth <= 4 else None
+        if split is None:
+            return None
+        module, rest = split
+        file = self.index.file_of(module, importer)
+        assert file is not None
+        summary = self.summary(file)
+        if summary is not None:
+            head, _, tail = rest.partition(".")
+            target = summary.reexports.get(head)
+            further = (f"{target}.{tail}" if tail else target) if target else None
+            if further is not None and further != name:
+                found = self.locate(further, file, depth + 1)
+                if found is not None:
+                    return found
+        return file, rest
+
+    def likely_reached(self) -> set[Path]:
+        """Files of the run that TensorFlow modules of the run import, as their import lines
+        say: the modules other modules' traced code reaches, which are analysed again once
+        the run knows their roots.  Only a hint for which parsed trees to keep (a wrong guess
+        costs time, never a result)."""
+        # The run's files are resolved already: their module names need no realpath.
+        names = {f: self.index.module_of(f, resolved=True) for f in sorted(self.in_run)}
+        by_module = {m: f for f, m in names.items() if m}
+        found: set[Path] = set()
+        for resolved, module in names.items():
+            read = read_regular(resolved, HEAD_BYTES)
+            head = read[0] if read is not None else b""
+            if b"tensorflow" not in head and b"keras" not in head:
+                continue
+            ends = [at for word in FIRST_CODE if (at := head.find(word)) >= 0]
+            view = ProjectView(module, resolved.name == "__init__.py")
+            for name in imported_modules(head[: min(ends, default=len(head))]):
+                target = by_module.get(view.absolute(name))
+                if target is not None and target != resolved:
+                    found.add(target)
+        return found
+
+    def consulted(self) -> tuple[list[Path], list[Path]]:
+        """Files outside the run that were read, and candidate files looked for and not
+        found: with the run's own files, everything its results depend on."""
+        outside = sorted(f for f in self.summaries if f not in self.in_run)
+        return outside, sorted(self.index.absent)
+
+    def run(self) -> dict[Path, list[Finding]]:
+        try:
+            self._analyse(*self.in_run)
+            # Modules that learnt about other modules' tf.functions, Keras bases or exports
+            # are analysed again first: what they now trace (a subclass's steps) reaches
+            # further.
+            self._analyse(*sorted(self._link_tf_functions()))
+            self._propagate()
+            self._analyse(*sorted(self._route_remote()))
+        finally:
+            self.pool.close()
+        return {f: self.findings[f] for f in self.files}
+
+    def _route_remote(self) -> set[Path]:
+        """Hand findings about other modules' functions to the modules that define them."""
+        stale: set[Path] = set()
+        for resolved in sorted(self.in_run):
+            summary = self.summaries.get(resolved)
+            for fact in summary.remote if summary is not None else ():
+                found = self.locate(fact.target, resolved)
+                if found is None or found[0] == resolved or found[0] not in self.in_run:
+                    continue
+                local = RemoteFinding(
+                    found[1], fact.code, fact.name, fact.severity, fact.message, fact.fix
+                )
+                known = self.remote.setdefault(found[0], [])
+                if local not in known:
+                    known.append(local)
+                    stale.add(found[0])
+        return stale
+
+    def _link_tf_functions(self) -> set[Path]:
+        """Tell each module which names it calls are tf.functions of other modules, and
+        which base classes of its classes are Keras classes defined elsewhere."""
+        stale: set[Path] = set()
+        for resolved in self.in_run:
+            summary = self.summaries.get(resolved)
+            if summary is None:
+                continue
+            table: dict[str, TfFunction] = {}
+            for name in sorted(summary.called_imports):
+                found = self.locate(name, resolved)
+                if found is None or found[0] == resolved:
+                    continue
+                target = self.summary(found[0])
+                if target is not None and found[1] in target.exports:
+                    table[name] = target.exports[found[1]]
+            classes: dict[str, frozenset[str]] = {}
+            for bases in summary.classes.values():
+                for ref in bases:
+                    if ref.startswith(LOCAL) or not may_be_project(ref):
+                        continue
+                    found = self.locate(ref, resolved)
+                    if found is not None and found[0] != resolved:
+                        kinds = self.class_kinds(*found)
+                        if kinds:
+                            classes[ref] = kinds
+            if table:
+                self.tables[resolved] = table
+            if classes:
+                self.keras_classes[resolved] = classes
+            if table or classes:
+                stale.add(resolved)
+            for fact in summary.exports_elsewhere:
+                found = self.locate(fact.target, resolved)
+                if found is not None and found[0] != resolved:
+                    local = ExportFact(found[1], fact.kind, fact.why, fact.signatures, fact.touched)
+                    known = self.exported.setdefault(found[0], [])
+                    if local not in known:
+                        known.append(local)
+                        stale.add(found[0])
+        return stale
+
+    def class_kinds(self, file: Path, qualname: str, depth: int = 0) -> frozenset[str]:
+        """Keras kinds of class ``qualname`` of ``file``, through bases in any module."""
+        summary = self.summary(file)
+        bases = summary.classes.get(qualname) if summary is not None else None
+        if not bases or depth > 8:
+            return frozenset()
+        kinds: set[str] = set()
+        for ref in bases:
+            if ref.startswith(LOCAL):
+                kinds |= self.class_kinds(file, ref[len(LOCAL) :], depth + 1)
+                continue
+            direct = keras_kinds_of([canonical(ref)])
+            if direct:
+                kinds |= direct
+            elif may_be_project(ref):
+                found = self.locate(ref, file)
+                if found is not None and found != (file, qualname):
+                    kinds |= self.class_kinds(*found, depth + 1)
+        return frozenset(kinds)
+
+    def _propagate(self) -> None:
+        seen: set[tuple[Path, Outgoing]] = set()
+        pending = self._outgoing(sorted(self.summaries), seen)
+        for _ in range(_MAX_ROUNDS):
+            if not pending:
+                break
+            changed: set[Path] = set()
+            # Shortest chains first, so each function keeps the shortest way it is reached.
+            for source, out in sorted(
+                pending, key=lambda p: (len(p[1].chain), p[1].target, p[1].chain, str(p[0]))
+            ):
+                found = self.locate(out.target, source)
+                if found is None or found[0] == source:
+                    continue
+                file, qualname = found
+                known = self.roots.setdefault(file, {})
+                if qualname not in known:
+                    known[qualname] = ExternalRoot(
+                        qualname, out.kind, out.reason, out.chain, out.autograph
+                    )
+                    changed.add(file)
+            self._analyse(*sorted(changed))
+            pending = self._outgoing(sorted(changed), seen)
+
+    def _outgoing(
+        self, files: Iterable[Path], seen: set[tuple[Path, Outgoing]]
+    ) -> list[tuple[Path, Outgoing]]:
+        found = []
+        for file in files:
+            summary = self.summaries.get(file)
+            for out in summary.outgoing if summary is not None else ():
+                if (file, out) not in seen:
+                    seen.add((file, out))
+                    found.append((file, out))
+        return found

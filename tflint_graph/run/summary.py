@@ -1,0 +1,139 @@
+"""What one analysed module tells the rest of the run (see ``project.py``)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tflint_graph.core.facts import LOCAL, ModuleSummary, ProjectView
+from tflint_graph.model import walk
+from tflint_graph.model.context import ModuleContext
+from tflint_graph.source import prefilter
+from tflint_graph.traced.callsites import imported_names, module_tf_functions
+from tflint_graph.traced.exports import export_references, foreign_exports
+
+
+def summarize(ctx: ModuleContext) -> ModuleSummary:
+    finder = ctx.trace_finder
+    called: set[str] = set()
+    outgoing = []
+    if finder is not None:
+        outgoing = list(finder.outgoing)
+        for _, call in finder.collector.calls:
+            called.update(imported_names(ctx, call.func))
+        # Exported without being called (`signatures={"embed": embed}`): TFG301 needs to know.
+        called |= export_references(ctx)
+    imports = module_imports(ctx.module, ctx.view)
+    return ModuleSummary(
+        module=ctx.view.module,
+        exports=module_tf_functions(ctx),
+        reexports=imports,
+        outgoing=outgoing,
+        called_imports=called,
+        classes=module_classes(ctx.module, imports),
+        exports_elsewhere=foreign_exports(ctx) if finder is not None else [],
+        remote=list(ctx.remote),
+    )
+
+
+def module_imports(module: cst.Module, view: ProjectView) -> dict[str, str]:
+    """Module-level import bindings, as absolute names: what ``from pkg import name`` can
+    reach through this module (``from .helpers import normalize`` in ``__init__.py``)."""
+    found: dict[str, str] = {}
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Import | cst.ImportFrom):
+                    found.update(_bindings(small, view))
+    return found
+
+
+def _bindings(stmt: cst.Import | cst.ImportFrom, view: ProjectView) -> list[tuple[str, str]]:
+    """(bound name, absolute name) for each name an import statement binds."""
+    found: list[tuple[str, str]] = []
+    if isinstance(stmt, cst.Import):
+        for alias in stmt.names:
+            full = _dotted(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                found.append((alias.asname.name.value, full))
+            else:  # `import a.b` binds `a`
+                head = full.partition(".")[0]
+                found.append((head, head))
+    elif not isinstance(stmt.names, cst.ImportStar):
+        base = "." * len(stmt.relative)
+        if stmt.module is not None:
+            base += _dotted(stmt.module)
+        for alias in stmt.names:
+            name = _dotted(alias.name)
+            bound = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                bound = alias.asname.name.value
+            sep = "" if not base or base.endswith(".") else "."
+            found.append((bound, view.absolute(f"{base}{sep}{name}")))
+    return found
+
+
+def module_classes(module: cst.Module, imports: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    """Module-level classes and what their bases refer to, from the syntax alone (a module
+    subclassing another module's Keras model need not import TensorFlow itself)."""
+    names = {s.name.value for s in module.body if isinstance(s, cst.ClassDef)}
+    found: dict[str, tuple[str, ...]] = {}
+    for stmt in module.body:
+        if not isinstance(stmt, cst.ClassDef):
+            continue
+        refs: list[str] = []
+        for arg in stmt.bases:
+            text = _dotted(arg.value) if arg.keyword is None else ""
+            head, _, tail = text.partition(".")
+            if head in imports:
+                refs.append(f"{imports[head]}.{tail}" if tail else imports[head])
+            elif head in names and not tail:
+                refs.append(LOCAL + head)
+        found[stmt.name.value] = tuple(refs)
+    return found
+
+
+class _CalledImports(walk.Visitor):
+    def __init__(self, view: ProjectView) -> None:
+        self.view = view
+        self.imports: dict[str, set[str]] = {}
+        self.instances: list[tuple[str, str]] = []
+        self.calls: list[tuple[str, str | None, str | None]] = []
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for bound, full in _bindings(node, self.view):
+            self.imports.setdefault(bound, set()).add(full)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self.visit_Import(node)  # type: ignore[arg-type]
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if isinstance(node.value, cst.Call):
+            callee = _dotted(node.value.func)
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.instances.append((target.target.value, callee))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Name) and isinstance(node.value, cst.Call):
+            self.instances.append((node.target.value, _dotted(node.value.func)))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            self.calls.append((_dotted(func), func.attr.value, func.value.value))
+        else:
+            self.calls.append((_dotted(func), None, None))
+
+
+def called_imports(module: cst.Module, view: ProjectView) -> set[str]:
+    """The project names the module may call, from the syntax alone: the summary of a
+    module that cannot hold traced code (see ``prefilter.project_calls``)."""
+    visitor = _CalledImports(view)
+    visitor.walk(module)
+    return prefilter.project_calls(visitor.imports, visitor.instances, visitor.calls)
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return node.value if isinstance(node, cst.Name) else ""

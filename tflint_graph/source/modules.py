@@ -1,0 +1,166 @@
+"""Which file a dotted module name is, under the analysed roots (SPEC §1.6).
+
+Imports are resolved against the analysed roots only: the directory above each file's
+top-level package (the ``sys.path`` entry that makes its imports work), or the file's own
+directory for scripts.  Installed packages are never read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+
+
+def real_path(path: Path) -> Path:
+    """The canonical path; never raises (``Path.resolve`` does on symlink loops).
+
+    A file that is not a symbolic link is its folder's canonical path plus its name: one
+    ``lstat`` instead of one per component (a run asks for every file's, several times)."""
+    text = os.fspath(path)
+    folder, name = os.path.split(text)
+    if name not in ("", ".", "..") and not os.path.islink(text):
+        return Path(_real_folder(folder or "."), name)
+    return Path(_realpath(text))
+
+
+def _realpath(text: str) -> str:
+    try:
+        return os.path.realpath(text)
+    except (OSError, ValueError):
+        return os.path.abspath(text)
+
+
+@lru_cache(maxsize=4096)
+def _real_folder(folder: str) -> str:
+    return _realpath(folder)
+
+
+@lru_cache(maxsize=4096)
+def package_root(path: Path) -> tuple[Path, str]:
+    """(the ``sys.path`` entry that imports ``path``, its dotted module name).
+
+    Walks up while directories are packages (hold an ``__init__.py``): ``src/pkg/sub/m.py``
+    is ``pkg.sub.m`` under ``src``; a script outside any package is imported by its stem
+    from its own directory.
+    """
+    path = real_path(path)
+    root, packages = _package_of(path.parent)
+    parts = packages if path.name == "__init__.py" else (*packages, path.stem)
+    return root, ".".join(parts)
+
+
+@lru_cache(maxsize=4096)
+def _package_of(folder: Path) -> tuple[Path, tuple[str, ...]]:
+    """(the ``sys.path`` entry above ``folder``, the package names down to it)."""
+    if folder.parent == folder or not (folder / "__init__.py").is_file():
+        return folder, ()
+    root, packages = _package_of(folder.parent)
+    return root, (*packages, folder.name)
+
+
+def forget_paths() -> None:
+    """Drop what is remembered about the file system (a run starts afresh: a link or an
+    ``__init__.py`` may have changed since the last one)."""
+    for cached in (_real_folder, package_root, _package_of):
+        cached.cache_clear()
+
+
+class ModuleIndex:
+    """Finds the file of a dotted module name under the analysed roots."""
+
+    def __init__(self, files: Iterable[Path]) -> None:
+        roots: set[Path] = set()
+        for file in files:
+            root, name = package_root(real_path(file))
+            if name:
+                roots.add(root)
+        self.roots = sorted(roots)
+        self._cache: dict[tuple[str, Path | None], Path | None] = {}
+        # Candidate files looked for and not found: one created later changes what imports
+        # resolve to (the cache's run record checks they are still absent).
+        self.absent: set[Path] = set()
+
+    def module_of(self, path: Path, *, resolved: bool = False) -> str | None:
+        root, name = package_root(path if resolved else real_path(path))
+        return name if name and root in self.roots else None
+
+    def file_of(self, module: str, importer: Path | None = None) -> Path | None:
+        """The file of ``module``; the importer's own root is searched first, as Python's
+        ``sys.path[0]`` is the script's directory."""
+        first = package_root(importer)[0] if importer is not None else None
+        key = (module, first)
+        if key in self._cache:
+            return self._cache[key]
+        found: Path | None = None
+        rel = Path(*module.split("."))
+        roots = ([first] if first is not None else []) + [r for r in self.roots if r != first]
+        for root in roots:
+            for candidate in (root / rel.with_suffix(".py"), root / rel / "__init__.py"):
+                if candidate.is_file():
+                    found = real_path(candidate)
+                    break
+                self.absent.add(candidate)
+            if found is not None:
+                break
+        self._cache[key] = found
+        return found
+
+    def split(self, name: str, importer: Path | None = None) -> tuple[str, str] | None:
+        """``pkg.helpers.normalize`` -> (``pkg.helpers``, ``normalize``): the longest
+        prefix that is a module of the analysed roots, and the rest."""
+        parts = name.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:i])
+            if self.file_of(module, importer) is not None:
+                return module, ".".join(parts[i:])
+        return None
+
+
+# Import statements in a file's text (``Project.likely_reached``): ``from a import b, c`` and
+# ``import a.b as c, d``, wherever they stand.  Found from the word (a fast literal search),
+# then read from the start of its line.
+_IMPORT_WORD = re.compile(rb"import\b")
+
+
+_IMPORT_LINE = re.compile(
+    rb"[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import\b([^\n#;]*)|import[ \t]+([^\n#;]+))"
+)
+
+
+# Import lines are looked for at the top of each file: in this many bytes, before the first
+# top-level def or class.
+HEAD_BYTES = 16384
+
+
+FIRST_CODE = (b"\ndef ", b"\nclass ", b"\nasync def ", b"\n@")
+
+
+def imported_modules(text: bytes) -> set[str]:
+    """Module names the import lines of ``text`` may load (``from a import b`` loads ``a``
+    and maybe ``a.b``); relative names keep their dots.  A guess from the text: lines in
+    strings count too, parenthesised continuation lines do not."""
+    found: set[str] = set()
+    lines: set[int] = set()
+    for word in _IMPORT_WORD.finditer(text):
+        start = text.rfind(b"\n", 0, word.start()) + 1
+        match = _IMPORT_LINE.match(text, start) if start not in lines else None
+        lines.add(start)
+        if match is None:
+            continue
+        base, names, plain = (
+            g.decode("latin-1") if g is not None else None for g in match.groups()
+        )
+        if plain is not None:
+            found.update(part.split()[0] for part in plain.split(",") if part.split())
+            continue
+        assert base is not None and names is not None
+        found.add(base)
+        sep = "" if base.endswith(".") else "."
+        for part in names.strip().strip("()\\").split(","):
+            words = part.split()
+            if words and words[0].isidentifier():
+                found.add(f"{base}{sep}{words[0]}")
+    return found

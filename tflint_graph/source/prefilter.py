@@ -1,0 +1,357 @@
+"""What the engine learns from CPython's ``ast`` before deciding whether a file needs libcst.
+
+Most files of a real tree hold no traced code: the engine checks their syntax with
+``ast.parse`` (which it runs anyway), asks ``may_hold_traced`` whether a TensorFlow module
+names anything that could make code traced, and summarizes the others from that tree,
+never paying for a libcst parse.  The summary functions are twins of the libcst ones in
+``summary.py`` and give the same result (``tests/test_prefilter.py`` compares them on every
+fixture, and whole runs with and without this shortcut).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import threading
+
+from tflint_graph.core.facts import LOCAL, ProjectView, may_be_project
+from tflint_graph.core.vocabulary import canonical, keras_kinds_of
+
+# A module that never mentions TensorFlow or Keras cannot contain code SPEC §1 calls traced,
+# nor anything a rule reports (every root, call-site and export rule needs a TensorFlow or
+# Keras name; cross-module facts arrive through the view), so it skips libcst entirely.  A
+# plain substring search: 1000 files cost well under a millisecond each.
+MAY_TRACE = re.compile(r"tensorflow|keras")  # `tf_keras` contains `keras`
+
+
+def enabled() -> bool:
+    """Whether modules that cannot hold traced code skip libcst (the default).
+
+    ``TFLINT_GRAPH_NO_PREFILTER=1`` in the environment restores the old path (libcst parse and
+    libcst summary for every module) to compare results and timings side by side.  Results
+    are the same (``tests/source/test_prefilter.py``) except for a file that CPython accepts
+    but libcst cannot parse: without TensorFlow in it, it is no longer a TFG001.
+    """
+    return os.environ.get("TFLINT_GRAPH_NO_PREFILTER", "") != "1"
+
+
+# CPython 3.11 keeps the depth of the tree it is building in state that threads share: two
+# ``ast.parse`` calls at once can fail with "SystemError: AST constructor recursion depth
+# mismatch" (python/cpython#106905).  The library may be called from several threads.
+_parse_lock = threading.Lock()
+
+
+def parse_python(source: str) -> ast.Module:
+    """``ast.parse(source)``, one thread at a time (it runs under the GIL: nothing is lost)."""
+    with _parse_lock:
+        return ast.parse(source)
+
+
+def _dotted(node: ast.expr) -> str:
+    """``a.b.c`` for a chain of attributes on a name; ``""`` where libcst's twin gives it."""
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def module_imports(tree: ast.Module, view: ProjectView) -> dict[str, str]:
+    """Twin of ``summary.module_imports``: module-level import bindings, absolute."""
+    found: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import | ast.ImportFrom):
+            found.update(_bindings(stmt, view))
+    return found
+
+
+def _bindings(stmt: ast.Import | ast.ImportFrom, view: ProjectView) -> list[tuple[str, str]]:
+    """(bound name, absolute name) for each name an import statement binds."""
+    found: list[tuple[str, str]] = []
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            if alias.asname is not None:
+                found.append((alias.asname, alias.name))
+            else:  # `import a.b` binds `a`
+                head = alias.name.partition(".")[0]
+                found.append((head, head))
+    elif not any(alias.name == "*" for alias in stmt.names):
+        base = "." * stmt.level + (stmt.module or "")
+        sep = "" if not base or base.endswith(".") else "."
+        for alias in stmt.names:
+            bound = alias.asname if alias.asname is not None else alias.name
+            found.append((bound, view.absolute(f"{base}{sep}{alias.name}")))
+    return found
+
+
+def module_classes(tree: ast.Module, imports: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    """Twin of ``summary.module_classes``: module-level classes and their bases."""
+    classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
+    names = {c.name for c in classes}
+    found: dict[str, tuple[str, ...]] = {}
+    for cls in classes:
+        refs: list[str] = []
+        for base in cls.bases:
+            # libcst keeps `*bases` as an argument whose value is the name after the star.
+            text = _dotted(base.value if isinstance(base, ast.Starred) else base)
+            head, _, tail = text.partition(".")
+            if head in imports:
+                refs.append(f"{imports[head]}.{tail}" if tail else imports[head])
+            elif head in names and not tail:
+                refs.append(LOCAL + head)
+        found[cls.name] = tuple(refs)
+    return found
+
+
+def called_imports(tree: ast.Module, view: ProjectView) -> set[str]:
+    """Twin of ``summary.called_imports``: the project names the module may call."""
+    return Scan(tree, view).called_imports()
+
+
+def project_calls(
+    imports: dict[str, set[str]],
+    instances: list[tuple[str, str]],
+    calls: list[tuple[str, str | None, str | None]],
+) -> set[str]:
+    """The project names a module may call, given every import binding in it (any scope),
+    every ``name = <call of a dotted name>`` and every call (its dotted callee, and for
+    ``name.method(...)`` the method and the name).
+
+    A superset of what the full analysis finds (which follows scopes): an imported name
+    called anywhere, and ``Cls.method`` for ``obj.method(...)`` wherever ``obj = Cls(...)``.
+    The run uses it to tell the module which calls are tf.functions of other modules; an
+    extra name only costs a lookup, a missing one loses a finding (TFG303 at a call site).
+    """
+
+    def absolute(text: str) -> set[str]:
+        head, _, tail = text.partition(".")
+        return {f"{full}.{tail}" if tail else full for full in imports.get(head, ())}
+
+    classes: dict[str, set[str]] = {}
+    for name, callee in instances:
+        classes.setdefault(name, set()).update(absolute(callee))
+    found: set[str] = set()
+    for callee, method, receiver in calls:
+        found.update(absolute(callee))
+        if method is not None and receiver in classes:
+            found.update(f"{cls}.{method}" for cls in classes[receiver])
+    return {name for name in found if may_be_project(name)}
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """``ast.iter_child_nodes`` as a list, without its generators (about twice as fast:
+    every file's tree is walked once, by the engine's nesting guard)."""
+    found: list[ast.AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            found += [v for v in value if isinstance(v, ast.AST)]
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
+
+
+# Names without which a TensorFlow module, told nothing by the rest of the run, has no traced
+# code and nothing a rule checks outside traced code (SPEC §1): tf.function in any spelling
+# (``tf.function``, ``def_function.function``, ``from tensorflow import function``) and the
+# switch that makes tf.functions eager; Keras compile(loss=...) and Lambda; vectorized_map;
+# exports (saved_model, save_model, signatures=, add_endpoint).  Matched against whole
+# identifiers and the parts of dotted import paths: ``reduce_sum`` is not ``reduce``, and
+# words in strings, comments and docstrings do not count.  Keras classes are judged by
+# their bases (``may_hold_traced``).
+TRACE_NAMES = frozenset(
+    {
+        "function",
+        "run_functions_eagerly",
+        "experimental_run_functions_eagerly",
+        "compile",
+        "Lambda",
+        "vectorized_map",
+        "saved_model",
+        "save_model",
+        "signatures",
+        "add_endpoint",
+    }
+)
+# tf.data callbacks (SPEC §1): methods of a Dataset (counted as attributes only: ``ds.map(f)``;
+# the builtin ``map(f, xs)`` is no Dataset), and functions of tf.data.experimental (counted
+# as attributes or imported names).  Defined here, without libcst; traced.py uses them too.
+DATASET_CALLBACK_METHODS = frozenset(
+    {
+        "map",
+        "filter",
+        "flat_map",
+        "interleave",
+        "parallel_interleave",
+        "reduce",
+        "scan",
+        "group_by_window",
+        "group_by_reducer",
+        "bucket_by_sequence_length",
+        "rejection_resample",
+        "take_while",
+        "map_with_legacy_function",
+        "filter_with_legacy_function",
+    }
+)
+DATASET_EXPERIMENTAL = frozenset(
+    {
+        "map_and_batch",
+        "scan",
+        "group_by_window",
+        "group_by_reducer",
+        "Reducer",
+        "take_while",
+        "parallel_interleave",
+        "bucket_by_sequence_length",
+        "rejection_resample",
+    }
+)
+# The raw text first: a module with none of these words (nor a Keras base) needs no walk.
+TRACE_TEXT = re.compile(
+    "|".join(sorted(TRACE_NAMES | DATASET_CALLBACK_METHODS | DATASET_EXPERIMENTAL | {"keras"}))
+)
+
+
+def may_hold_traced(scan: Scan) -> bool:
+    """Whether the scanned code names anything in ``TRACE_NAMES``, calls a method or
+    function of tf.data that takes a callback, or has a class with a Keras model, layer,
+    loss or metric among its bases.
+
+    ``tf.function`` and the bases are read as the analysis reads them (an imported name, in
+    any spelling ``canonical`` knows), with every import of the module in any scope; a base
+    defined in another module of the run reaches the module through the view later.
+    """
+    names, attributes, imports = scan.names, scan.attributes, scan.imports
+    if not names.isdisjoint(_TRACE_UNRESOLVED):
+        return True
+    if not attributes.isdisjoint(DATASET_CALLBACK_METHODS):
+        return True
+    if "function" in names and (
+        any(canonical(full) == _TF_FUNCTION for fulls in imports.values() for full in fulls)
+        or any(_TF_FUNCTION in scan.absolute(ref) for ref in scan.function_refs)
+    ):
+        return True
+    imported = {full.rpartition(".")[2] for fulls in imports.values() for full in fulls}
+    if not DATASET_EXPERIMENTAL.isdisjoint(attributes | imported):
+        return True
+    return any(keras_kinds_of(scan.absolute(base)) for base in scan.bases)
+
+
+# ``function`` is a common name (``common.function``, ``inspect.isfunction``): it counts
+# only where it resolves to tf.function, as the analysis resolves it.
+_TRACE_UNRESOLVED = TRACE_NAMES - {"function"}
+_TF_FUNCTION = "tensorflow.function"
+
+
+# Nodes ``Scan`` takes something from (besides names, attributes and calls).
+_NOTED = frozenset(
+    {
+        ast.keyword,
+        ast.arg,
+        ast.Assign,
+        ast.AnnAssign,
+        ast.Import,
+        ast.ImportFrom,
+        ast.ClassDef,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.Global,
+        ast.Nonlocal,
+    }
+)
+# Nodes without children: contexts (Load, Store, Del) and operators.
+_LEAVES = frozenset(
+    leaf
+    for base in (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+    for leaf in base.__subclasses__()
+)
+
+
+class Scan:
+    """What one walk of a module's CPython tree tells without libcst: every identifier the
+    code uses or binds (with the parts of dotted import paths), the attribute names among
+    them, every import binding in any scope (absolute), the dotted bases of every class,
+    the dotted ``x.function`` references, every call and every ``name = <call>``."""
+
+    def __init__(self, tree: ast.AST, view: ProjectView) -> None:
+        names: set[str] = set()
+        attributes: set[str] = set()
+        imports: dict[str, set[str]] = {}
+        self.bases: list[str] = []
+        self.function_refs: list[str] = []
+        self._calls: list[ast.Call] = []
+        self._instances: list[tuple[str, ast.expr]] = []
+        # Every TensorFlow module's tree is walked: exact type tests (no subclasses exist) and
+        # children read in place, leaves such as Load or Add never stacked.
+        stack: list[ast.AST] = [tree]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is ast.Name:
+                names.add(node.id)  # type: ignore[attr-defined]
+                continue
+            if kind is ast.Attribute:
+                attributes.add(node.attr)  # type: ignore[attr-defined]
+                if node.attr == "function":  # type: ignore[attr-defined]
+                    self.function_refs.append(_dotted(node))  # type: ignore[arg-type]
+                stack.append(node.value)  # type: ignore[attr-defined]  # not its Load/Store
+                continue
+            if kind is ast.Constant:
+                continue
+            if kind is ast.Call:
+                self._calls.append(node)  # type: ignore[arg-type]
+            elif kind in _NOTED:
+                if isinstance(node, ast.keyword | ast.arg):
+                    if node.arg is not None:
+                        names.add(node.arg)
+                elif isinstance(node, ast.Assign):
+                    self._instances += [
+                        (t.id, node.value) for t in node.targets if isinstance(t, ast.Name)
+                    ]
+                elif isinstance(node, ast.AnnAssign):
+                    if isinstance(node.target, ast.Name) and node.value is not None:
+                        self._instances.append((node.target.id, node.value))
+                elif isinstance(node, ast.Import | ast.ImportFrom):
+                    for bound, full in _bindings(node, view):
+                        imports.setdefault(bound, set()).add(full)
+                    if isinstance(node, ast.ImportFrom) and node.module is not None:
+                        names.update(node.module.split("."))
+                    for alias in node.names:
+                        names.update(alias.name.split("."))
+                        if alias.asname is not None:
+                            names.add(alias.asname)
+                    continue
+                elif isinstance(node, ast.ClassDef):
+                    names.add(node.name)
+                    self.bases += [_dotted(b) for b in node.bases]
+                elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    names.add(node.name)
+                elif isinstance(node, ast.Global | ast.Nonlocal):
+                    names.update(node.names)
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, ast.AST) and type(item) not in _LEAVES:
+                            stack.append(item)
+                elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
+                    stack.append(value)
+        self.names = names | attributes
+        self.attributes = attributes
+        self.imports = imports
+
+    def absolute(self, text: str) -> list[str]:
+        """The canonical names dotted ``text`` may denote through the module's imports."""
+        head, _, tail = text.partition(".")
+        return [canonical(f"{f}.{tail}" if tail else f) for f in self.imports.get(head, ())]
+
+    def called_imports(self) -> set[str]:
+        """Twin of ``summary.called_imports`` (see ``project_calls``)."""
+        calls = [
+            (_dotted(c.func), c.func.attr, c.func.value.id)
+            if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)
+            else (_dotted(c.func), None, None)
+            for c in self._calls
+        ]
+        instances = [(n, _dotted(v.func)) for n, v in self._instances if isinstance(v, ast.Call)]
+        return project_calls(self.imports, instances, calls)
