@@ -275,7 +275,7 @@ def test_tool_version_change_invalidates(
     counted.clear()
     invoke(["m.py"], tmp_path)
     assert counted == []
-    monkeypatch.setattr(tflint_graph, "__version__", "99.0.0")
+    monkeypatch.setattr(tflint_graph.core.version, "__version__", "99.0.0")
     assert invoke(["m.py"], tmp_path).stdout == first
     assert counted == ["m.py"]
     # An analysis switch in the environment is part of the key too.

@@ -258,7 +258,7 @@ def _may_hold(tree: ast.Module) -> bool:
 
 def test_every_dataset_callback_method_keeps_a_module_in_full_analysis() -> None:
     # The prefilter must keep every module that hands a function to tf.data in full analysis.
-    from tflint_graph.traced.finder import (
+    from tflint_graph.core.vocabulary import (
         ALWAYS_TRACING,
         DATASET_CALLBACK_METHODS,
         DATASET_EXPERIMENTAL,

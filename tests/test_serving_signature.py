@@ -9,6 +9,7 @@ from tests.helpers import dedent
 from tflint_graph import Config, lint_source
 from tflint_graph.core.facts import ProjectView
 from tflint_graph.model.context import ModuleContext
+from tflint_graph.traced import find_traced
 from tflint_graph.traced.exports import export_references, signature_skeleton, tf_alias
 
 
@@ -147,6 +148,7 @@ def test_export_references_name_the_imported_functions_exported() -> None:
     )
     view = ProjectView(module="pkg.export")
     ctx = ModuleContext("pkg/export.py", source, cst.parse_module(source), Config(), view)
+    ctx.traced = find_traced(ctx)
     assert export_references(ctx) == {
         "pkg.model.embed",
         "pkg.model.classify",

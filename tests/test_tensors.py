@@ -9,7 +9,7 @@ from tests.helpers import dedent
 from tflint_graph.core.config import Config
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.tensors import Kind, tensors
-from tflint_graph.traced.finder import find_traced
+from tflint_graph.traced import find_traced
 
 
 def kinds(source: str, function: str) -> dict[str, Kind | None]:

@@ -15,7 +15,7 @@ import pytest
 from tflint_graph import lint_source
 from tflint_graph.core.config import Config
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
-from tflint_graph.traced.finder import find_traced
+from tflint_graph.traced import find_traced
 
 
 def infos(source: str) -> dict[str, TracedFunction]:

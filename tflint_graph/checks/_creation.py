@@ -29,6 +29,7 @@ from tflint_graph.model.autograph import under_eager_check
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.names import dotted, root_name
 from tflint_graph.model.values import calls_in, declared_outer_names, is_init_scope
+from tflint_graph.traced import traced_of
 
 # Methods where creating variables is the normal, untraced place (Keras calls ``build``
 # once, outside the step's trace or before it).
@@ -112,7 +113,7 @@ def legacy_keras(ctx: ModuleContext) -> bool:
 
 
 def _resolved_names(ctx: ModuleContext, func: cst.BaseExpression) -> frozenset[str]:
-    finder = ctx.trace_finder
+    finder = traced_of(ctx)
     res = finder.resolve(func) if finder is not None else ctx.resolve(func)
     out: set[str] = set()
     for name in res.imported:
@@ -236,7 +237,7 @@ def _sequential_creation(
 def _local_class_creation(ctx: ModuleContext, call: cst.Call, depth: int) -> Creation | None:
     """``MyBlock(...)`` for a Keras layer/model/metric subclass of this module that creates
     variables: in ``__init__`` (now) or in other methods (when called)."""
-    finder = ctx.trace_finder
+    finder = traced_of(ctx)
     if finder is None or not isinstance(call.func, cst.Name):
         return None
     classes = [a.node for a in ctx.bindings(call.func) if isinstance(a.node, cst.ClassDef)]
@@ -262,7 +263,7 @@ def _local_class_creation(ctx: ModuleContext, call: cst.Call, depth: int) -> Cre
         seen.add(current)
         if _creates_variables(ctx, current, depth, construct_only=False):
             return Creation(kind, label, "call")
-        todo += finder._module_bases(current)
+        todo += finder.module_bases(current)
     return None
 
 
@@ -353,10 +354,10 @@ def _created_once(
 def _call_sites(
     ctx: ModuleContext, callee: FunctionNode, parent: TracedFunction
 ) -> Iterator[cst.Call]:
-    finder = ctx.trace_finder
+    finder = traced_of(ctx)
     if finder is None:
         return
-    facts = finder.facts.get(parent.node)
+    facts = finder.facts.bodies.get(parent.node)
     if facts is None:
         return
     for call in facts.calls:

@@ -16,8 +16,8 @@ from tflint_graph.model import walk
 from tflint_graph.model.context import FunctionNode, TracedFunction
 from tflint_graph.model.scopes import ImportAssignment
 from tflint_graph.model.values import argument
+from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import TfFunctionRef, module_tf_functions, tf_function_of
-from tflint_graph.traced.finder import TraceFinder
 
 _TIMERS = frozenset(
     {
@@ -187,8 +187,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         ctx = self.ctx
         if not _IMPORTS_CLOCK.search(ctx.source):
             return  # neither time nor timeit imported: nothing is timed
-        self.finder = ctx.trace_finder or TraceFinder(ctx)
-        ctx.trace_finder = self.finder
+        self.finder = traced_of(ctx)
         collector = _Names()
         collector.walk(node)
         self.names: dict[str, list[cst.Name]] = {}

@@ -25,6 +25,7 @@ from tflint_graph.model import walk
 from tflint_graph.model.context import FunctionNode, TracedFunction, TraceKind
 from tflint_graph.model.names import dotted
 from tflint_graph.model.values import calls_in
+from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import call_sites, callback_hook, loops_around
 
 # Decorators that make a function body run once per distinct arguments.
@@ -106,7 +107,7 @@ for epoch in range(10):
     ]
 
     def visit_Call(self, node: cst.Call, fn: TracedFunction | None) -> None:
-        finder = self.ctx.trace_finder
+        finder = traced_of(self.ctx)
         if finder is None or finder.tf_function_options(node.func) is None:
             return
         wrapped = _function_argument(node)
@@ -117,7 +118,7 @@ for epoch in range(10):
         self._check(node, node, wrapped, f"`{what}`", fn)
 
     def visit_FunctionDef(self, node: cst.FunctionDef, fn: TracedFunction | None) -> None:
-        finder = self.ctx.trace_finder
+        finder = traced_of(self.ctx)
         if finder is None:
             return
         for dec in node.decorators:
@@ -291,7 +292,7 @@ _KERAS_STEPS = ("train_step", "test_step", "predict_step")
 def _keras_class(ctx, method: cst.FunctionDef) -> str | None:  # type: ignore[no-untyped-def]
     """``layer`` or ``model`` for the Keras class that defines ``method``."""
     cls = ctx.enclosing_class(method)
-    finder = ctx.trace_finder
+    finder = traced_of(ctx)
     if cls is None or finder is None:
         return None
     kinds = finder.keras_kinds(cls)

@@ -9,6 +9,7 @@ from tflint_graph.model.autograph import runs_eagerly
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted
 from tflint_graph.model.tensors import NO_OP_CALLS, tensors
+from tflint_graph.traced import traced_of
 
 # Where TensorFlow's runtime error classes live, in every spelling the resolver leaves.
 _ERROR_MODULES = (
@@ -164,7 +165,7 @@ ds = tf.data.Dataset.from_tensor_slices([b"not a jpeg"]).map(parse)
         return [expr]
 
     def _resolve(self, expr: cst.BaseExpression) -> frozenset[str]:
-        finder = self.ctx.trace_finder
+        finder = traced_of(self.ctx)
         res = finder.resolve(expr) if finder is not None else self.ctx.resolve(expr)
         return res.imported
 

@@ -7,6 +7,7 @@ from tflint_graph.model.autograph import converts, is_graph_loop
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.tensors import TensorInference, tensors
 from tflint_graph.model.values import assigned_value, attribute_values, owner_of
+from tflint_graph.traced import traced_of
 
 _GROW_METHODS = frozenset({"append", "extend", "insert"})
 
@@ -109,11 +110,9 @@ total(tf.data.Dataset.range(4))
             if res.is_builtin("enumerate") or res.is_builtin("zip"):
                 # AutoGraph converts enumerate()/zip() of datasets; of a tensor they stay
                 # Python iteration and fail before any list grows (TFG203's concern).
-                finder = self.ctx.trace_finder
-                return finder is not None and any(
-                    finder.is_dataset(a.value) for a in loop.iter.args
-                )
-        return is_graph_loop(self.ctx, loop, fn, inference)
+                traced = traced_of(self.ctx)
+                return any(traced.is_dataset(a.value) for a in loop.iter.args)
+        return is_graph_loop(self.ctx, loop, fn, inference, traced_of(self.ctx).definitions)
 
     def _enclosing_loop(self, node: cst.CSTNode, fn: TracedFunction) -> cst.For | cst.While | None:
         inference = tensors(self.ctx, fn)

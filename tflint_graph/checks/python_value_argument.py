@@ -20,6 +20,7 @@ from tflint_graph.model import walk
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.scopes import ImportAssignment
 from tflint_graph.model.values import module_constant
+from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import callback_hook, loops_around, tf_function_calls
 
 # Iterables whose items are Python ints.
@@ -181,7 +182,7 @@ class _Values:
 
     def __init__(self, rule: PythonValueArgument) -> None:
         self.ctx = rule.ctx
-        self.finder = rule.ctx.trace_finder
+        self.finder = traced_of(rule.ctx)
         self._visiting: set[tuple[int, str]] = set()
 
     def loops(self, expr: cst.BaseExpression, container: bool = False) -> Loops | None:

@@ -9,13 +9,13 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.core.facts import ExportFact
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
+from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import TfFunctionRef, decorated, tf_function_of, wrapped
 from tflint_graph.traced.exports import (
     GCF,
     Exported,
     Saved,
     export_sites,
-    finder_of,
     is_gcf,
     needs_inputs,
     signature_skeleton,
@@ -118,7 +118,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
 
     def visit_Module(self, node: cst.Module, fn: TracedFunction | None) -> None:
         ctx = self.ctx
-        self.finder = finder_of(ctx)
+        self.finder = traced_of(ctx)
         self.tf = tf_alias(ctx)
         self.cases: dict[cst.CSTNode, _Case] = {}
         self.concretized = self._concretized()
@@ -173,7 +173,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
     def _concretized(self) -> set[cst.CSTNode]:
         """tf.functions given specs elsewhere: ``f.get_concrete_function(spec, ...)``."""
         found: set[cst.CSTNode] = set()
-        for at, call in self.finder.collector.calls:
+        for at, call in self.finder.facts.calls:
             func = call.func
             if isinstance(func, cst.Attribute) and func.attr.value == GCF and call.args:
                 ref = tf_function_of(self.ctx, func.value, at)
@@ -265,7 +265,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
             if cls is not None:
                 self._saved_class(cls, fact.why, fact.signatures, frozenset(fact.touched))
             return
-        for fn, _ in self.finder._defined(fact.target):
+        for fn, _ in self.finder.defined(fact.target):
             if not isinstance(fn, cst.FunctionDef):
                 continue
             ref = decorated(self.ctx, fn)
@@ -344,7 +344,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
                     if stmt not in self.concretized and self._unspecified(ref):
                         assert ref is not None
                         self._tf_function(ref, stmt, 3, why)
-            for attr, values in self.finder.collector.self_values.get(owner, {}).items():
+            for attr, values in self.finder.facts.self_values.get(owner, {}).items():
                 if len(values) != 1 or attr in touched:
                     continue
                 value, where = values[0]
@@ -361,7 +361,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
             "only the input shapes traced before export, with no serving signature, and each "
             "new request shape retraces it"
         )
-        for fn in self.finder.collector.functions:
+        for fn in self.finder.facts.functions:
             ref = decorated(self.ctx, fn)
             if (
                 ref is not None
@@ -371,7 +371,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
                 and self._unspecified(ref)
             ):
                 self._tf_function(ref, fn, 2, why)
-        for at, call in self.finder.collector.calls:
+        for at, call in self.finder.facts.calls:
             target = self._assigned_to(call)
             if target is None:
                 continue
@@ -403,7 +403,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
         for node, info in self.ctx.traced.items():
             if info.input_signature is None and node not in self.concretized:
                 continue
-            facts = self.finder.facts.get(node)
+            facts = self.finder.facts.bodies.get(node)
             for call in facts.calls if facts is not None else ():
                 found.update(f for f, _ in self.finder.callables(call.func, node) if f is not node)
         return found
@@ -457,11 +457,11 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
                 node = found[0].node
                 return node if not node.decorators else None
         if isinstance(expr, cst.Attribute):
-            methods = self.finder._methods_of(expr, at)
+            methods = self.finder.methods_of(expr, at)
             if (
                 len(methods) == 1
                 and not methods[0].decorators
-                and not self.finder._attribute_values(expr, at)
+                and not self.finder.attribute_values(expr, at)
             ):
                 return methods[0]
         return None
@@ -492,7 +492,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
                 return True
         return any(
             self._is_tf_module(base, seen | {cls})
-            for base in self.finder._module_bases(cls)
+            for base in self.finder.module_bases(cls)
             if base not in seen
         )
 
@@ -503,7 +503,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
             current = todo.pop()
             if current not in chain:
                 chain.append(current)
-                todo += self.finder._module_bases(current)
+                todo += self.finder.module_bases(current)
         return chain
 
     # -- reporting ----------------------------------------------------------------------

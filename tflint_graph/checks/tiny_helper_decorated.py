@@ -9,6 +9,7 @@ from tflint_graph.core.finding import Severity
 from tflint_graph.model import walk
 from tflint_graph.model.context import TracedFunction, TraceKind
 from tflint_graph.model.tensors import tensors
+from tflint_graph.traced import traced_of
 
 # TensorFlow calls whose cost cannot be counted as one op: they trace other Python code,
 # build pipelines or models, or are control flow.  A helper calling one is left alone.
@@ -255,14 +256,14 @@ def step(x, y):
         )
 
     def _traced_callers(self, info: TracedFunction) -> list[str]:
-        finder = self.ctx.trace_finder
+        finder = traced_of(self.ctx)
         if finder is None:
             return []
         callers: list[str] = list(info.callers_elsewhere)  # traced code of other modules
         for other in self.ctx.traced.values():
             if other is info:
                 continue
-            facts = finder.facts.get(other.node)
+            facts = finder.facts.bodies.get(other.node)
             if facts is None:
                 continue
             for call in facts.calls:

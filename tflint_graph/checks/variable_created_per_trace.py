@@ -5,6 +5,7 @@ import libcst as cst
 from tflint_graph.checks._creation import created_once, is_self_weight_call, is_variable_call
 from tflint_graph.checks.base import Rule
 from tflint_graph.model.context import TracedFunction
+from tflint_graph.traced import traced_of
 
 
 class VariableCreatedPerTrace(Rule):
@@ -87,7 +88,7 @@ def step(x, training=True):
         """``fn`` is a method of a Keras layer, model or metric (``self.add_weight`` exists)."""
         node = fn.node
         cls = self.ctx.enclosing_class(node) if isinstance(node, cst.FunctionDef) else None
-        finder = self.ctx.trace_finder
+        finder = traced_of(self.ctx)
         return cls is not None and finder is not None and bool(finder.keras_kinds(cls))
 
     def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:

@@ -16,6 +16,7 @@ from tflint_graph.model import walk
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.names import dotted
 from tflint_graph.model.values import assigned_value, calls_in
+from tflint_graph.traced import traced_of
 
 _MODEL_NAMES = ("keras.Model", "keras.Sequential", "keras.models.Model")
 _OPTIMIZER_USE = ("apply_gradients", "minimize", "apply")
@@ -215,7 +216,7 @@ train_step(model, opt_b, x)  # TFG208
     def _tf_functions(self, func: cst.Name) -> list[cst.FunctionDef]:
         """The Python functions behind a module-level ``tf.function`` name."""
         ctx = self.ctx
-        finder = ctx.trace_finder
+        finder = traced_of(ctx)
         if finder is None:
             return []
         found: list[cst.FunctionDef] = []

@@ -11,6 +11,7 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
 from tflint_graph.model.values import argument, assigned_value, int_literal
+from tflint_graph.traced import TracedCode, traced_of
 from tflint_graph.traced.callsites import (
     TfFunctionRef,
     decorated,
@@ -18,7 +19,6 @@ from tflint_graph.traced.callsites import (
     tf_function_calls,
     wrapped,
 )
-from tflint_graph.traced.finder import TraceFinder
 
 _TENSOR_SPEC = ("tensorflow.TensorSpec",)
 _TENSOR_SHAPE = ("tensorflow.TensorShape",)
@@ -152,8 +152,7 @@ for n in (8, 16, 32):
             and not any(f.jit_compile for f in self.ctx.view.tf_functions.values())
         ):
             return  # no XLA here, and no compiled tf.function of another module
-        finder = self.ctx.trace_finder or TraceFinder(self.ctx)
-        self.ctx.trace_finder = finder
+        finder = traced_of(self.ctx)
         refs = list(self._definitions(finder))
         for where, ref, signature, display in refs:
             dynamic = self._dynamic_specs(signature, ref) if signature is not None else None
@@ -172,17 +171,17 @@ for n in (8, 16, 32):
 
     # -- tf.functions defined here ----------------------------------------------------
     def _definitions(
-        self, finder: TraceFinder
+        self, finder: TracedCode
     ) -> Iterator[tuple[cst.CSTNode, TfFunctionRef, cst.BaseExpression | None, str]]:
         """(where to report, the tf.function, its input_signature, its name) for every
         jit-compiled tf.function this module defines."""
         ctx = self.ctx
         # Trace discovery already collected every def and call of the module.
-        for fn in finder.collector.functions:
+        for fn in finder.facts.functions:
             ref = decorated(ctx, fn)
             if ref is not None and ref.info.jit_compile:
                 yield fn, ref, _given(ref.keyword("input_signature")), ref.info.display
-        for _, call in finder.collector.calls:
+        for _, call in finder.facts.calls:
             options = finder.tf_function_options(call.func)
             if options is None or not call.args or call.args[0].keyword is not None:
                 continue
@@ -226,7 +225,7 @@ for n in (8, 16, 32):
         if depth > _MAX_DEPTH:
             return
         expr = self._follow(expr)
-        finder = self.ctx.trace_finder
+        finder = traced_of(self.ctx)
         assert finder is not None
         if isinstance(expr, cst.Call) and finder.resolve(expr.func).is_(*_TENSOR_SPEC):
             yield expr
@@ -245,7 +244,7 @@ for n in (8, 16, 32):
         if shape is None:
             return None
         shape = self._follow(shape)
-        finder = self.ctx.trace_finder
+        finder = traced_of(self.ctx)
         assert finder is not None
         if isinstance(shape, cst.Call) and finder.resolve(shape.func).is_(*_TENSOR_SHAPE):
             inner = argument(shape, 0, "dims")
@@ -359,7 +358,7 @@ for n in (8, 16, 32):
             return None if value is None else self._shape_of(value, call, depth + 1)
         if not isinstance(expr, cst.Call):
             return None
-        finder = self.ctx.trace_finder
+        finder = traced_of(self.ctx)
         assert finder is not None
         res = finder.resolve(expr.func)
         for name, (index, keyword) in _SHAPED.items():
@@ -403,7 +402,7 @@ for n in (8, 16, 32):
             for node in (expr, call):
                 if not any(a is loop.body for a in self.ctx.ancestors(node)):
                     return opaque
-            sizes = _literal_sizes(self.ctx.trace_finder, loop.iter)
+            sizes = _literal_sizes(traced_of(self.ctx), loop.iter)
             if sizes is None or not sizes:
                 return opaque
             return sizes[0] if len(set(sizes)) == 1 else _LoopDim(target.value, sizes)
@@ -459,7 +458,7 @@ def _call_args(call: cst.Call) -> Iterator[tuple[object, cst.BaseExpression]]:
             yield index, arg.value
 
 
-def _literal_sizes(finder: TraceFinder | None, expr: cst.BaseExpression) -> tuple[int, ...] | None:
+def _literal_sizes(finder: TracedCode | None, expr: cst.BaseExpression) -> tuple[int, ...] | None:
     """The ints a ``for`` over ``(8, 16, 32)`` or ``range(8, 64, 8)`` binds, in order."""
     if isinstance(expr, cst.List | cst.Tuple):
         values = []

@@ -1,11 +1,10 @@
-"""One spelling for every TensorFlow/Keras name (plain strings: no parsing needed).
-
-Kept apart from ``names.py`` so that modules that only handle the run's facts (project,
-cache) do not import libcst.
-"""
+"""The TensorFlow/Keras vocabulary, in one place: one spelling for every name, and the
+names that make code traced (plain strings: no parsing needed, so that the prefilter, the
+run's facts and the cache never import libcst)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
 # Prefix rewrites applied in order; the first match wins.  Keras is reachable as `keras`,
@@ -73,3 +72,213 @@ def keras_kinds_of(names: Iterable[str]) -> frozenset[str]:
         elif name.startswith("keras.metrics."):
             kinds.add("metric")
     return frozenset(kinds)
+
+
+# -- What makes code traced, and what TensorFlow calls it with (SPEC §1) ---------------
+# tf.data callbacks (SPEC §1): methods of a Dataset (counted as attributes only: ``ds.map(f)``;
+# the builtin ``map(f, xs)`` is no Dataset), and functions of tf.data.experimental (counted
+# as attributes or imported names).  The prefilter counts them too.
+DATASET_CALLBACK_METHODS = frozenset(
+    {
+        "map",
+        "filter",
+        "flat_map",
+        "interleave",
+        "parallel_interleave",
+        "reduce",
+        "scan",
+        "group_by_window",
+        "group_by_reducer",
+        "bucket_by_sequence_length",
+        "rejection_resample",
+        "take_while",
+        "map_with_legacy_function",
+        "filter_with_legacy_function",
+    }
+)
+DATASET_EXPERIMENTAL = frozenset(
+    {
+        "map_and_batch",
+        "scan",
+        "group_by_window",
+        "group_by_reducer",
+        "Reducer",
+        "take_while",
+        "parallel_interleave",
+        "bucket_by_sequence_length",
+        "rejection_resample",
+    }
+)
+TF_FUNCTION = ("tensorflow.function",)
+ESCAPE_HATCHES = (
+    "tensorflow.py_function",
+    "tensorflow.numpy_function",
+    "tensorflow.py_func",
+    "tensorflow.compat.v1.py_func",
+    "tensorflow.experimental.numpy_function",
+)
+DO_NOT_CONVERT = ("tensorflow.autograph.experimental.do_not_convert",)
+PARTIAL = ("functools.partial",)
+
+# Graph control flow whose callables run symbolically when called from traced code.
+CONTROL_FLOW = {
+    "tensorflow.cond": "tf.cond",
+    "tensorflow.while_loop": "tf.while_loop",
+    "tensorflow.switch_case": "tf.switch_case",
+    "tensorflow.case": "tf.case",
+    "tensorflow.map_fn": "tf.map_fn",
+    "tensorflow.scan": "tf.scan",
+    "tensorflow.foldl": "tf.foldl",
+    "tensorflow.foldr": "tf.foldr",
+    "tensorflow.vectorized_map": "tf.vectorized_map",
+    "tensorflow.recompute_grad": "tf.recompute_grad",
+    "keras.ops.cond": "keras.ops.cond",
+    "keras.ops.while_loop": "keras.ops.while_loop",
+    "keras.ops.fori_loop": "keras.ops.fori_loop",
+    "keras.ops.scan": "keras.ops.scan",
+    "keras.ops.map": "keras.ops.map",
+    "keras.ops.switch": "keras.ops.switch",
+    "keras.ops.vectorized_map": "keras.ops.vectorized_map",
+}
+# These trace their callable even when called eagerly.
+ALWAYS_TRACING = {
+    "tensorflow.vectorized_map": "tf.vectorized_map callable",
+    "keras.layers.Lambda": "Keras Lambda layer",
+}
+STRATEGY_RUN = ("run", "experimental_run_v2")
+
+# Methods that return another Dataset: `ds.shuffle(10).batch(4).map(f)` is still a dataset.
+DATASET_METHODS = DATASET_CALLBACK_METHODS | {
+    "batch",
+    "padded_batch",
+    "ragged_batch",
+    "sparse_batch",
+    "unbatch",
+    "shuffle",
+    "repeat",
+    "prefetch",
+    "cache",
+    "take",
+    "skip",
+    "shard",
+    "window",
+    "concatenate",
+    "zip",
+    "enumerate",
+    "apply",
+    "with_options",
+    "ignore_errors",
+    "assert_cardinality",
+    "unique",
+    "rebatch",
+    "snapshot",
+    "from_tensor_slices",
+    "from_tensors",
+    "from_generator",
+    "range",
+    "list_files",
+    "load",
+    "sample_from_datasets",
+    "choose_from_datasets",
+    "random",
+    "counter",
+}
+DATASET_FACTORIES = (
+    "tensorflow.data.",
+    "tensorflow_datasets.load",
+    "keras.utils.image_dataset_from_directory",
+    "keras.utils.text_dataset_from_directory",
+    "keras.utils.audio_dataset_from_directory",
+    "keras.utils.timeseries_dataset_from_array",
+    "keras.preprocessing.image_dataset_from_directory",
+    "keras.preprocessing.text_dataset_from_directory",
+    "keras.preprocessing.timeseries_dataset_from_array",
+)
+# The keyword arguments tf.data's callback methods accept.  A call with any other keyword
+# (`dataset.map(fn, batched=True)` of Hugging Face `datasets`) is not tf.data.
+DATASET_KWARGS: dict[str, frozenset[str]] = {
+    "map": frozenset(
+        {
+            "map_func",
+            "num_parallel_calls",
+            "deterministic",
+            "synchronous",
+            "use_unbounded_threadpool",
+            "name",
+        }
+    ),
+    "filter": frozenset({"predicate", "name"}),
+    "flat_map": frozenset({"map_func", "name"}),
+    "interleave": frozenset(
+        {"map_func", "cycle_length", "block_length", "num_parallel_calls", "deterministic", "name"}
+    ),
+    "parallel_interleave": frozenset(
+        {
+            "map_func",
+            "cycle_length",
+            "block_length",
+            "sloppy",
+            "buffer_output_elements",
+            "prefetch_input_elements",
+        }
+    ),
+    "reduce": frozenset({"initial_state", "reduce_func", "name"}),
+    "scan": frozenset({"initial_state", "scan_func", "name"}),
+    "group_by_window": frozenset(
+        {"key_func", "reduce_func", "window_size", "window_size_func", "name"}
+    ),
+    "group_by_reducer": frozenset({"key_func", "reducer"}),
+    "bucket_by_sequence_length": frozenset(
+        {
+            "element_length_func",
+            "bucket_boundaries",
+            "bucket_batch_sizes",
+            "padded_shapes",
+            "padding_values",
+            "pad_to_bucket_boundary",
+            "no_padding",
+            "drop_remainder",
+            "name",
+        }
+    ),
+    "rejection_resample": frozenset({"class_func", "target_dist", "initial_dist", "seed", "name"}),
+    "take_while": frozenset({"predicate", "name"}),
+    "map_with_legacy_function": frozenset({"map_func", "num_parallel_calls", "deterministic"}),
+    "filter_with_legacy_function": frozenset({"predicate"}),
+}
+# Well-known libraries whose objects have an eager `.map`/`.filter` of their own: a value
+# built by one of these is not a tf.data dataset, whatever its name.  (A call into the
+# project's own modules stays unknown: `ds = build_dataset()` may well be tf.data.)
+NON_DATASET_LIBRARIES = (
+    "builtins.",
+    "collections.",
+    "concurrent.",
+    "dask.",
+    "datasets.",
+    "itertools.",
+    "jax.",
+    "multiprocessing.",
+    "numpy.",
+    "pandas.",
+    "polars.",
+    "pyspark.",
+    "ray.",
+    "sklearn.",
+    "torch.",
+    "torchdata.",
+    "torchvision.",
+)
+DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset|dset|datasets|pipeline)(?:$|_)", re.IGNORECASE)
+DATASET_ONLY_KWARGS = frozenset({"num_parallel_calls", "deterministic", "cycle_length"})
+
+KERAS_METHODS = {
+    "model": ("train_step", "test_step", "predict_step", "call"),
+    "layer": ("call",),
+    "loss": ("call",),
+    "metric": ("update_state",),
+}
+KERAS_LABELS = {
+    "train_step": "Keras train_step",
+    "test_step": "Keras test_step",
+    "predict_step": "Keras predict_step",
+}

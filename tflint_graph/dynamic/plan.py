@@ -42,7 +42,7 @@ from tflint_graph.dynamic.verdicts import (
 )
 from tflint_graph.model import walk
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
-from tflint_graph.traced.finder import find_traced
+from tflint_graph.traced import find_traced
 
 # Codes dynamic mode can check, and why the others are left alone.
 CHECKED = (

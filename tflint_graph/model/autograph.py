@@ -13,6 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tflint_graph.model.context import ModuleContext, TracedFunction
+from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.tensors import TensorInference
 from tflint_graph.model.values import calls_in, is_init_scope
 
@@ -40,7 +41,11 @@ def comprehension_part(ctx: ModuleContext, node: cst.CSTNode) -> str | None:
 
 
 def is_graph_loop(
-    ctx: ModuleContext, loop: cst.For | cst.While, fn: TracedFunction, tensors: TensorInference
+    ctx: ModuleContext,
+    loop: cst.For | cst.While,
+    fn: TracedFunction,
+    tensors: TensorInference,
+    definitions: Definitions,
 ) -> bool:
     """The loop becomes a ``tf.while_loop`` (or a dataset reduction) when AutoGraph runs:
     ``for`` over ``tf.range``/a tensor/``range(tensor)``/a ``tf.data.Dataset``, or ``while``
@@ -52,33 +57,14 @@ def is_graph_loop(
     it = loop.iter
     if tensors.is_tensor(it):
         return True
-    finder = ctx.trace_finder
     if isinstance(it, cst.Call):
         res = ctx.resolve(it.func)
         if res.is_builtin("range"):
             return any(tensors.is_tensor(a.value) for a in it.args)
         if res.is_builtin("enumerate") or res.is_builtin("zip"):
             # Converted over datasets only; over a tensor they raise instead (TFG203).
-            return finder is not None and any(finder.is_dataset(a.value) for a in it.args)
-    return finder is not None and finder.is_dataset(it)
-
-
-def enclosing_graph_loop(
-    ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction, tensors: TensorInference
-) -> cst.For | cst.While | None:
-    """The innermost graph loop whose *body* holds ``node`` within ``fn``."""
-    child = node
-    for anc in ctx.ancestors(node):
-        if anc is fn.node:
-            return None
-        if (
-            isinstance(anc, cst.For | cst.While)
-            and child is anc.body
-            and is_graph_loop(ctx, anc, fn, tensors)
-        ):
-            return anc
-        child = anc
-    return None
+            return any(definitions.is_dataset(a.value) for a in it.args)
+    return definitions.is_dataset(it)
 
 
 def under_eager_check(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import ast
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
+from typing import Any, TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -20,15 +20,12 @@ from libcst.metadata import CodeRange
 from tflint_graph.core.config import Config
 from tflint_graph.core.facts import ProjectView, RemoteFinding, TraceKind
 from tflint_graph.model import walk
+from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.names import Resolution, Resolver
 from tflint_graph.model.positions import Positions, Snippets
 from tflint_graph.model.scopes import Assignment, ModuleScopes, Scope
 from tflint_graph.source.fromast import is_built
 
-if TYPE_CHECKING:
-    from tflint_graph.traced.finder import TraceFinder
-
-FunctionNode: TypeAlias = cst.FunctionDef | cst.Lambda
 T = TypeVar("T")
 
 
@@ -112,15 +109,15 @@ class ModuleContext:
         self._order = self._index.order
         self._scopes = self.prepared.scopes
         self.resolver = self.prepared.resolver
-        # Filled by traced-code discovery before any rule runs.
-        self.traced: dict[FunctionNode, TracedFunction] = {}
+        # Which functions are traced: ``traced.find_traced`` sets its ``TracedCode`` here
+        # before any rule runs (``traced.traced_of`` gives it with its queries).
+        self.traced: Mapping[FunctionNode, TracedFunction] = {}
         self._memo: dict[tuple[str, cst.CSTNode], Any] = {}
-        self.trace_finder: TraceFinder | None = None
         # Findings about functions of other modules (see ``Rule.report_elsewhere``).
         self.remote: list[RemoteFinding] = []
 
     def release(self, keep_prepared: bool = False) -> Prepared | None:
-        """Forget everything: the analysis holds reference cycles (scopes, the trace finder
+        """Forget everything: the analysis holds reference cycles (scopes, the traced code
         and the inferences that point back here), broken here so that memory comes back
         without cyclic garbage collection.  Nothing may be asked afterwards.  With
         ``keep_prepared`` the tree's ``Prepared`` survives and is returned (its owner must

@@ -27,6 +27,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from tflint_graph.core import version
 from tflint_graph.core.config import Config, find_config
 from tflint_graph.core.facts import (
     ExportFact,
@@ -39,7 +40,6 @@ from tflint_graph.core.facts import (
     TraceKind,
 )
 from tflint_graph.core.finding import DynamicStatus, Finding, Severity
-from tflint_graph.core.version import __version__
 from tflint_graph.source.reading import read_regular
 
 DIR_NAME = ".tflint-graph-cache"
@@ -196,7 +196,7 @@ class Cache:
         # Everything the run shares, hashed once.
         self.salt = _digest(
             [
-                f"{__version__}/{CACHE_FORMAT}".encode(),
+                f"{version.__version__}/{CACHE_FORMAT}".encode(),
                 stable_json(config).encode(),
                 os.getcwd().encode(errors="surrogateescape"),
                 # Switches such as TFLINT_GRAPH_NO_PREFILTER choose another analysis path:

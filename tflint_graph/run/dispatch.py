@@ -15,7 +15,7 @@ from tflint_graph.core.finding import Finding, Severity, tool_finding
 from tflint_graph.model import walk
 from tflint_graph.model.context import ModuleContext, Prepared, TracedFunction
 from tflint_graph.run.summary import summarize
-from tflint_graph.traced.finder import find_traced
+from tflint_graph.traced import find_traced, traced_of
 
 
 class Dispatcher:
@@ -129,9 +129,9 @@ def run_rules(
 def _remote_findings(ctx: ModuleContext) -> list[Finding]:
     """Findings other modules of the run made about this module's functions, at the def."""
     found: list[Finding] = []
-    finder = ctx.trace_finder
+    finder = traced_of(ctx)
     for fact in ctx.view.remote if finder is not None else ():
-        for fn, _ in finder._defined(fact.target):
+        for fn, _ in finder.defined(fact.target):
             if not isinstance(fn, cst.FunctionDef):
                 continue
             where = ctx.position(fn)

@@ -8,17 +8,18 @@ from tflint_graph.core.facts import LOCAL, ModuleSummary, ProjectView
 from tflint_graph.model import walk
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.source import prefilter
+from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import imported_names, module_tf_functions
 from tflint_graph.traced.exports import export_references, foreign_exports
 
 
 def summarize(ctx: ModuleContext) -> ModuleSummary:
-    finder = ctx.trace_finder
+    finder = traced_of(ctx)
     called: set[str] = set()
     outgoing = []
     if finder is not None:
         outgoing = list(finder.outgoing)
-        for _, call in finder.collector.calls:
+        for _, call in finder.facts.calls:
             called.update(imported_names(ctx, call.func))
         # Exported without being called (`signatures={"embed": embed}`): TFG301 needs to know.
         called |= export_references(ctx)

@@ -16,7 +16,12 @@ import re
 import threading
 
 from tflint_graph.core.facts import LOCAL, ProjectView, may_be_project
-from tflint_graph.core.vocabulary import canonical, keras_kinds_of
+from tflint_graph.core.vocabulary import (
+    DATASET_CALLBACK_METHODS,
+    DATASET_EXPERIMENTAL,
+    canonical,
+    keras_kinds_of,
+)
 
 # A module that never mentions TensorFlow or Keras cannot contain code SPEC §1 calls traced,
 # nor anything a rule reports (every root, call-site and export rule needs a TensorFlow or
@@ -170,40 +175,6 @@ TRACE_NAMES = frozenset(
         "save_model",
         "signatures",
         "add_endpoint",
-    }
-)
-# tf.data callbacks (SPEC §1): methods of a Dataset (counted as attributes only: ``ds.map(f)``;
-# the builtin ``map(f, xs)`` is no Dataset), and functions of tf.data.experimental (counted
-# as attributes or imported names).  Defined here, without libcst; traced.py uses them too.
-DATASET_CALLBACK_METHODS = frozenset(
-    {
-        "map",
-        "filter",
-        "flat_map",
-        "interleave",
-        "parallel_interleave",
-        "reduce",
-        "scan",
-        "group_by_window",
-        "group_by_reducer",
-        "bucket_by_sequence_length",
-        "rejection_resample",
-        "take_while",
-        "map_with_legacy_function",
-        "filter_with_legacy_function",
-    }
-)
-DATASET_EXPERIMENTAL = frozenset(
-    {
-        "map_and_batch",
-        "scan",
-        "group_by_window",
-        "group_by_reducer",
-        "Reducer",
-        "take_while",
-        "parallel_interleave",
-        "bucket_by_sequence_length",
-        "rejection_resample",
     }
 )
 # The raw text first: a module with none of these words (nor a Keras base) needs no walk.

@@ -17,7 +17,7 @@ from tflint_graph.core.facts import TfFunction, may_be_project
 from tflint_graph.model.context import FunctionNode, ModuleContext
 from tflint_graph.model.scopes import ImportAssignment
 from tflint_graph.model.values import assigned_value
-from tflint_graph.traced.finder import TraceFinder
+from tflint_graph.traced.code import traced_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +74,6 @@ def _ref(
     return TfFunctionRef(info, node, options)
 
 
-def _finder(ctx: ModuleContext) -> TraceFinder:
-    if ctx.trace_finder is None:
-        ctx.trace_finder = TraceFinder(ctx)
-    return ctx.trace_finder
-
-
 def decorated(ctx: ModuleContext, fn: cst.FunctionDef) -> TfFunctionRef | None:
     """``fn`` decorated with ``@tf.function`` / ``@tf.function(...)`` (or a configured
     project wrapper): the tf.function its name is bound to."""
@@ -87,7 +81,7 @@ def decorated(ctx: ModuleContext, fn: cst.FunctionDef) -> TfFunctionRef | None:
 
 
 def _decorated(ctx: ModuleContext, fn: cst.FunctionDef) -> TfFunctionRef | None:
-    finder = _finder(ctx)
+    finder = traced_of(ctx)
     for dec in fn.decorators:
         options = finder.tf_function_options(dec.decorator)
         if options is not None:
@@ -102,7 +96,7 @@ def wrapped(
     """``value`` is ``tf.function(fn, ...)`` (or ``xla(fn)``, ``tf.function(**kw)(fn)``)."""
     if not isinstance(value, cst.Call):
         return None
-    finder = _finder(ctx)
+    finder = traced_of(ctx)
     options = finder.tf_function_options(value.func)
     if options is None or not value.args or value.args[0].keyword is not None:
         return None
@@ -129,7 +123,7 @@ def tf_function_of(
 def _tf_function_of(
     ctx: ModuleContext, expr: cst.BaseExpression, at: FunctionNode | None
 ) -> TfFunctionRef | None:
-    finder = _finder(ctx)
+    finder = traced_of(ctx)
     if isinstance(expr, cst.Name):
         bindings = ctx.bindings(expr)
         if all(isinstance(a, ImportAssignment) for a in bindings):
@@ -141,17 +135,17 @@ def _tf_function_of(
                 if found is not None and len(bindings) == 1:
                     return found
             elif isinstance(node, cst.Name) and len(bindings) == 1:
-                value = finder._assigned_value(node)
+                value = finder.assigned_value(node)
                 if value is not None:
                     scope_at = ctx.enclosing_function(node)
                     return wrapped(ctx, value, expr.value, scope_at)
         return None
     if isinstance(expr, cst.Attribute):
-        methods = finder._methods_of(expr, at)
+        methods = finder.methods_of(expr, at)
         if methods:
             method = methods[0]
             return decorated(ctx, method) if isinstance(method, cst.FunctionDef) else None
-        values = finder._attribute_values(expr, at)
+        values = finder.attribute_values(expr, at)
         if len(values) == 1:
             value, owner = values[0]
             return wrapped(ctx, value, f"self.{expr.attr.value}", owner)
@@ -235,7 +229,7 @@ def tf_function_calls(ctx: ModuleContext) -> Iterator[tuple[cst.Call, TfFunction
     def compute() -> list[tuple[cst.Call, TfFunctionRef]]:
         found = []
         # Trace discovery already walked every call of the module, with its function.
-        for at, call in _finder(ctx).collector.calls:
+        for at, call in traced_of(ctx).facts.calls:
             ref = tf_function_of(ctx, call.func, at)
             if ref is not None:
                 found.append((call, ref))
@@ -298,9 +292,9 @@ def call_sites(ctx: ModuleContext, fn: FunctionNode) -> list[tuple[FunctionNode 
     """Calls in this module that call the module function ``fn``, with their function."""
 
     def compute() -> dict[FunctionNode, list[tuple[FunctionNode | None, cst.Call]]]:
-        finder = _finder(ctx)
+        finder = traced_of(ctx)
         index: dict[FunctionNode, list[tuple[FunctionNode | None, cst.Call]]] = {}
-        for at, call in finder.collector.calls:
+        for at, call in finder.facts.calls:
             targets = {f for f, _ in finder.callables(call.func, at)}
             for target in targets:
                 index.setdefault(target, []).append((at, call))
@@ -321,11 +315,11 @@ def callback_hook(ctx: ModuleContext, fn: FunctionNode) -> str | None:
 
 
 def _keras_callback(ctx: ModuleContext, cls: cst.ClassDef, seen: frozenset[cst.ClassDef]) -> bool:
-    finder = _finder(ctx)
+    finder = traced_of(ctx)
     for arg in cls.bases:
         if arg.keyword is None and finder.resolve(arg.value).startswith("keras.callbacks."):
             return True
     return any(
         base not in seen and _keras_callback(ctx, base, seen | {cls})
-        for base in finder._module_bases(cls)
+        for base in finder.module_bases(cls)
     )

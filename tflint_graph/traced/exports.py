@@ -24,7 +24,7 @@ from tflint_graph.model import walk
 from tflint_graph.model.context import FunctionNode, ModuleContext
 from tflint_graph.model.values import assigned_value, int_literal
 from tflint_graph.traced.callsites import imported_names, instance_classes
-from tflint_graph.traced.finder import TraceFinder
+from tflint_graph.traced.code import TracedCode, traced_of
 
 _SAVE = ("tensorflow.saved_model.save",)
 _KERAS_SAVE = ("keras.models.save_model", "keras.saving.save_model")
@@ -53,12 +53,6 @@ class Saved:
     signatures: bool = False  # saved with signatures=: its other tf.functions ride along
 
 
-def finder_of(ctx: ModuleContext) -> TraceFinder:
-    if ctx.trace_finder is None:
-        ctx.trace_finder = TraceFinder(ctx)
-    return ctx.trace_finder
-
-
 def single_value(ctx: ModuleContext, name: cst.Name) -> cst.BaseExpression | None:
     """``value`` when ``name`` is bound exactly once, by ``name = value``."""
     found = ctx.bindings(name)
@@ -83,10 +77,10 @@ def export_sites(ctx: ModuleContext) -> tuple[list[Exported], list[Saved]]:
 
 
 def _export_sites(ctx: ModuleContext) -> tuple[list[Exported], list[Saved]]:
-    finder = finder_of(ctx)
+    finder = traced_of(ctx)
     exported: list[Exported] = []
     saved: list[Saved] = []
-    for at, call in finder.collector.calls:
+    for at, call in finder.facts.calls:
         func = call.func
         res = finder.resolve(func)
         if res.is_(*_SAVE):
@@ -143,7 +137,7 @@ def _is_object(ctx: ModuleContext, expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and not ctx.resolve(expr).imported
 
 
-def _is_export_archive(ctx: ModuleContext, finder: TraceFinder, expr: cst.BaseExpression) -> bool:
+def _is_export_archive(ctx: ModuleContext, finder: TracedCode, expr: cst.BaseExpression) -> bool:
     if not isinstance(expr, cst.Name):
         return False
     value = single_value(ctx, expr)

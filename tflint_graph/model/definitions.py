@@ -1,0 +1,535 @@
+"""What the names and expressions of one module denote: the definitions of the module they
+reach (functions, methods, classes, attribute values), tf.function wrappers and options,
+Keras base classes, tf.data datasets and tf.distribute strategies.
+
+Traced-code discovery (``traced/``) and the rules ask the same questions; this object answers
+each once per module (the walk of ``ModuleFacts``, resolutions and verdicts memoised).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from tflint_graph.core.facts import may_be_project
+from tflint_graph.core.vocabulary import (
+    DATASET_CALLBACK_METHODS,
+    DATASET_EXPERIMENTAL,
+    DATASET_FACTORIES,
+    DATASET_KWARGS,
+    DATASET_METHODS,
+    DATASET_NAME,
+    DATASET_ONLY_KWARGS,
+    DO_NOT_CONVERT,
+    ESCAPE_HATCHES,
+    NON_DATASET_LIBRARIES,
+    PARTIAL,
+    TF_FUNCTION,
+)
+from tflint_graph.model.calls import argument, is_true, keyword
+from tflint_graph.model.collect import FunctionFacts, FunctionNode, ModuleFacts
+from tflint_graph.model.context import ModuleContext
+from tflint_graph.model.names import Resolution, canonical, dotted, keras_kinds_of
+from tflint_graph.model.values import assigned_value
+
+_MAX_DEPTH = 6
+
+
+def _last(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+class Definitions:
+    """The answers for one module (built once per analysis, before discovery)."""
+
+    def __init__(self, ctx: ModuleContext) -> None:
+        self.ctx = ctx
+        self.facts = ModuleFacts(ctx.module)
+        self._keras_kinds: dict[cst.ClassDef, frozenset[str]] = {}
+        self._extra = tuple(ctx.config.extra_function_decorators)
+        self._resolved: dict[cst.CSTNode, Resolution] = {}
+        self._dataset_memo: dict[cst.CSTNode, bool | None] = {}
+
+    # -- name helpers -----------------------------------------------------------------
+    def resolve(self, expr: cst.BaseExpression, depth: int = 0) -> Resolution:
+        """Like ``ctx.resolve``, but also through simple aliases of the module
+        (``Model = tf.keras.Model``, ``fn = tf.function``, ``K = tf.keras``)."""
+        cached = self._resolved.get(expr)
+        if cached is not None:
+            return cached
+        res = self.ctx.resolve(expr)
+        path = dotted(expr)
+        if res.local and path is not None and depth < 4:
+            tail = path.partition(".")[2]
+            base = expr
+            while isinstance(base, cst.Attribute):
+                base = base.value
+            assert isinstance(base, cst.Name)
+            imported = set(res.imported)
+            for a in self.ctx.bindings(base):
+                if not isinstance(a.node, cst.Name):
+                    continue
+                value = self.assigned_value(a.node)
+                if value is None or dotted(value) is None:
+                    continue
+                for name in self.resolve(value, depth + 1).imported:
+                    imported.add(canonical(f"{name}.{tail}" if tail else name))
+            res = Resolution(frozenset(imported), res.local)
+        if depth == 0:
+            self._resolved[expr] = res
+        return res
+
+    def is_tf_function(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` is ``tf.function`` itself (any spelling) or a configured project wrapper."""
+        res = self.resolve(expr)
+        if res.is_(*TF_FUNCTION):
+            return True
+        if self._extra:
+            text = dotted(expr)
+            for entry in self._extra:
+                if res.is_(entry) or text == entry or (text and entry.endswith("." + text)):
+                    return True
+        return False
+
+    def tf_function_options(
+        self, expr: cst.BaseExpression, depth: int = 0
+    ) -> list[cst.Call] | None:
+        """When ``expr`` applied to a function makes a ``tf.function``, the calls whose
+        keywords configure it: ``tf.function`` -> [], ``tf.function(jit_compile=True)`` and
+        ``functools.partial(tf.function, ...)`` -> [that call]; a module-level name bound to one
+        of these (``xla = tf.function(jit_compile=True)``) too.  None otherwise."""
+        if depth > _MAX_DEPTH:
+            return None
+        if self.is_tf_function(expr):
+            return []
+        if type(expr) is cst.Call:
+            func = expr.func
+            if self.resolve(func).is_(*PARTIAL):
+                first = argument(expr, 0, "func")
+                inner = self.tf_function_options(first, depth + 1) if first is not None else None
+                return None if inner is None else [expr, *inner]
+            if argument(expr, 0, "func") is None:  # a factory call with no function yet
+                inner = self.tf_function_options(func, depth + 1)
+                return None if inner is None else [expr, *inner]
+            return None
+        if type(expr) is cst.Name:
+            for a in self.ctx.bindings(expr):
+                if type(a.node) is cst.Name:
+                    value = self.assigned_value(a.node)
+                    if type(value) is cst.Call:
+                        found = self.tf_function_options(value, depth + 1)
+                        if found is not None:
+                            return found
+        return None
+
+    def is_escape_hatch(self, expr: cst.BaseExpression) -> bool:
+        return self.resolve(expr).is_(*ESCAPE_HATCHES)
+
+    def no_autograph_decorator(self, fn: FunctionNode) -> bool:
+        """``@tf.autograph.experimental.do_not_convert`` on ``fn``."""
+        if not isinstance(fn, cst.FunctionDef):
+            return False
+        for dec in fn.decorators:
+            expr = dec.decorator
+            target = expr.func if isinstance(expr, cst.Call) else expr
+            if self.resolve(target).is_(*DO_NOT_CONVERT):
+                return True
+        return False
+
+    # -- resolving callables ----------------------------------------------------------
+    def callables(
+        self, expr: cst.BaseExpression | None, at: FunctionNode | None, depth: int = 0
+    ) -> Iterator[tuple[FunctionNode, bool]]:
+        """Functions of this module that ``expr`` evaluates to, with an autograph flag."""
+        if expr is None or depth > _MAX_DEPTH:
+            return
+        if type(expr) is cst.Lambda:
+            yield expr, True
+        elif type(expr) is cst.Name:
+            for a in self.ctx.bindings(expr):
+                node = a.node
+                if type(node) is cst.FunctionDef:
+                    yield node, True
+                elif type(node) is cst.Name:
+                    value = self.assigned_value(node)
+                    if value is not None:
+                        yield from self.callables(value, at, depth + 1)
+        elif type(expr) is cst.Attribute:
+            methods = self.methods_of(expr, at)
+            if methods:
+                yield from ((m, True) for m in methods)
+            else:
+                for value, owner in self.attribute_values(expr, at):
+                    yield from self.callables(value, owner, depth + 1)
+        elif type(expr) is cst.Call:
+            func = expr.func
+            res = self.resolve(func)
+            if res.is_(*PARTIAL):
+                yield from self.callables(argument(expr, 0, "func"), at, depth + 1)
+            elif self.tf_function_options(func) is not None:
+                # tf.function(fn), tf.function(jit_compile=True)(fn), xla(fn)
+                yield from self.callables(argument(expr, 0, "func"), at, depth + 1)
+            elif res.is_(*DO_NOT_CONVERT):
+                for fn, _ in self.callables(argument(expr, 0, "func"), at, depth + 1):
+                    yield fn, False
+            elif not self.is_escape_hatch(func):
+                # A factory defined here: `ds.map(make_augment(cfg))` maps what it returns.
+                for factory, _ in self.callables(func, at, depth + 1):
+                    if type(factory) is cst.FunctionDef:
+                        for ret in self.facts.bodies[factory].returns:
+                            yield from self.callables(ret, factory, depth + 1)
+        elif isinstance(expr, cst.IfExp):
+            # `loss=FocalLoss() if focal else weighted_bce`: either branch may be used.
+            yield from self.callables(expr.body, at, depth + 1)
+            yield from self.callables(expr.orelse, at, depth + 1)
+        elif isinstance(expr, cst.BooleanOperation):
+            # `fn or default_fn`
+            yield from self.callables(expr.left, at, depth + 1)
+            yield from self.callables(expr.right, at, depth + 1)
+        elif isinstance(expr, cst.List | cst.Tuple | cst.Set):
+            for el in expr.elements:
+                yield from self.callables(el.value, at, depth + 1)
+        elif isinstance(expr, cst.Dict):
+            for el in expr.elements:
+                if isinstance(el, cst.DictElement):
+                    yield from self.callables(el.value, at, depth + 1)
+
+    def foreign(self, expr: cst.BaseExpression | None, depth: int = 0) -> list[str]:
+        """Absolute names of functions in other modules of the project that ``expr``
+        denotes (``helpers.normalize``, ``partial(normalize, k=1)``), when it denotes no
+        function of this module."""
+        if expr is None or depth > _MAX_DEPTH:
+            return []
+        if isinstance(expr, cst.Call):
+            if (
+                self.resolve(expr.func).is_(*PARTIAL)
+                or self.tf_function_options(expr.func) is not None
+            ):
+                return self.foreign(argument(expr, 0, "func"), depth + 1)
+            return []
+        if isinstance(expr, cst.IfExp):
+            return self.foreign(expr.body, depth + 1) + self.foreign(expr.orelse, depth + 1)
+        if not isinstance(expr, cst.Name | cst.Attribute):
+            return []
+        res = self.resolve(expr)
+        names = sorted(
+            {self.ctx.view.absolute(n) for n in res.imported if n.startswith(".") or "." in n}
+        )
+        return [n for n in names if may_be_project(n)]
+
+    def assigned_value(self, target: cst.Name) -> cst.BaseExpression | None:
+        """``value`` for a simple ``target = value`` assignment."""
+        return assigned_value(self.ctx, target, with_items=False)
+
+    def class_of(self, expr: cst.BaseExpression, at: FunctionNode | None) -> cst.ClassDef | None:
+        """The module class an expression denotes or is an instance of."""
+        if type(expr) is cst.Name:
+            if expr.value in ("self", "cls") and type(at) is cst.FunctionDef:
+                outer = self.ctx.enclosing_class(at)
+                if outer is not None:
+                    return outer
+            for a in self.ctx.bindings(expr):
+                if type(a.node) is cst.ClassDef:
+                    return a.node
+                if type(a.node) is cst.Name:
+                    value = self.assigned_value(a.node)
+                    if type(value) is cst.Call and type(value.func) is cst.Name:
+                        for b in self.ctx.bindings(value.func):
+                            if type(b.node) is cst.ClassDef:
+                                return b.node
+        return None
+
+    def _super_class(self, expr: cst.BaseExpression, at: FunctionNode | None) -> bool:
+        """``super()`` inside a method."""
+        return (
+            type(expr) is cst.Call
+            and type(expr.func) is cst.Name
+            and expr.func.value == "super"
+            and self.ctx.resolve(expr.func).is_builtin("super")
+            and type(at) is cst.FunctionDef
+        )
+
+    def methods_of(self, expr: cst.Attribute, at: FunctionNode | None) -> list[cst.FunctionDef]:
+        name = expr.attr.value
+        if self._super_class(expr.value, at):
+            assert isinstance(at, cst.FunctionDef)
+            cls = self.ctx.enclosing_class(at)
+            if cls is None:
+                return []
+            for base in self.module_bases(cls):
+                method = self.find_method(base, name, frozenset({cls}))
+                if method is not None:
+                    return [method]
+            return []
+        cls = self.class_of(expr.value, at)
+        if cls is None:
+            return []
+        method = self.find_method(cls, name)
+        return [method] if method is not None else []
+
+    def attribute_values(
+        self, expr: cst.Attribute, at: FunctionNode | None
+    ) -> list[tuple[cst.BaseExpression, FunctionNode | None]]:
+        """What ``self.fn = ...`` assignments in the object's class (or its module bases) put
+        in the attribute ``expr`` reads, with the method that assigns it."""
+        cls = self.class_of(expr.value, at)
+        found: list[tuple[cst.BaseExpression, FunctionNode | None]] = []
+        seen: set[cst.ClassDef] = set()
+        todo = [cls] if cls is not None else []
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            found += self.facts.self_values.get(current, {}).get(expr.attr.value, [])
+            todo += self.module_bases(current)
+        return found
+
+    def find_method(
+        self, cls: cst.ClassDef, name: str, seen: frozenset[cst.ClassDef] = frozenset()
+    ) -> cst.FunctionDef | None:
+        """``name`` defined in ``cls`` or, failing that, in a base class of this module."""
+        for stmt in cls.body.body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
+                return stmt
+        for base in self.module_bases(cls):
+            if base not in seen:
+                found = self.find_method(base, name, seen | {cls})
+                if found is not None:
+                    return found
+        return None
+
+    def module_bases(self, cls: cst.ClassDef) -> list[cst.ClassDef]:
+        bases = []
+        for arg in cls.bases:
+            if isinstance(arg.value, cst.Name):
+                for a in self.ctx.bindings(arg.value):
+                    if isinstance(a.node, cst.ClassDef) and a.node is not cls:
+                        bases.append(a.node)
+        return bases
+
+    # -- Keras ------------------------------------------------------------------------
+    def keras_kinds(
+        self, cls: cst.ClassDef, seen: frozenset[cst.ClassDef] = frozenset()
+    ) -> frozenset[str]:
+        """Which Keras base classes ``cls`` derives from (``model``, ``layer``, ...)."""
+        if cls in self._keras_kinds:
+            return self._keras_kinds[cls]
+        kinds: set[str] = set()
+        for arg in cls.bases:
+            if arg.keyword is not None:
+                continue
+            res = self.resolve(arg.value)
+            kinds |= keras_kinds_of(res.imported)
+            # A base class defined in another module of the run.
+            view = self.ctx.view
+            for name in res.imported if view.keras_classes else ():
+                kinds |= view.keras_classes.get(view.absolute(name), frozenset())
+        for base in self.module_bases(cls):
+            if base not in seen:
+                kinds |= self.keras_kinds(base, seen | {cls})
+        result = frozenset(kinds)
+        if not seen:
+            self._keras_kinds[cls] = result
+        return result
+
+    def dynamic_layer(self, cls: cst.ClassDef) -> bool:
+        """``super().__init__(dynamic=True)``: Keras runs the layer eagerly."""
+        init = self.find_method(cls, "__init__")
+        if init is None:
+            return False
+        for call in self.facts.bodies.get(init, FunctionFacts()).calls:
+            if is_true(keyword(call, "dynamic")):
+                return True
+        return False
+
+    # -- tf.data ----------------------------------------------------------------------
+    def is_dataset(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` is plausibly a ``tf.data.Dataset`` and nothing says otherwise."""
+        return self._dataset_evidence(expr, 0) is True
+
+    def _dataset_evidence(self, expr: cst.BaseExpression, depth: int) -> bool | None:
+        """True: a tf.data dataset (by construction, annotation or a dataset-like name);
+        False: something else (another library's object, a literal); None: unknown."""
+        if depth > _MAX_DEPTH:
+            return None
+        if expr in self._dataset_memo:
+            return self._dataset_memo[expr]  # also cuts cycles (`ds = ds.map(f)`)
+        self._dataset_memo[expr] = None
+        verdict = self._dataset_evidence_of(expr, depth)
+        self._dataset_memo[expr] = verdict
+        return verdict
+
+    def _dataset_evidence_of(self, expr: cst.BaseExpression, depth: int) -> bool | None:
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            res = self.resolve(func)
+            if res.startswith(*DATASET_FACTORIES):
+                return True
+            if isinstance(func, cst.Attribute) and func.attr.value in DATASET_METHODS:
+                if self._foreign_kwargs(expr, func.attr.value):
+                    return False
+                # Method chains are finite syntax: no depth needed.
+                return self._dataset_evidence(func.value, depth)
+            if res.startswith(*NON_DATASET_LIBRARIES):
+                return False
+            # `make_dataset().map(f)`: a function of this module that returns a dataset.
+            if depth < _MAX_DEPTH and not res.imported:
+                for fn, _ in self.callables(func, None, depth + 1):
+                    returns = self.facts.bodies.get(fn, FunctionFacts()).returns
+                    if any(self._dataset_evidence(r, depth + 1) for r in returns):
+                        return True
+            return None
+        if isinstance(expr, cst.Name):
+            verdicts: set[bool | None] = set()
+            for a in self.ctx.bindings(expr):
+                node = a.node
+                if isinstance(node, cst.Name):
+                    value = self.assigned_value(node)
+                    if value is not None:
+                        verdicts.add(self._dataset_evidence(value, depth + 1))
+                elif isinstance(node, cst.Param):
+                    if node.annotation is not None:
+                        ann = self.resolve(node.annotation.annotation)
+                        if ann.startswith("tensorflow.data."):
+                            verdicts.add(True)
+                        elif ann.startswith(*NON_DATASET_LIBRARIES):
+                            verdicts.add(False)
+                elif isinstance(node, cst.FunctionDef | cst.ClassDef):
+                    verdicts.add(False)
+            if True in verdicts:
+                return True
+            if False in verdicts:
+                return False
+            return True if DATASET_NAME.search(expr.value) else None
+        if isinstance(expr, cst.Attribute):
+            res = self.resolve(expr)
+            if res.startswith("tensorflow.data."):
+                return True
+            if res.startswith(*NON_DATASET_LIBRARIES):
+                return False
+            return True if DATASET_NAME.search(expr.attr.value) else None
+        if isinstance(
+            expr,
+            cst.List
+            | cst.Tuple
+            | cst.Dict
+            | cst.Set
+            | cst.ListComp
+            | cst.DictComp
+            | cst.SetComp
+            | cst.GeneratorExp
+            | cst.BaseNumber
+            | cst.BaseString,
+        ):
+            return False
+        return None
+
+    @staticmethod
+    def _foreign_kwargs(call: cst.Call, method: str) -> bool:
+        """A keyword that tf.data's ``method`` does not accept (``batched=True``)."""
+        allowed = DATASET_KWARGS.get(method)
+        if allowed is None:
+            return False
+        return any(a.keyword is not None and a.keyword.value not in allowed for a in call.args)
+
+    def dataset_callback(self, call: cst.Call) -> str | None:
+        """``Dataset.map`` etc. when the receiver is plausibly a ``tf.data.Dataset``."""
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        method = func.attr.value
+        if method not in DATASET_CALLBACK_METHODS or self._foreign_kwargs(call, method):
+            return None
+        evidence = self._dataset_evidence(func.value, 0)
+        if evidence is False:
+            return None
+        has_dataset_kwarg = any(
+            a.keyword is not None and a.keyword.value in DATASET_ONLY_KWARGS for a in call.args
+        )
+        return method if evidence is True or has_dataset_kwarg else None
+
+    def dataset_experimental(self, call: cst.Call) -> str | None:
+        """``tf.data.experimental.map_and_batch(fn, ...)`` and friends."""
+        for name in self.resolve(call.func).imported:
+            if name.startswith("tensorflow.data.experimental.") and (
+                _last(name) in DATASET_EXPERIMENTAL
+            ):
+                return _last(name)
+        return None
+
+    # -- distribution -----------------------------------------------------------------
+    def _is_strategy_factory(self, expr: cst.BaseExpression) -> bool:
+        return any(
+            name.startswith("tensorflow.distribute.")
+            and (_last(name).endswith("Strategy") or _last(name) == "get_strategy")
+            for name in self.resolve(expr).imported
+        )
+
+    def is_strategy(self, expr: cst.BaseExpression) -> bool:
+        """A ``tf.distribute`` strategy: by name, construction or annotation."""
+        text = dotted(expr) or ""
+        if "strategy" in text.lower():
+            return True
+        if isinstance(expr, cst.Call):
+            return self._is_strategy_factory(expr.func)
+        if isinstance(expr, cst.Name):
+            for a in self.ctx.bindings(expr):
+                if isinstance(a.node, cst.Name):
+                    value = self.assigned_value(a.node)
+                    if isinstance(value, cst.Call) and self._is_strategy_factory(value.func):
+                        return True
+                elif (
+                    isinstance(a.node, cst.Param)
+                    and a.node.annotation is not None
+                    and self._is_strategy_factory(a.node.annotation.annotation)
+                ):
+                    return True
+        return False
+
+    def inherited(self, func: cst.BaseExpression, at: FunctionNode) -> list[str]:
+        """``self.embed(...)`` where ``embed`` comes from a base class defined in another
+        module of the run: ``pkg.base.EncoderBase.embed``."""
+        if not (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value in ("self", "cls")
+            and isinstance(at, cst.FunctionDef)
+        ):
+            return []
+        cls = self.ctx.enclosing_class(at)
+        found: list[str] = []
+        todo = [cls] if cls is not None else []
+        seen: set[cst.ClassDef] = set()
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            todo += self.module_bases(current)
+            for arg in current.bases:
+                if arg.keyword is None:
+                    for name in self.foreign(arg.value):
+                        found.append(f"{name}.{func.attr.value}")
+        return sorted(set(found))
+
+    def defined(self, qualname: str) -> list[tuple[FunctionNode, bool]]:
+        """The functions a module-level name (``normalize``, ``Trainer.step``) denotes."""
+        head, _, rest = qualname.partition(".")
+        found: list[tuple[FunctionNode, bool]] = []
+        for stmt in self.ctx.module.body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == head and not rest:
+                found.append((stmt, True))
+            elif isinstance(stmt, cst.ClassDef) and stmt.name.value == head and rest:
+                method = self.find_method(stmt, rest)
+                if method is not None:
+                    found.append((method, True))
+            elif isinstance(stmt, cst.SimpleStatementLine) and not rest:
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign) and any(
+                        isinstance(t.target, cst.Name) and t.target.value == head
+                        for t in small.targets
+                    ):
+                        found += self.callables(small.value, None)
+        return found

@@ -1,0 +1,188 @@
+"""From the roots to everything traced code reaches (SPEC §1): what it calls, hands to
+graph control flow or passes on, breadth first so that each function keeps the shortest
+chain from a root.  Bodies given to ``tf.py_function``/``tf.numpy_function`` never are."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+
+import libcst as cst
+
+from tflint_graph.core.facts import ExternalRoot, TraceKind
+from tflint_graph.core.vocabulary import CONTROL_FLOW, STRATEGY_RUN
+from tflint_graph.model import walk
+from tflint_graph.model.collect import FunctionNode
+from tflint_graph.model.context import ModuleContext, TracedFunction
+from tflint_graph.model.definitions import Definitions
+from tflint_graph.model.names import dotted
+from tflint_graph.traced.outgoing import OutgoingCalls
+from tflint_graph.traced.roots import Root
+
+
+class _InnerNodes(walk.Visitor):
+    """Calls and lambdas inside an expression (used to fence off escape-hatch arguments)."""
+
+    def __init__(self) -> None:
+        self.found: set[cst.CSTNode] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found.add(node)
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.found.add(node)
+
+
+class Follower:
+    """Grows the module's traced functions from its roots."""
+
+    def __init__(
+        self,
+        ctx: ModuleContext,
+        definitions: Definitions,
+        escaped: set[FunctionNode],
+        outgoing: OutgoingCalls,
+    ) -> None:
+        self.ctx = ctx
+        self.definitions = definitions
+        self.escaped = escaped
+        self.outgoing = outgoing
+        self.traced: dict[FunctionNode, TracedFunction] = {}
+        self._order: deque[TracedFunction] = deque()
+
+    def add(
+        self,
+        fn: FunctionNode,
+        kind: TraceKind,
+        reason: str,
+        parent: TracedFunction | None = None,
+        autograph: bool = True,
+        signature: cst.BaseExpression | None = None,
+    ) -> None:
+        """``fn`` is traced (unless it already is, or escapes tracing)."""
+        if fn in self.traced or fn in self.escaped:
+            return
+        display = self.display(fn)
+        chain = (*parent.chain, display) if parent is not None else (display,)
+        autograph = autograph and not self.definitions.no_autograph_decorator(fn)
+        info = TracedFunction(fn, display, kind, reason, chain, autograph, signature, parent)
+        self._enqueue(info)
+
+    def add_roots(self, roots: Iterable[Root]) -> None:
+        for r in roots:
+            self.add(r.fn, r.kind, r.reason, autograph=r.autograph, signature=r.signature)
+
+    def add_external(self, roots: Iterable[ExternalRoot]) -> None:
+        """Roots handed over by other modules of the run: ``helpers.normalize`` called from a
+        traced step in train.py.  A function already traced here keeps its own reason and
+        only learns about the outside caller (TFG401 wants to know)."""
+        for ext in roots:
+            for fn, autograph in self.definitions.defined(ext.qualname):
+                if fn in self.traced:
+                    if ext.chain:
+                        self.traced[fn].callers_elsewhere.append(ext.chain[-1])
+                    continue
+                if fn in self.escaped:
+                    continue
+                display = self.display(fn)
+                info = TracedFunction(
+                    fn,
+                    display,
+                    ext.kind,
+                    ext.reason,
+                    (*ext.chain, display),
+                    ext.autograph and autograph and not self.definitions.no_autograph_decorator(fn),
+                )
+                self._enqueue(info)
+
+    def _enqueue(self, info: TracedFunction) -> None:
+        self.traced[info.node] = info
+        self._order.append(info)
+
+    def run(self) -> dict[FunctionNode, TracedFunction]:
+        """Breadth-first over what traced code reaches, so chains are shortest."""
+        while self._order:
+            self._follow(self._order.popleft())
+        return self.traced
+
+    def display(self, fn: FunctionNode) -> str:
+        if isinstance(fn, cst.FunctionDef):
+            return f"{fn.name.value}()"
+        return f"lambda (line {self.ctx.position(fn).start.line})"
+
+    def _from(self, info: TracedFunction) -> str:
+        return f"called from {info.display} in {self.ctx.path}"
+
+    def _follow(self, info: TracedFunction) -> None:
+        definitions = self.definitions
+        facts = definitions.facts.bodies.get(info.node)
+        if facts is None:
+            return
+        # Everything inside the arguments of tf.py_function & co. runs eagerly: calls there
+        # (`functools.partial(fn, k)`) and lambdas there are not traced.
+        fenced: set[cst.CSTNode] = set()
+        for call in facts.calls:
+            if definitions.is_escape_hatch(call.func):
+                inner = _InnerNodes()
+                for arg in call.args:
+                    inner.walk(arg.value)
+                fenced |= inner.found
+        for call in facts.calls:
+            if call in fenced:
+                continue
+            func = call.func
+            if definitions.is_escape_hatch(func):
+                continue
+            res = definitions.resolve(func)
+            label = None
+            if not res.imported.isdisjoint(CONTROL_FLOW):  # rare: spare most calls the scan
+                label = next((v for k, v in CONTROL_FLOW.items() if res.is_(k)), None)
+            if (
+                label is None
+                and isinstance(func, cst.Attribute)
+                and func.attr.value in STRATEGY_RUN
+                and definitions.is_strategy(func.value)
+            ):
+                label = "strategy.run"
+            if label is not None:
+                for arg in call.args:
+                    for fn, autograph in definitions.callables(arg.value, info.node):
+                        self.add(
+                            fn,
+                            TraceKind.CONTROL_FLOW,
+                            f"{label} callable in {info.display}",
+                            info,
+                            autograph and info.autograph,
+                        )
+                    self.outgoing.send(
+                        arg.value,
+                        TraceKind.CONTROL_FLOW,
+                        f"{label} callable in {info.display} ({self.ctx.path})",
+                        info,
+                        info.autograph,
+                    )
+                continue
+            local = False
+            for fn, _ in definitions.callables(func, info.node):
+                local = True
+                self.add(fn, TraceKind.CALLEE, f"called from {info.display}", info, info.autograph)
+            if not local:
+                self.outgoing.send(func, TraceKind.CALLEE, self._from(info), info, info.autograph)
+                for target in definitions.inherited(func, info.node):
+                    self.outgoing.add(target, TraceKind.CALLEE, self._from(info), info)
+            name = dotted(func) or "a call"
+            for arg in call.args:
+                if isinstance(arg.value, cst.Lambda):
+                    continue  # handled with the other lambdas below
+                for fn, _ in definitions.callables(arg.value, info.node):
+                    if isinstance(fn, cst.FunctionDef):
+                        self.add(
+                            fn,
+                            TraceKind.CALLEE,
+                            f"passed to {name}() in {info.display}",
+                            info,
+                            info.autograph,
+                        )
+        for lam in facts.lambdas:
+            if lam not in fenced:
+                self.add(lam, TraceKind.CALLEE, f"lambda in {info.display}", info, info.autograph)

@@ -1,0 +1,274 @@
+"""Where traced code starts (SPEC §1): one small function per traced-code kind.
+
+A kind that looks at the whole module (decorated functions, Keras methods) is a row of
+``MODULE_KINDS``; a kind recognised at a call (``tf.function(fn)``, ``ds.map(fn)``,
+``compile(loss=fn)``...) is a row of ``CALL_KINDS``, tried in order until one claims the
+call.  To add a kind: write its function here, add its row, put its TensorFlow names in
+``core/vocabulary.py`` (CONTRIBUTING.md has a worked example).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import libcst as cst
+
+from tflint_graph.core.facts import TraceKind
+from tflint_graph.core.vocabulary import (
+    ALWAYS_TRACING,
+    DO_NOT_CONVERT,
+    KERAS_LABELS,
+    KERAS_METHODS,
+    PARTIAL,
+)
+from tflint_graph.model import walk
+from tflint_graph.model.calls import argument, is_false, is_true, keyword
+from tflint_graph.model.collect import FunctionNode
+from tflint_graph.model.context import ModuleContext
+from tflint_graph.model.definitions import Definitions
+from tflint_graph.model.names import dotted
+from tflint_graph.traced.outgoing import OutgoingCalls
+
+
+@dataclass(frozen=True, slots=True)
+class Root:
+    """A function TensorFlow traces for a reason of its own (not because traced code calls it)."""
+
+    fn: FunctionNode
+    kind: TraceKind
+    reason: str
+    autograph: bool = True
+    signature: cst.BaseExpression | None = None  # its input_signature, when given
+
+
+class Search:
+    """What the kinds read, and where they put what they find."""
+
+    def __init__(
+        self, ctx: ModuleContext, definitions: Definitions, outgoing: OutgoingCalls
+    ) -> None:
+        self.ctx = ctx
+        self.definitions = definitions
+        self.outgoing = outgoing
+        self.found: list[tuple[int, Root]] = []
+        # Functions whose decorator hands them to tf.py_function & co.: never traced.
+        self.escaped: set[FunctionNode] = set()
+        # A real `compile(run_eagerly=True)` or `model.run_eagerly = True` in the module: its
+        # models' steps (and the losses given to compile) may run eagerly, so do not guess.
+        # Layers, Loss and Metric classes stay traced: they are used by other models too.
+        self.keras_eager = _sets_run_eagerly(ctx, definitions)
+
+    def root(
+        self,
+        fn: FunctionNode,
+        kind: TraceKind,
+        reason: str,
+        autograph: bool = True,
+        signature: cst.BaseExpression | None = None,
+    ) -> None:
+        self.found.append((self.ctx.source_order(fn), Root(fn, kind, reason, autograph, signature)))
+
+
+def find_roots(search: Search) -> list[Root]:
+    """Every root of the module, in source order (a function found twice keeps the first)."""
+    for kind in MODULE_KINDS:
+        kind(search)
+    for at, call in search.definitions.facts.calls:
+        for call_kind in CALL_KINDS:
+            if call_kind(search, at, call):
+                break
+    search.found.sort(key=lambda found: found[0])
+    return [root for _, root in search.found]
+
+
+# -- kinds found over the module --------------------------------------------------------
+def decorated(search: Search) -> None:
+    """``@tf.function`` in any spelling, with options, or a configured project wrapper."""
+    for fn in search.definitions.facts.functions:
+        reason, autograph, signature = decorator_root(search, fn)
+        if reason:
+            search.root(fn, TraceKind.DECORATED, reason, autograph, signature)
+
+
+def keras_methods(search: Search) -> None:
+    """The methods Keras traces of a model, layer, loss or metric class."""
+    definitions = search.definitions
+    for cls in definitions.facts.classes:
+        kinds = definitions.keras_kinds(cls)
+        if not kinds or definitions.dynamic_layer(cls) or ("model" in kinds and search.keras_eager):
+            continue
+        wanted: list[str] = []
+        for kind in ("model", "layer", "loss", "metric"):
+            if kind in kinds:
+                wanted += [m for m in KERAS_METHODS[kind] if m not in wanted]
+        if "model" in kinds:
+            base = "Model"
+        elif "loss" in kinds:
+            base = "Loss"
+        elif "metric" in kinds:
+            base = "Metric"
+        else:
+            base = "Layer"
+        for stmt in cls.body.body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value in wanted:
+                name = stmt.name.value
+                search.root(stmt, TraceKind.KERAS, KERAS_LABELS.get(name, f"Keras {base}.{name}"))
+
+
+# -- kinds found at a call: each says whether the call was its kind ---------------------
+def wrapped(search: Search, at: FunctionNode | None, call: cst.Call) -> bool:
+    """``tf.function(fn)``, ``tf.function(jit_compile=True)(fn)``, ``partial(tf.function)``."""
+    options = search.definitions.tf_function_options(call.func)
+    if options is None:
+        return False
+    options = [call, *options]
+    target = argument(call, 0, "func")
+    for fn, autograph in search.definitions.callables(target, at):
+        autograph = autograph and not any(is_false(keyword(c, "autograph")) for c in options)
+        signature = next(
+            (s for c in options if (s := keyword(c, "input_signature")) is not None), None
+        )
+        search.root(fn, TraceKind.WRAPPED, "wrapped by tf.function()", autograph, signature)
+    search.outgoing.send(target, TraceKind.WRAPPED, "wrapped by tf.function()", None)
+    return True
+
+
+def always_tracing(search: Search, at: FunctionNode | None, call: cst.Call) -> bool:
+    """Callables traced even when called eagerly: ``tf.vectorized_map``, a Keras ``Lambda``."""
+    res = search.definitions.resolve(call.func)
+    if not res.is_(*ALWAYS_TRACING):
+        return False
+    label = next(v for k, v in ALWAYS_TRACING.items() if res.is_(k))
+    target = argument(call, 0, "fn", "function")
+    for fn, autograph in search.definitions.callables(target, at):
+        search.root(fn, TraceKind.CONTROL_FLOW, label, autograph)
+    search.outgoing.send(target, TraceKind.CONTROL_FLOW, label, None)
+    return True
+
+
+def dataset_callbacks(search: Search, at: FunctionNode | None, call: cst.Call) -> bool:
+    """``ds.map(fn)``, ``ds.filter(fn)``... on what is plausibly a ``tf.data.Dataset``."""
+    method = search.definitions.dataset_callback(call)
+    if method is None:
+        return False
+    label = f"Dataset.{method} callback"
+    for arg in call.args:
+        for fn, autograph in search.definitions.callables(arg.value, at):
+            search.root(fn, TraceKind.DATASET, label, autograph)
+        search.outgoing.send(arg.value, TraceKind.DATASET, label, None)
+    return True
+
+
+def dataset_experimental(search: Search, at: FunctionNode | None, call: cst.Call) -> bool:
+    """``tf.data.experimental.map_and_batch(fn, ...)`` and friends."""
+    name = search.definitions.dataset_experimental(call)
+    if name is None:
+        return False
+    label = f"tf.data.experimental.{name} callback"
+    for arg in call.args:
+        for fn, autograph in search.definitions.callables(arg.value, at):
+            search.root(fn, TraceKind.DATASET, label, autograph)
+        search.outgoing.send(arg.value, TraceKind.DATASET, label, None)
+    return True
+
+
+def compile_arguments(search: Search, at: FunctionNode | None, call: cst.Call) -> bool:
+    """Losses and metrics passed to Keras ``compile()`` (unless the module runs eagerly)."""
+    if not (
+        isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "compile"
+        and not search.keras_eager
+    ):
+        return False
+    for key in ("loss", "metrics", "weighted_metrics"):
+        label = f"Keras {key} passed to compile()"
+        value = keyword(call, key)
+        for fn, autograph in search.definitions.callables(value, at):
+            search.root(fn, TraceKind.KERAS, label, autograph)
+        for item in _elements(value):
+            search.outgoing.send(item, TraceKind.KERAS, label, None)
+    return True
+
+
+MODULE_KINDS: tuple[Callable[[Search], None], ...] = (decorated, keras_methods)
+CALL_KINDS: tuple[Callable[[Search, FunctionNode | None, cst.Call], bool], ...] = (
+    wrapped,
+    always_tracing,
+    dataset_callbacks,
+    dataset_experimental,
+    compile_arguments,
+)
+
+
+# -- helpers ----------------------------------------------------------------------------
+def decorator_root(
+    search: Search, fn: cst.FunctionDef
+) -> tuple[str, bool, cst.BaseExpression | None]:
+    """(reason, autograph, input_signature) when a decorator makes ``fn`` traced; an
+    escape-hatch decorator (``@tf.py_function``...) puts it in ``search.escaped``."""
+    definitions = search.definitions
+    autograph = True
+    traced: tuple[str, cst.BaseExpression | None] | None = None
+    for dec in fn.decorators:
+        expr = dec.decorator
+        target = expr.func if isinstance(expr, cst.Call) else expr
+        if definitions.resolve(target).is_(*DO_NOT_CONVERT):
+            autograph = False
+            continue
+        if definitions.is_escape_hatch(target):
+            search.escaped.add(fn)
+            return ("", False, None)
+        options = definitions.tf_function_options(expr)
+        if options is None:
+            continue
+        if isinstance(expr, cst.Call) and definitions.resolve(target).is_(*PARTIAL):
+            target = argument(expr, 0, "func") or target
+        label = dotted(target) or "tf.function"
+        if any(is_false(keyword(c, "autograph")) for c in options):
+            autograph = False
+        signature = next(
+            (s for c in options if (s := keyword(c, "input_signature")) is not None), None
+        )
+        traced = (f"decorated with @{label}", signature)
+    if traced is None:
+        return ("", True, None)
+    return (traced[0], autograph, traced[1])
+
+
+class _RunEagerlyAssignment(walk.Visitor):
+    """``model.run_eagerly = True`` (or ``run_eagerly = True`` in a class body)."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            target = t.target
+            name = (
+                target.attr.value
+                if isinstance(target, cst.Attribute)
+                else (target.value if isinstance(target, cst.Name) else "")
+            )
+            if name == "run_eagerly" and is_true(node.value):
+                self.found = True
+
+
+def _sets_run_eagerly(ctx: ModuleContext, definitions: Definitions) -> bool:
+    if "run_eagerly" not in ctx.source:  # cheap exit for almost every module
+        return False
+    for _, call in definitions.facts.calls:
+        if is_true(keyword(call, "run_eagerly")):
+            return True
+    finder = _RunEagerlyAssignment()
+    finder.walk(ctx.module)
+    return finder.found
+
+
+def _elements(expr: cst.BaseExpression | None) -> list[cst.BaseExpression]:
+    """The items of a list/tuple/dict literal (``metrics=[a, b]``), or ``expr`` itself."""
+    if isinstance(expr, cst.List | cst.Tuple | cst.Set):
+        return [el.value for el in expr.elements]
+    if isinstance(expr, cst.Dict):
+        return [el.value for el in expr.elements if isinstance(el, cst.DictElement)]
+    return [expr] if expr is not None else []
