@@ -20,7 +20,8 @@ from tflint_graph.core.config import Config
 from tflint_graph.core.facts import ModuleSummary, ProjectView
 from tflint_graph.core.finding import Finding
 from tflint_graph.run import summary
-from tflint_graph.run.module import analyse_file
+from tflint_graph.run.dispatch import rule_triggers
+from tflint_graph.run.module import analyse_file, analyse_source
 from tflint_graph.source import prefilter
 from tflint_graph.source.prefilter import enabled as prefilter_enabled
 
@@ -252,8 +253,12 @@ def test_prefiltered_summary_is_the_libcst_one(tmp_path: Path) -> None:
     assert "pkg.sub.m.q" in summary.called_imports
 
 
-def _may_hold(tree: ast.Module) -> bool:
-    return prefilter.may_hold_traced(prefilter.Scan(tree, ProjectView(module="pkg.mod")))
+# The prefilter's words with every rule enabled (the default selection).
+_WORDS = prefilter.triggers(rule_triggers(Config(), "pkg/mod.py"))
+
+
+def _may_hold(tree: ast.Module, words: prefilter.Triggers = _WORDS) -> bool:
+    return prefilter.may_hold_traced(prefilter.Scan(tree, ProjectView(module="pkg.mod")), words)
 
 
 def test_every_dataset_callback_method_keeps_a_module_in_full_analysis() -> None:
@@ -266,7 +271,7 @@ def test_every_dataset_callback_method_keeps_a_module_in_full_analysis() -> None
 
     for method in DATASET_CALLBACK_METHODS:
         source = f"import tensorflow as tf\nds = make()\nds = ds.{method}(f)\n"
-        assert prefilter.TRACE_TEXT.search(source), method
+        assert _WORDS.text.search(source), method
         assert _may_hold(ast.parse(source)), method
     for name in DATASET_EXPERIMENTAL:
         for source in (
@@ -274,7 +279,7 @@ def test_every_dataset_callback_method_keeps_a_module_in_full_analysis() -> None
             f"from tensorflow.data.experimental import {name} as x\nds.apply(x(f))\n",
             f"import tensorflow as tf\nds.apply(tf.data.experimental.{name}(f))\n",
         ):
-            assert prefilter.TRACE_TEXT.search(source), name
+            assert _WORDS.text.search(source), name
             assert _may_hold(ast.parse(source)), source
     for name in ALWAYS_TRACING:
         last = name.rsplit(".", 1)[-1]
@@ -368,3 +373,51 @@ def test_every_keras_base_class_spelling_keeps_a_module_in_full_analysis() -> No
             f"from {module} import {last}\nclass C({last}):\n    pass\n",
         ):
             assert _may_hold(ast.parse(source)), source
+
+
+@pytest.mark.parametrize(
+    ("code", "rule"),
+    [
+        ("tf.saved_model.save(m, path)\n", "TFG301"),
+        ("archive.add_endpoint('serve', fn)\n", "TFG301"),
+        ("tf.config.run_functions_eagerly(True)\n", "TFG402"),
+    ],
+)
+def test_a_rules_trigger_words_keep_a_module_only_while_the_rule_is_enabled(
+    code: str, rule: str
+) -> None:
+    tree = ast.parse("import tensorflow as tf\n" + code)
+    assert _may_hold(tree)
+    without = prefilter.triggers(rule_triggers(Config(ignore=(rule,)), "pkg/mod.py"))
+    assert not _may_hold(tree, without)
+
+
+def test_the_words_of_traced_code_do_not_depend_on_the_selection() -> None:
+    # Traced code reaches other modules (their findings need it) whatever is selected here.
+    only = prefilter.triggers(rule_triggers(Config(select=("TFG101",)), "pkg/mod.py"))
+    assert _may_hold(ast.parse("import tensorflow as tf\n@tf.function\ndef f(x): ...\n"), only)
+
+
+def test_a_new_rules_trigger_word_reaches_the_prefilter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A whole-module rule whose word is nowhere in the vocabulary still runs: the
+    prefilter's words come from the enabled rules, not from a list of its own."""
+    from tflint_graph.checks import ALL_RULES, ModuleRule
+    from tflint_graph.core.finding import Severity
+    from tflint_graph.run import dispatch
+
+    class FrobnicateCall(ModuleRule):
+        """Test rule: reports every module it runs on."""
+
+        code = "TFG999"
+        name = "frobnicate"
+        severity = Severity.INFO
+        TRIGGERS = frozenset({"frobnicate"})
+
+        def check(self) -> None:
+            self.report(self.ctx.module.body[0], "checked", None)
+
+    source = "import tensorflow as tf\n\ntf.frobnicate(1)\n"
+    assert not _may_hold(ast.parse(source))
+    monkeypatch.setattr(dispatch, "ALL_RULES", (*ALL_RULES, FrobnicateCall))
+    findings, _ = analyse_source(source, "m.py", Config())
+    assert [(f.code, f.line) for f in findings] == [("TFG999", 1)]

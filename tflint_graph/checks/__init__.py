@@ -3,7 +3,7 @@ and write its page in ``rules/``."""
 
 from __future__ import annotations
 
-from tflint_graph.checks.base import Rule
+from tflint_graph.checks.base import ModuleRule, Rule
 from tflint_graph.checks.benchmark_includes_tracing import BenchmarkIncludesTracing
 from tflint_graph.checks.frozen_clock_or_env import FrozenClockOrEnv
 from tflint_graph.checks.function_recreated import FunctionRecreated
@@ -71,4 +71,4 @@ def rule_table() -> list[tuple[str, str, Severity, str]]:
     return sorted(rows)
 
 
-__all__ = ["ALL_RULES", "TOOL_CODES", "Rule", "rule_table"]
+__all__ = ["ALL_RULES", "TOOL_CODES", "ModuleRule", "Rule", "rule_table"]

@@ -14,6 +14,7 @@ from typing import ClassVar
 
 import libcst as cst
 
+from tflint_graph.checks.messages import shorten
 from tflint_graph.core.facts import RemoteFinding
 from tflint_graph.core.finding import Finding, Severity
 from tflint_graph.model.context import ModuleContext, TracedFunction
@@ -25,6 +26,11 @@ class Rule:
     severity: ClassVar[Severity] = Severity.ERROR
     # False: the rule also sees module-level and eager code (``fn`` may then be None).
     traced_only: ClassVar[bool] = True
+    # Identifiers that make a module worth this rule's time even when the module has no
+    # traced code (``saved_model`` for an export site): the prefilter keeps a module naming
+    # one of them, or a word of traced code (``core.vocabulary.TRACE_WORDS``), for the full
+    # analysis, and summarises the others from CPython's tree.
+    TRIGGERS: ClassVar[frozenset[str]] = frozenset()
     VALID: ClassVar[list[str]] = []
     INVALID: ClassVar[list[str]] = []
 
@@ -63,9 +69,24 @@ class Rule:
             )
         )
 
+    def quote(self, node: cst.CSTNode, limit: int = 40) -> str:
+        """``node``'s source on one line, shortened for a message."""
+        return shorten(self.ctx.code(node), limit)
+
     def report_elsewhere(self, target: str, message: str, *, fix: str | None = None) -> None:
         """A finding about ``target`` (an absolute name of a function defined in another
         module of the run), reported at that function's def once the run reaches it."""
         self.ctx.remote.append(
             RemoteFinding(target, self.code, self.name, self.severity.value, message, fix)
         )
+
+
+class ModuleRule(Rule):
+    """A rule that judges the module as a whole (most TFG3xx/TFG4xx): ``check()`` runs once,
+    after the traversal, when the traced code and the shared analyses are complete.  It
+    reads ``self.ctx`` and ``self.traced``, and reports like any rule."""
+
+    traced_only: ClassVar[bool] = False
+
+    def check(self) -> None:
+        raise NotImplementedError

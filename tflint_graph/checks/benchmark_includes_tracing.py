@@ -9,11 +9,11 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from tflint_graph.checks.base import Rule
+from tflint_graph.checks.base import ModuleRule
 from tflint_graph.core.facts import may_be_project
 from tflint_graph.core.finding import Severity
 from tflint_graph.model import walk
-from tflint_graph.model.context import FunctionNode, TracedFunction
+from tflint_graph.model.context import FunctionNode
 from tflint_graph.model.scopes import ImportAssignment
 from tflint_graph.model.values import argument
 from tflint_graph.traced import traced_of
@@ -119,13 +119,12 @@ class _Names(walk.Visitor):
         return False
 
 
-class BenchmarkIncludesTracing(Rule):
+class BenchmarkIncludesTracing(ModuleRule):
     """A timing block around the first call of a tf.function measures its tracing too."""
 
     code = "TFG403"
     name = "benchmark-includes-tracing"
     severity = Severity.INFO
-    traced_only = False  # benchmarks are eager code
 
     VALID = [
         """
@@ -183,13 +182,13 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
 """,
     ]
 
-    def visit_Module(self, node: cst.Module, fn: TracedFunction | None) -> None:
+    def check(self) -> None:
         ctx = self.ctx
         if not _IMPORTS_CLOCK.search(ctx.source):
             return  # neither time nor timeit imported: nothing is timed
         self.finder = traced_of(ctx)
         collector = _Names()
-        collector.walk(node)
+        collector.walk(self.ctx.module)
         self.names: dict[str, list[cst.Name]] = {}
         for name in collector.names:
             self.names.setdefault(name.value, []).append(name)

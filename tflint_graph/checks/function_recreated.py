@@ -20,6 +20,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
+from tflint_graph.checks.messages import shorten
 from tflint_graph.core.finding import Severity
 from tflint_graph.model import walk
 from tflint_graph.model.context import FunctionNode, TracedFunction, TraceKind
@@ -113,8 +114,7 @@ for epoch in range(10):
         wrapped = _function_argument(node)
         if wrapped is None:
             return  # `tf.function(jit_compile=True)`: a decorator factory, no function yet
-        what = self.ctx.code(node)
-        what = what if len(what) <= 50 else what[:47] + "..."
+        what = shorten(self.ctx.code(node), 50, one_line=False)
         self._check(node, node, wrapped, f"`{what}`", fn)
 
     def visit_FunctionDef(self, node: cst.FunctionDef, fn: TracedFunction | None) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
-from tflint_graph.checks.tensor_numpy import short
+from tflint_graph.checks.messages import shorten
 from tflint_graph.model import walk
 from tflint_graph.model.autograph import runs_eagerly
 from tflint_graph.model.context import TracedFunction
@@ -145,7 +145,7 @@ ds = tf.data.Dataset.from_tensor_slices([b"not a jpeg"]).map(parse)
         op = self._first_op(try_node.body, fn)
         if op is None:
             return
-        caught = "except:" if node.type is None else f"except {short(ctx.code(node.type))}"
+        caught = "except:" if node.type is None else f"except {shorten(ctx.code(node.type))}"
         self.report(
             node,
             f"{caught} around {op}() in {fn.where} catches only trace-time errors: a "
@@ -224,13 +224,13 @@ ds = tf.data.Dataset.from_tensor_slices([b"not a jpeg"]).map(parse)
                     continue
                 if res.is_(*NO_OP_CALLS) or res.startswith(*_PYTHON_SIDE):
                     continue
-                return dotted(func) or short(ctx.code(func))
+                return dotted(func) or shorten(ctx.code(func))
             if (
                 isinstance(func, cst.Attribute)
                 and func.attr.value not in _STATIC_METHODS
                 and inference.is_tensor(func.value)
             ):
-                return short(ctx.code(func))
+                return shorten(ctx.code(func))
         return None
 
 

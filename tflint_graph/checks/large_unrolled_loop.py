@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
+from tflint_graph.checks.messages import shorten
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.autograph import under_eager_check
 from tflint_graph.model.context import TracedFunction
@@ -83,9 +84,7 @@ def step(x):
         limit = self.ctx.config.unroll_max
         if count is None or count <= limit:
             return
-        what = self.ctx.code(node.iter)
-        if len(what) > 40:
-            what = what[:37] + "..."
+        what = shorten(self.ctx.code(node.iter), one_line=False)
         if not fn.autograph:
             hint = "with AutoGraph off, write a tf.while_loop"
         elif isinstance(node.iter, cst.Call):

@@ -4,7 +4,7 @@ import libcst as cst
 
 from tflint_graph.checks._conversion import conversion_is_safe
 from tflint_graph.checks.base import Rule
-from tflint_graph.checks.tensor_numpy import short
+from tflint_graph.checks.messages import shorten
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted
 from tflint_graph.model.tensors import holds_variable, tensors
@@ -211,7 +211,7 @@ ds = tf.data.Dataset.from_tensor_slices(["a b"]).map(to_ids)
         what = "tf.Variable" if holds_variable(ctx, fn, offending) else "symbolic tensor"
         self.report(
             node,
-            f"{shown}() on {what} {short(ctx.code(offending))} raises NotImplementedError "
+            f"{shown}() on {what} {shorten(ctx.code(offending))} raises NotImplementedError "
             f"while tracing {fn.where}: NumPy cannot convert a symbolic tensor to an array; "
             f"{advice}, or wrap the NumPy code in tf.numpy_function",
             fn,

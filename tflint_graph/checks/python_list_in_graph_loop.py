@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
+from tflint_graph.checks.messages import shorten
 from tflint_graph.model.autograph import converts, is_graph_loop
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.tensors import TensorInference, tensors
@@ -211,8 +212,7 @@ total(tf.data.Dataset.range(4))
             text = f"for {self.ctx.code(loop.target)} in {self.ctx.code(loop.iter)}"
         else:
             text = f"while {self.ctx.code(loop.test)}"
-        text = " ".join(text.split())
-        return text if len(text) <= 50 else text[:47] + "..."
+        return shorten(text, 50)
 
     def _check(
         self,

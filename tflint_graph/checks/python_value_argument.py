@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.checks.base import Rule
+from tflint_graph.checks.base import ModuleRule
+from tflint_graph.checks.messages import shorten
 from tflint_graph.core.finding import Severity
 from tflint_graph.model import walk
-from tflint_graph.model.context import ModuleContext, TracedFunction
+from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.scopes import ImportAssignment
 from tflint_graph.model.values import module_constant
 from tflint_graph.traced import traced_of
@@ -55,13 +56,12 @@ Loops = frozenset[cst.CSTNode]
 _CONSTANT: Loops = frozenset()
 
 
-class PythonValueArgument(Rule):
+class PythonValueArgument(ModuleRule):
     """A tf.function called with a Python value that changes per call retraces for each value."""
 
     code = "TFG303"
     name = "python-value-argument"
     severity = Severity.WARNING
-    traced_only = False  # the calls that matter are in eager training loops
 
     VALID = [
         """
@@ -117,7 +117,7 @@ for batch in tf.data.Dataset.range(4):
 """,
     ]
 
-    def visit_Module(self, node: cst.Module, fn: TracedFunction | None) -> None:
+    def check(self) -> None:
         for call, ref in tf_function_calls(self.ctx):
             if ref.info.signature:
                 continue  # Python numbers at TensorSpec positions become tensors
@@ -150,9 +150,7 @@ for batch in tf.data.Dataset.range(4):
         culprits: list[tuple[cst.Arg, cst.CSTNode]],
     ) -> None:
         arg, region = culprits[0]
-        what = self.ctx.code(arg.value)
-        if len(what) > 40:
-            what = what[:37] + "..."
+        what = shorten(self.ctx.code(arg.value), one_line=False)
         if isinstance(region, cst.FunctionDef):
             hook = region.name.value
             every = "epoch" if "epoch" in hook else "batch"

@@ -45,6 +45,7 @@ class RunFunctionsEagerlyEnabled(Rule):
     name = "run-functions-eagerly-enabled"
     severity = Severity.WARNING
     traced_only = False
+    TRIGGERS = frozenset({"run_functions_eagerly", "experimental_run_functions_eagerly"})
 
     VALID = [
         """

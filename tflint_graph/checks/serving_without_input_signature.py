@@ -5,10 +5,10 @@ from fnmatch import fnmatch
 
 import libcst as cst
 
-from tflint_graph.checks.base import Rule
+from tflint_graph.checks.base import ModuleRule
 from tflint_graph.core.facts import ExportFact
 from tflint_graph.core.finding import Severity
-from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
+from tflint_graph.model.context import FunctionNode, ModuleContext
 from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import TfFunctionRef, decorated, tf_function_of, wrapped
 from tflint_graph.traced.exports import (
@@ -38,13 +38,14 @@ class _Case:
     plain: bool = False  # a plain Python function, not a tf.function
 
 
-class ServingWithoutInputSignature(Rule):
+class ServingWithoutInputSignature(ModuleRule):
     """An exported or served `tf.function` without `input_signature` serves only traced shapes."""
 
     code = "TFG301"
     name = "serving-without-input-signature"
     severity = Severity.WARNING
-    traced_only = False  # export sites are eager code
+    # Export sites: a module that only saves another module's functions has no traced code.
+    TRIGGERS = frozenset({"saved_model", "save_model", "signatures", "add_endpoint"})
 
     VALID = [
         """
@@ -116,7 +117,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
 """,
     ]
 
-    def visit_Module(self, node: cst.Module, fn: TracedFunction | None) -> None:
+    def check(self) -> None:
         ctx = self.ctx
         self.finder = traced_of(ctx)
         self.tf = tf_alias(ctx)
@@ -387,9 +388,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
                 and anchor not in self.concretized
                 and anchor not in self._helpers()
             ):
-                shown = (
-                    None if ref.node is not None else f"{target} = {_short(self.ctx.code(call))}"
-                )
+                shown = None if ref.node is not None else f"{target} = {self.quote(call, 50)}"
                 self._tf_function(ref, call, 2, why, shown)
 
     def _helpers(self) -> set[cst.CSTNode]:
@@ -526,8 +525,3 @@ def _display(ctx: ModuleContext, fn: FunctionNode) -> str:
     if isinstance(fn, cst.FunctionDef):
         return f"{fn.name.value}()"
     return f"lambda (line {ctx.position(fn).start.line})"
-
-
-def _short(text: str, limit: int = 50) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -22,12 +22,6 @@ _ERROR = "OperatorNotAllowedInGraphError"
 _AUTOGRAPH_OFF = "AutoGraph is off there (autograph=False or do_not_convert)"
 
 
-def text(ctx: ModuleContext, node: cst.CSTNode, limit: int = 40) -> str:
-    """``node``'s source on one line, shortened for a message."""
-    code = " ".join(ctx.code(node).split())
-    return code if len(code) <= limit else code[: limit - 3] + "..."
-
-
 def _none_comparison(expr: cst.BaseExpression) -> bool:
     """``t == None`` / ``t != None``: TensorFlow answers with a Python bool."""
     if not isinstance(expr, cst.Comparison):
@@ -129,7 +123,7 @@ def step(x):
         if self._tested(node.args[0].value, fn) is not None and self._live(node, fn):
             self.report(
                 node,
-                f"bool({text(self.ctx, node.args[0].value)}) raises {_ERROR} while tracing "
+                f"bool({self.quote(node.args[0].value)}) raises {_ERROR} while tracing "
                 f"{fn.where}: "
                 "a symbolic tensor has no Python truth value; "
                 "use tf.cond, tf.where or tf.reduce_any/tf.reduce_all",
@@ -141,7 +135,7 @@ def step(x):
         if tested is not None and self._live(node, fn):
             self.report(
                 tested,
-                f"`assert {text(self.ctx, node.test)}` asks a symbolic tensor for its truth "
+                f"`assert {self.quote(node.test)}` asks a symbolic tensor for its truth "
                 f"value and raises {_ERROR} while tracing {fn.where} (AutoGraph does not "
                 "convert assert); use tf.debugging.assert_* or tf.debugging.Assert",
                 fn,
@@ -152,7 +146,7 @@ def step(x):
         if tested is not None and self._live(node, fn):
             self.report(
                 tested,
-                f"the comprehension condition `{text(self.ctx, node.test)}` is a symbolic "
+                f"the comprehension condition `{self.quote(node.test)}` is a symbolic "
                 f"tensor and raises {_ERROR} while tracing {fn.where} (AutoGraph does not "
                 "convert comprehensions); use tf.boolean_mask or tf.where",
                 fn,
@@ -193,7 +187,7 @@ def step(x):
                 if self._live(node, fn):
                     self.report(
                         node,
-                        f"the chained comparison `{text(self.ctx, node)}` asks a symbolic "
+                        f"the chained comparison `{self.quote(node)}` asks a symbolic "
                         f"tensor for its truth value and raises {_ERROR} while tracing "
                         f"{fn.where}: {_AUTOGRAPH_OFF}; combine two comparisons with "
                         "tf.logical_and",
@@ -209,7 +203,7 @@ def step(x):
         if tested is not None and self._live(test, fn):
             self.report(
                 tested,
-                f"`{what}` on the symbolic tensor `{text(self.ctx, tested)}` raises {_ERROR} "
+                f"`{what}` on the symbolic tensor `{self.quote(tested)}` raises {_ERROR} "
                 f"while tracing {fn.where}: {_AUTOGRAPH_OFF}; use {use}, or let AutoGraph "
                 "convert the function",
                 fn,

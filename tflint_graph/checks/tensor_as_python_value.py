@@ -13,7 +13,6 @@ from __future__ import annotations
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
-from tflint_graph.checks.tensor_as_bool import text
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.autograph import converts, runs_eagerly
 from tflint_graph.model.context import TracedFunction
@@ -149,8 +148,8 @@ def step(x: tf.Tensor):
         if self._tensor(value, fn) and self._live(value, fn):
             self.report(
                 value,
-                f"unpacking the symbolic tensor `{text(self.ctx, value)}` into "
-                f"`{text(self.ctx, target)}` raises {_ITER} while tracing {fn.where}: a "
+                f"unpacking the symbolic tensor `{self.quote(value)}` into "
+                f"`{self.quote(target)}` raises {_ITER} while tracing {fn.where}: a "
                 "tensor cannot be iterated in Python; use tf.unstack(...) or index it "
                 "(t[0], t[1])",
                 fn,
@@ -163,7 +162,7 @@ def step(x: tf.Tensor):
         if not converts(fn):
             self.report(
                 node.iter,
-                f"`for ... in {text(self.ctx, node.iter)}` iterates a symbolic tensor and "
+                f"`for ... in {self.quote(node.iter)}` iterates a symbolic tensor and "
                 f"raises {_ITER} while tracing {fn.where}: {_AUTOGRAPH_OFF}; use "
                 "tf.range with t[i], tf.map_fn, or let AutoGraph convert the function",
                 fn,
@@ -171,8 +170,8 @@ def step(x: tf.Tensor):
         elif isinstance(node.target, cst.Tuple | cst.List):
             self.report(
                 node.target,
-                f"unpacking each element of the symbolic tensor `{text(self.ctx, node.iter)}` "
-                f"into `{text(self.ctx, node.target)}` raises {_ITER} while tracing "
+                f"unpacking each element of the symbolic tensor `{self.quote(node.iter)}` "
+                f"into `{self.quote(node.target)}` raises {_ITER} while tracing "
                 f"{fn.where}: AutoGraph converts the loop, not the unpacking; loop over one "
                 "name and index it (row[0], row[1])",
                 fn,
@@ -182,7 +181,7 @@ def step(x: tf.Tensor):
         if node.star == "*" and self._tensor(node.value, fn) and self._live(node, fn):
             self.report(
                 node,
-                f"`*{text(self.ctx, node.value)}` iterates a symbolic tensor and raises "
+                f"`*{self.quote(node.value)}` iterates a symbolic tensor and raises "
                 f"{_ITER} while tracing {fn.where}; pass tf.unstack(...) or the tensor itself",
                 fn,
             )
@@ -193,7 +192,7 @@ def step(x: tf.Tensor):
         if self._tensor(node.value, fn) and self._live(node, fn):
             self.report(
                 node,
-                f"`*{text(self.ctx, node.value)}` iterates a symbolic tensor and raises "
+                f"`*{self.quote(node.value)}` iterates a symbolic tensor and raises "
                 f"{_ITER} while tracing {fn.where}; use tf.unstack(...) or tf.concat",
                 fn,
             )
@@ -203,7 +202,7 @@ def step(x: tf.Tensor):
         if self._tensor(node.iter, fn) and self._live(node, fn):
             self.report(
                 node.iter,
-                f"a comprehension over the symbolic tensor `{text(self.ctx, node.iter)}` "
+                f"a comprehension over the symbolic tensor `{self.quote(node.iter)}` "
                 f"raises {_ITER} while tracing {fn.where} (AutoGraph does not convert "
                 "comprehensions); use a vectorized op, tf.map_fn or a converted `for` loop "
                 "with tf.TensorArray",
@@ -216,7 +215,7 @@ def step(x: tf.Tensor):
                 if self._live(node, fn):
                     self.report(
                         node,
-                        f"`in {text(self.ctx, comp.comparator)}` iterates a symbolic tensor "
+                        f"`in {self.quote(comp.comparator)}` iterates a symbolic tensor "
                         f"and raises TypeError while tracing {fn.where}; use "
                         "tf.reduce_any(tf.equal(t, value))",
                         fn,
@@ -256,7 +255,7 @@ def step(x: tf.Tensor):
         tensor = next((a for a in checked if self._tensor(a, fn)), None)
         if tensor is None or not self._live(node, fn):
             return
-        name = text(self.ctx, tensor)
+        name = self.quote(tensor)
         if builtin in _CONVERTED:
             if converts(fn):
                 return
@@ -321,7 +320,7 @@ def step(x: tf.Tensor):
             why, use = "Python needs an int", "tf.gather(tf.constant(values), i) or tf.stack"
         self.report(
             index,
-            f"the symbolic tensor `{text(self.ctx, index)}` used as a {what} raises TypeError "
+            f"the symbolic tensor `{self.quote(index)}` used as a {what} raises TypeError "
             f"while tracing {fn.where} ({why}); use {use}",
             fn,
         )

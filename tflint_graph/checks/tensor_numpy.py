@@ -6,6 +6,7 @@ import libcst as cst
 
 from tflint_graph.checks._conversion import conversion_is_safe
 from tflint_graph.checks.base import Rule
+from tflint_graph.checks.messages import shorten
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.tensors import holds_variable, tensors
 from tflint_graph.model.values import assigned_value
@@ -16,11 +17,6 @@ _LOOKUPS = frozenset({"get", "pop", "popitem", "setdefault", "copy", "__getitem_
 # `.numpy()` also exists on PyTorch tensors: in a module that imports torch, only what the
 # tensor inference proves is a TensorFlow tensor is reported.
 _TORCH = re.compile(r"^\s*(?:import|from)\s+torch\b", re.M)
-
-
-def short(ctx_code: str, limit: int = 40) -> str:
-    text = " ".join(ctx_code.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class TensorNumpy(Rule):
@@ -101,7 +97,7 @@ ds = tf.data.Dataset.range(4).map(lambda b: tf.cast(to_list(b), tf.float32))
         errors = ("AttributeError", "NotImplementedError")
         if conversion_is_safe(self.ctx, node, fn, errors):
             return
-        shown = short(self.ctx.code(receiver))
+        shown = shorten(self.ctx.code(receiver))
         if what == "tensor" and self._ragged(receiver):
             message = (
                 f"{shown}.numpy() raises ValueError while tracing {fn.where}: a symbolic "

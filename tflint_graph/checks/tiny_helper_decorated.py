@@ -4,7 +4,7 @@ from fnmatch import fnmatch
 
 import libcst as cst
 
-from tflint_graph.checks.base import Rule
+from tflint_graph.checks.base import ModuleRule
 from tflint_graph.core.finding import Severity
 from tflint_graph.model import walk
 from tflint_graph.model.context import TracedFunction, TraceKind
@@ -139,13 +139,12 @@ class _Counter(walk.Visitor):
             self.ops += 1
 
 
-class TinyHelperDecorated(Rule):
+class TinyHelperDecorated(ModuleRule):
     """`@tf.function` on a helper of one or two ops adds tracing and a graph cache, no speed."""
 
     code = "TFG401"
     name = "tiny-helper-decorated"
     severity = Severity.INFO
-    traced_only = False  # it looks at decorated functions as a whole, from the module
 
     VALID = [
         """
@@ -215,7 +214,7 @@ def step(x, y):
 """,
     ]
 
-    def visit_Module(self, node: cst.Module, fn: TracedFunction | None) -> None:
+    def check(self) -> None:
         for info in list(self.ctx.traced.values()):
             self._check(info)
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from tflint_graph.checks.base import Rule
+from tflint_graph.checks.base import ModuleRule
 from tflint_graph.core.finding import Severity
-from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
+from tflint_graph.model.context import FunctionNode, ModuleContext
 from tflint_graph.model.values import argument, assigned_value, int_literal
 from tflint_graph.traced import TracedCode, traced_of
 from tflint_graph.traced.callsites import (
@@ -93,13 +93,12 @@ def _is_none(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
 
 
-class XlaDynamicShape(Rule):
+class XlaDynamicShape(ModuleRule):
     """`jit_compile=True` with `None` dims or varying input shapes: XLA recompiles per shape."""
 
     code = "TFG304"
     name = "xla-dynamic-shape"
     severity = Severity.INFO
-    traced_only = False  # it judges tf.function definitions and their calls, from the module
 
     VALID = [
         """
@@ -144,7 +143,7 @@ for n in (8, 16, 32):
 """,
     ]
 
-    def visit_Module(self, node: cst.Module, fn: TracedFunction | None) -> None:
+    def check(self) -> None:
         source = self.ctx.source
         if (
             "jit_compile" not in source

@@ -75,6 +75,11 @@ def keras_kinds_of(names: Iterable[str]) -> frozenset[str]:
 
 
 # -- What makes code traced, and what TensorFlow calls it with (SPEC §1) ---------------
+# Identifiers without which a module has no traced code of its own (with tf.data's callbacks
+# below and Keras base classes): tf.function in any spelling (``tf.function``,
+# ``def_function.function``, ``from tensorflow import function``), Keras compile(loss=...)
+# and Lambda, vectorized_map.
+TRACE_WORDS = frozenset({"function", "compile", "Lambda", "vectorized_map"})
 # tf.data callbacks (SPEC §1): methods of a Dataset (counted as attributes only: ``ds.map(f)``;
 # the builtin ``map(f, xs)`` is no Dataset), and functions of tf.data.experimental (counted
 # as attributes or imported names).  The prefilter counts them too.

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from tflint_graph.checks import ALL_RULES, Rule
+from tflint_graph.checks import ALL_RULES, ModuleRule, Rule
 from tflint_graph.core.config import Config
 from tflint_graph.core.facts import ModuleSummary, ProjectView
 from tflint_graph.core.finding import Finding, Severity, tool_finding
@@ -39,6 +39,7 @@ class Dispatcher:
                 if attr.startswith("visit_"):
                     table.setdefault(attr[6:], []).append(getattr(rule, attr))
         self.handlers: dict[type, list[Callable[..., None]]] = {}
+        self.module_rules = [rule for rule in rules if isinstance(rule, ModuleRule)]
 
     def run(self, module: cst.Module) -> None:
         ctx = self.ctx
@@ -65,6 +66,9 @@ class Dispatcher:
                 self.fn = info
                 self.walk(node.body)
             self.fn = None
+        # Whole-module rules, once the traversal is over.
+        for rule in self.module_rules:
+            rule.check()
 
     def walk(self, node: cst.CSTNode) -> None:
         kind = type(node)
@@ -89,6 +93,16 @@ class Dispatcher:
                 self.walk(child)
 
 
+def enabled_rules(config: Config, path: str) -> list[type[Rule]]:
+    """The rules that run on ``path`` (selection and per-file ignores applied)."""
+    return [r for r in ALL_RULES if config.is_enabled(r.code, path)]
+
+
+def rule_triggers(config: Config, path: str) -> frozenset[str]:
+    """The words the enabled rules need the prefilter to keep (``Rule.TRIGGERS``)."""
+    return frozenset(word for rule in enabled_rules(config, path) for word in rule.TRIGGERS)
+
+
 def run_rules(
     module: cst.Module,
     source: str,
@@ -109,7 +123,7 @@ def run_rules(
         ctx = ModuleContext(path, source, module, config, view, prepared)
         ctx.python_tree = python_tree
         ctx.traced = find_traced(ctx)
-        rules_enabled = [r for r in ALL_RULES if config.is_enabled(r.code, path)]
+        rules_enabled = enabled_rules(config, path)
         findings: list[Finding] = []
         if ctx.traced or not all(r.traced_only for r in rules_enabled):
             rules = [r(ctx, findings) for r in rules_enabled]

@@ -70,11 +70,15 @@ def _analyse_source(
         # outside traced code (data and constant modules, plain tf.Module code): until the
         # run reaches into it (the view), it is summarised from CPython's tree like a module
         # without TensorFlow.
+        # The enabled rules' words: not at start-up (they import libcst and the rules)
+        from tflint_graph.run.dispatch import rule_triggers
+
+        words = prefilter.triggers(rule_triggers(config, path))
         if not prefilter.enabled():
             full = True
-        elif prefilter.TRACE_TEXT.search(source) is not None:
+        elif words.text.search(source) is not None:
             scan = prefilter.Scan(tree, view) if tree is not None else None
-            full = scan is None or prefilter.may_hold_traced(scan)
+            full = scan is None or prefilter.may_hold_traced(scan, words)
     if not full:
         findings, summary = _untraced(source, path, view, verdict, scan)
     else:

@@ -11,6 +11,7 @@ file that kills its process again is reported as TFG001 instead of taking the ru
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -130,11 +131,18 @@ def _cost(path: Path) -> int:
     if read is None:
         return 1
     head, info = read
-    full = (b"tensorflow" in head or b"keras" in head) and _TRACE_BYTES.search(head) is not None
+    full = (b"tensorflow" in head or b"keras" in head) and _trace_bytes().search(head) is not None
     return max(1, info.st_size * (10 if full else 1))
 
 
-_TRACE_BYTES = re.compile(prefilter.TRACE_TEXT.pattern.encode())
+@functools.lru_cache(maxsize=1)
+def _trace_bytes() -> re.Pattern[bytes]:
+    """The prefilter's words with every rule enabled, as bytes (an estimate needs no more)."""
+    # Only once a pool runs: dispatch imports libcst and the rules (the pool preloads them).
+    from tflint_graph.run.dispatch import ALL_RULES
+
+    words = frozenset(word for rule in ALL_RULES for word in rule.TRIGGERS)
+    return re.compile(prefilter.triggers(words).text.pattern.encode())
 
 
 def _preload() -> None:

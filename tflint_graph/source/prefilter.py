@@ -11,6 +11,7 @@ fixture, and whole runs with and without this shortcut).
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 import threading
@@ -19,6 +20,7 @@ from tflint_graph.core.facts import LOCAL, ProjectView, may_be_project
 from tflint_graph.core.vocabulary import (
     DATASET_CALLBACK_METHODS,
     DATASET_EXPERIMENTAL,
+    TRACE_WORDS,
     canonical,
     keras_kinds_of,
 )
@@ -155,36 +157,33 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     return found
 
 
-# Names without which a TensorFlow module, told nothing by the rest of the run, has no traced
-# code and nothing a rule checks outside traced code (SPEC §1): tf.function in any spelling
-# (``tf.function``, ``def_function.function``, ``from tensorflow import function``) and the
-# switch that makes tf.functions eager; Keras compile(loss=...) and Lambda; vectorized_map;
-# exports (saved_model, save_model, signatures=, add_endpoint).  Matched against whole
-# identifiers and the parts of dotted import paths: ``reduce_sum`` is not ``reduce``, and
-# words in strings, comments and docstrings do not count.  Keras classes are judged by
-# their bases (``may_hold_traced``).
-TRACE_NAMES = frozenset(
-    {
-        "function",
-        "run_functions_eagerly",
-        "experimental_run_functions_eagerly",
-        "compile",
-        "Lambda",
-        "vectorized_map",
-        "saved_model",
-        "save_model",
-        "signatures",
-        "add_endpoint",
-    }
-)
-# The raw text first: a module with none of these words (nor a Keras base) needs no walk.
-TRACE_TEXT = re.compile(
-    "|".join(sorted(TRACE_NAMES | DATASET_CALLBACK_METHODS | DATASET_EXPERIMENTAL | {"keras"}))
-)
+class Triggers:
+    """The names without which a TensorFlow module, told nothing by the rest of the run,
+    has no traced code and nothing an enabled rule checks (SPEC §1): the words of traced
+    code (``TRACE_WORDS``: tf.function in any spelling, Keras compile() and Lambda,
+    vectorized_map), tf.data's callbacks, and the ``TRIGGERS`` of the enabled rules
+    (``run.dispatch.rule_triggers``).  Matched against whole identifiers and the parts of
+    dotted import paths: ``reduce_sum`` is not ``reduce``, and words in strings, comments
+    and docstrings do not count.  Keras classes are judged by their bases."""
+
+    def __init__(self, rule_words: frozenset[str]) -> None:
+        self.names = TRACE_WORDS | rule_words
+        # ``function`` is a common name (``common.function``, ``inspect.isfunction``): it
+        # counts only where it resolves to tf.function, as the analysis resolves it.
+        self.unresolved = self.names - {"function"}
+        # The raw text first: a module with none of these words (nor a Keras base) needs no walk.
+        words = self.names | DATASET_CALLBACK_METHODS | DATASET_EXPERIMENTAL | {"keras"}
+        self.text = re.compile("|".join(sorted(words)))
 
 
-def may_hold_traced(scan: Scan) -> bool:
-    """Whether the scanned code names anything in ``TRACE_NAMES``, calls a method or
+@functools.lru_cache(maxsize=64)
+def triggers(rule_words: frozenset[str]) -> Triggers:
+    """The prefilter's words for a set of enabled rules' trigger words (one per selection)."""
+    return Triggers(rule_words)
+
+
+def may_hold_traced(scan: Scan, words: Triggers) -> bool:
+    """Whether the scanned code names anything in ``words``, calls a method or
     function of tf.data that takes a callback, or has a class with a Keras model, layer,
     loss or metric among its bases.
 
@@ -193,7 +192,7 @@ def may_hold_traced(scan: Scan) -> bool:
     defined in another module of the run reaches the module through the view later.
     """
     names, attributes, imports = scan.names, scan.attributes, scan.imports
-    if not names.isdisjoint(_TRACE_UNRESOLVED):
+    if not names.isdisjoint(words.unresolved):
         return True
     if not attributes.isdisjoint(DATASET_CALLBACK_METHODS):
         return True
@@ -208,9 +207,6 @@ def may_hold_traced(scan: Scan) -> bool:
     return any(keras_kinds_of(scan.absolute(base)) for base in scan.bases)
 
 
-# ``function`` is a common name (``common.function``, ``inspect.isfunction``): it counts
-# only where it resolves to tf.function, as the analysis resolves it.
-_TRACE_UNRESOLVED = TRACE_NAMES - {"function"}
 _TF_FUNCTION = "tensorflow.function"
 
 
