@@ -113,8 +113,7 @@ def legacy_keras(ctx: ModuleContext) -> bool:
 
 
 def _resolved_names(ctx: ModuleContext, func: cst.BaseExpression) -> frozenset[str]:
-    finder = traced_of(ctx)
-    res = finder.resolve(func) if finder is not None else ctx.resolve(func)
+    res = traced_of(ctx).resolve(func)
     out: set[str] = set()
     for name in res.imported:
         for old, new in (
@@ -237,19 +236,19 @@ def _sequential_creation(
 def _local_class_creation(ctx: ModuleContext, call: cst.Call, depth: int) -> Creation | None:
     """``MyBlock(...)`` for a Keras layer/model/metric subclass of this module that creates
     variables: in ``__init__`` (now) or in other methods (when called)."""
-    finder = traced_of(ctx)
-    if finder is None or not isinstance(call.func, cst.Name):
+    traced = traced_of(ctx)
+    if not isinstance(call.func, cst.Name):
         return None
     classes = [a.node for a in ctx.bindings(call.func) if isinstance(a.node, cst.ClassDef)]
     if len(classes) != 1:
         return None
     cls = classes[0]
-    kinds = finder.keras_kinds(cls)
+    kinds = traced.keras_kinds(cls)
     if not kinds or kinds == {"loss"}:
         return None
     kind = "metric" if "metric" in kinds else "model" if "model" in kinds else "layer"
     label = cls.name.value
-    init = finder.find_method(cls, "__init__")
+    init = traced.find_method(cls, "__init__")
     if init is not None and _creates_variables(ctx, init, depth, construct_only=True):
         return Creation(kind, label, "construct")
     if kind == "metric":
@@ -263,7 +262,7 @@ def _local_class_creation(ctx: ModuleContext, call: cst.Call, depth: int) -> Cre
         seen.add(current)
         if _creates_variables(ctx, current, depth, construct_only=False):
             return Creation(kind, label, "call")
-        todo += finder.module_bases(current)
+        todo += traced.module_bases(current)
     return None
 
 
@@ -354,14 +353,12 @@ def _created_once(
 def _call_sites(
     ctx: ModuleContext, callee: FunctionNode, parent: TracedFunction
 ) -> Iterator[cst.Call]:
-    finder = traced_of(ctx)
-    if finder is None:
-        return
-    facts = finder.facts.bodies.get(parent.node)
+    traced = traced_of(ctx)
+    facts = traced.facts.bodies.get(parent.node)
     if facts is None:
         return
     for call in facts.calls:
-        if any(fn is callee for fn, _ in finder.callables(call.func, parent.node)):
+        if any(fn is callee for fn, _ in traced.callables(call.func, parent.node)):
             yield call
 
 

@@ -186,7 +186,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         ctx = self.ctx
         if not _IMPORTS_CLOCK.search(ctx.source):
             return  # neither time nor timeit imported: nothing is timed
-        self.finder = traced_of(ctx)
+        self.traced = traced_of(ctx)
         collector = _Names()
         collector.walk(self.ctx.module)
         self.names: dict[str, list[cst.Name]] = {}
@@ -199,7 +199,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         for call in collector.calls:
             if self._traced(call):
                 continue
-            res = self.finder.resolve(call.func)
+            res = self.traced.resolve(call.func)
             if res.is_(*_TIMERS):
                 self._timed_block(call, reported)
             elif res.is_(*_TIMEIT):
@@ -208,7 +208,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
                 isinstance(call.func, cst.Attribute)
                 and call.func.attr.value in _TIMER_METHODS
                 and isinstance(call.func.value, cst.Call)
-                and self.finder.resolve(call.func.value.func).is_(_TIMER_CLASS)
+                and self.traced.resolve(call.func.value.func).is_(_TIMER_CLASS)
             ):
                 timed.append((call.func.value, call))
             if res.is_(*_TIMEIT, _TIMER_CLASS):
@@ -239,7 +239,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         end_stmt: cst.CSTNode | None = None
         for later in self._after(stmt):
             for event in _events(later):
-                if self.finder.resolve(event.call.func).is_(*_TIMERS):
+                if self.traced.resolve(event.call.func).is_(*_TIMERS):
                     if not self._reports_duration(event.call, later):
                         return  # a time budget or a running clock, not a measurement
                     end_stmt = later
@@ -323,7 +323,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         if isinstance(iterable, cst.List | cst.Tuple):
             return True
         if isinstance(iterable, cst.Call):
-            res = self.finder.resolve(iterable.func)
+            res = self.traced.resolve(iterable.func)
             return res.is_builtin("range") or res.is_("itertools.repeat")
         return False
 

@@ -108,8 +108,7 @@ for epoch in range(10):
     ]
 
     def visit_Call(self, node: cst.Call, fn: TracedFunction | None) -> None:
-        finder = traced_of(self.ctx)
-        if finder is None or finder.tf_function_options(node.func) is None:
+        if traced_of(self.ctx).tf_function_options(node.func) is None:
             return
         wrapped = _function_argument(node)
         if wrapped is None:
@@ -118,11 +117,9 @@ for epoch in range(10):
         self._check(node, node, wrapped, f"`{what}`", fn)
 
     def visit_FunctionDef(self, node: cst.FunctionDef, fn: TracedFunction | None) -> None:
-        finder = traced_of(self.ctx)
-        if finder is None:
-            return
+        traced = traced_of(self.ctx)
         for dec in node.decorators:
-            if finder.tf_function_options(dec.decorator) is not None:
+            if traced.tf_function_options(dec.decorator) is not None:
                 # The decorator applies tf.function each time the `def` statement runs; the
                 # finding goes on the decorator, the application (SPEC: "at the offending
                 # ... tf.function(...) application").
@@ -292,10 +289,9 @@ _KERAS_STEPS = ("train_step", "test_step", "predict_step")
 def _keras_class(ctx, method: cst.FunctionDef) -> str | None:  # type: ignore[no-untyped-def]
     """``layer`` or ``model`` for the Keras class that defines ``method``."""
     cls = ctx.enclosing_class(method)
-    finder = traced_of(ctx)
-    if cls is None or finder is None:
+    if cls is None:
         return None
-    kinds = finder.keras_kinds(cls)
+    kinds = traced_of(ctx).keras_kinds(cls)
     if "model" in kinds:
         return "model"
     if "layer" in kinds:

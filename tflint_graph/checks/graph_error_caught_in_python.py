@@ -165,8 +165,8 @@ ds = tf.data.Dataset.from_tensor_slices([b"not a jpeg"]).map(parse)
         return [expr]
 
     def _resolve(self, expr: cst.BaseExpression) -> frozenset[str]:
-        finder = traced_of(self.ctx)
-        res = finder.resolve(expr) if finder is not None else self.ctx.resolve(expr)
+        traced = traced_of(self.ctx)
+        res = traced.resolve(expr)
         return res.imported
 
     def _runtime_errors(self, expr: cst.BaseExpression | None) -> list[str]:

@@ -180,7 +180,7 @@ class _Values:
 
     def __init__(self, rule: PythonValueArgument) -> None:
         self.ctx = rule.ctx
-        self.finder = traced_of(rule.ctx)
+        self.traced = traced_of(rule.ctx)
         self._visiting: set[tuple[int, str]] = set()
 
     def loops(self, expr: cst.BaseExpression, container: bool = False) -> Loops | None:
@@ -353,7 +353,7 @@ class _Values:
         return None
 
     def _res(self, expr: cst.BaseExpression):  # type: ignore[no-untyped-def]
-        return self.finder.resolve(expr) if self.finder is not None else self.ctx.resolve(expr)
+        return self.traced.resolve(expr)
 
 
 def _number_sweep(ctx: ModuleContext, it: cst.BaseExpression) -> bool:

@@ -119,7 +119,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
 
     def check(self) -> None:
         ctx = self.ctx
-        self.finder = traced_of(ctx)
+        self.traced = traced_of(ctx)
         self.tf = tf_alias(ctx)
         self.cases: dict[cst.CSTNode, _Case] = {}
         self.concretized = self._concretized()
@@ -152,7 +152,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
                 return True
             # tf.function(fn, [spec, ...]): the second positional argument is the signature.
             positional = [a for a in call.args if a.keyword is None]
-            if len(positional) >= 2 and self.finder.is_tf_function(call.func):
+            if len(positional) >= 2 and self.traced.is_tf_function(call.func):
                 return True
         return False
 
@@ -174,7 +174,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
     def _concretized(self) -> set[cst.CSTNode]:
         """tf.functions given specs elsewhere: ``f.get_concrete_function(spec, ...)``."""
         found: set[cst.CSTNode] = set()
-        for at, call in self.finder.facts.calls:
+        for at, call in self.traced.facts.calls:
             func = call.func
             if isinstance(func, cst.Attribute) and func.attr.value == GCF and call.args:
                 ref = tf_function_of(self.ctx, func.value, at)
@@ -182,7 +182,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
                 if anchor is not None:
                     found.add(anchor)
                 # `make_serve(model).get_concrete_function(spec)`: what the factory returns.
-                found.update(f for f, _ in self.finder.callables(func.value, at))
+                found.update(f for f, _ in self.traced.callables(func.value, at))
         return found
 
     # -- export sites -------------------------------------------------------------------
@@ -266,7 +266,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
             if cls is not None:
                 self._saved_class(cls, fact.why, fact.signatures, frozenset(fact.touched))
             return
-        for fn, _ in self.finder.defined(fact.target):
+        for fn, _ in self.traced.defined(fact.target):
             if not isinstance(fn, cst.FunctionDef):
                 continue
             ref = decorated(self.ctx, fn)
@@ -316,7 +316,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
     ) -> None:
         if not self._is_tf_module(cls, frozenset()):
             return
-        if self.finder.keras_kinds(cls):
+        if self.traced.keras_kinds(cls):
             return  # Keras decides what a model saves
         why = (
             f"a tf.function of {cls.name.value}, saved by {where} without signatures= or "
@@ -345,7 +345,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
                     if stmt not in self.concretized and self._unspecified(ref):
                         assert ref is not None
                         self._tf_function(ref, stmt, 3, why)
-            for attr, values in self.finder.facts.self_values.get(owner, {}).items():
+            for attr, values in self.traced.facts.self_values.get(owner, {}).items():
                 if len(values) != 1 or attr in touched:
                     continue
                 value, where = values[0]
@@ -362,7 +362,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
             "only the input shapes traced before export, with no serving signature, and each "
             "new request shape retraces it"
         )
-        for fn in self.finder.facts.functions:
+        for fn in self.traced.facts.functions:
             ref = decorated(self.ctx, fn)
             if (
                 ref is not None
@@ -372,7 +372,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
                 and self._unspecified(ref)
             ):
                 self._tf_function(ref, fn, 2, why)
-        for at, call in self.finder.facts.calls:
+        for at, call in self.traced.facts.calls:
             target = self._assigned_to(call)
             if target is None:
                 continue
@@ -402,9 +402,9 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
         for node, info in self.ctx.traced.items():
             if info.input_signature is None and node not in self.concretized:
                 continue
-            facts = self.finder.facts.bodies.get(node)
+            facts = self.traced.facts.bodies.get(node)
             for call in facts.calls if facts is not None else ():
-                found.update(f for f, _ in self.finder.callables(call.func, node) if f is not node)
+                found.update(f for f, _ in self.traced.callables(call.func, node) if f is not node)
         return found
 
     def _serving(self, name: str) -> bool:
@@ -456,11 +456,11 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
                 node = found[0].node
                 return node if not node.decorators else None
         if isinstance(expr, cst.Attribute):
-            methods = self.finder.methods_of(expr, at)
+            methods = self.traced.methods_of(expr, at)
             if (
                 len(methods) == 1
                 and not methods[0].decorators
-                and not self.finder.attribute_values(expr, at)
+                and not self.traced.attribute_values(expr, at)
             ):
                 return methods[0]
         return None
@@ -487,11 +487,11 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
 
     def _is_tf_module(self, cls: cst.ClassDef, seen: frozenset[cst.ClassDef]) -> bool:
         for arg in cls.bases:
-            if arg.keyword is None and self.finder.resolve(arg.value).is_(*_TF_MODULE):
+            if arg.keyword is None and self.traced.resolve(arg.value).is_(*_TF_MODULE):
                 return True
         return any(
             self._is_tf_module(base, seen | {cls})
-            for base in self.finder.module_bases(cls)
+            for base in self.traced.module_bases(cls)
             if base not in seen
         )
 
@@ -502,7 +502,7 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
             current = todo.pop()
             if current not in chain:
                 chain.append(current)
-                todo += self.finder.module_bases(current)
+                todo += self.traced.module_bases(current)
         return chain
 
     # -- reporting ----------------------------------------------------------------------

@@ -255,18 +255,16 @@ def step(x, y):
         )
 
     def _traced_callers(self, info: TracedFunction) -> list[str]:
-        finder = traced_of(self.ctx)
-        if finder is None:
-            return []
+        traced = traced_of(self.ctx)
         callers: list[str] = list(info.callers_elsewhere)  # traced code of other modules
         for other in self.ctx.traced.values():
             if other is info:
                 continue
-            facts = finder.facts.bodies.get(other.node)
+            facts = traced.facts.bodies.get(other.node)
             if facts is None:
                 continue
             for call in facts.calls:
-                if any(f is info.node for f, _ in finder.callables(call.func, other.node)):
+                if any(f is info.node for f, _ in traced.callables(call.func, other.node)):
                     callers.append(other.display)
                     break
         return callers

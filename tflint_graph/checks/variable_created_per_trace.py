@@ -88,8 +88,8 @@ def step(x, training=True):
         """``fn`` is a method of a Keras layer, model or metric (``self.add_weight`` exists)."""
         node = fn.node
         cls = self.ctx.enclosing_class(node) if isinstance(node, cst.FunctionDef) else None
-        finder = traced_of(self.ctx)
-        return cls is not None and finder is not None and bool(finder.keras_kinds(cls))
+        traced = traced_of(self.ctx)
+        return cls is not None and bool(traced.keras_kinds(cls))
 
     def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:
         if is_variable_call(self.ctx, node):

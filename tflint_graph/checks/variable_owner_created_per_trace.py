@@ -216,9 +216,7 @@ train_step(model, opt_b, x)  # TFG208
     def _tf_functions(self, func: cst.Name) -> list[cst.FunctionDef]:
         """The Python functions behind a module-level ``tf.function`` name."""
         ctx = self.ctx
-        finder = traced_of(ctx)
-        if finder is None:
-            return []
+        traced = traced_of(ctx)
         found: list[cst.FunctionDef] = []
         for a in ctx.bindings(func):
             node = a.node
@@ -230,9 +228,9 @@ train_step(model, opt_b, x)  # TFG208
                 value = assigned_value(ctx, node)
                 if (
                     isinstance(value, cst.Call)
-                    and finder.tf_function_options(value.func) is not None
+                    and traced.tf_function_options(value.func) is not None
                 ):
-                    for fn, _ in finder.callables(value, None):
+                    for fn, _ in traced.callables(value, None):
                         if isinstance(fn, cst.FunctionDef) and fn in ctx.traced:
                             found.append(fn)
         return [f for f in found if ctx.enclosing_class(f) is None]

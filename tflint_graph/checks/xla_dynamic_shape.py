@@ -151,8 +151,8 @@ for n in (8, 16, 32):
             and not any(f.jit_compile for f in self.ctx.view.tf_functions.values())
         ):
             return  # no XLA here, and no compiled tf.function of another module
-        finder = traced_of(self.ctx)
-        refs = list(self._definitions(finder))
+        traced = traced_of(self.ctx)
+        refs = list(self._definitions(traced))
         for where, ref, signature, display in refs:
             dynamic = self._dynamic_specs(signature, ref) if signature is not None else None
             if dynamic:
@@ -170,18 +170,18 @@ for n in (8, 16, 32):
 
     # -- tf.functions defined here ----------------------------------------------------
     def _definitions(
-        self, finder: TracedCode
+        self, traced: TracedCode
     ) -> Iterator[tuple[cst.CSTNode, TfFunctionRef, cst.BaseExpression | None, str]]:
         """(where to report, the tf.function, its input_signature, its name) for every
         jit-compiled tf.function this module defines."""
         ctx = self.ctx
         # Trace discovery already collected every def and call of the module.
-        for fn in finder.facts.functions:
+        for fn in traced.facts.functions:
             ref = decorated(ctx, fn)
             if ref is not None and ref.info.jit_compile:
                 yield fn, ref, _given(ref.keyword("input_signature")), ref.info.display
-        for _, call in finder.facts.calls:
-            options = finder.tf_function_options(call.func)
+        for _, call in traced.facts.calls:
+            options = traced.tf_function_options(call.func)
             if options is None or not call.args or call.args[0].keyword is not None:
                 continue
             if call.args[0].star:
@@ -224,9 +224,7 @@ for n in (8, 16, 32):
         if depth > _MAX_DEPTH:
             return
         expr = self._follow(expr)
-        finder = traced_of(self.ctx)
-        assert finder is not None
-        if isinstance(expr, cst.Call) and finder.resolve(expr.func).is_(*_TENSOR_SPEC):
+        if isinstance(expr, cst.Call) and traced_of(self.ctx).resolve(expr.func).is_(*_TENSOR_SPEC):
             yield expr
         elif isinstance(expr, cst.List | cst.Tuple | cst.Set):
             for element in expr.elements:
@@ -243,9 +241,9 @@ for n in (8, 16, 32):
         if shape is None:
             return None
         shape = self._follow(shape)
-        finder = traced_of(self.ctx)
-        assert finder is not None
-        if isinstance(shape, cst.Call) and finder.resolve(shape.func).is_(*_TENSOR_SHAPE):
+        if isinstance(shape, cst.Call) and traced_of(self.ctx).resolve(shape.func).is_(
+            *_TENSOR_SHAPE
+        ):
             inner = argument(shape, 0, "dims")
             if inner is None:
                 return None
@@ -357,9 +355,7 @@ for n in (8, 16, 32):
             return None if value is None else self._shape_of(value, call, depth + 1)
         if not isinstance(expr, cst.Call):
             return None
-        finder = traced_of(self.ctx)
-        assert finder is not None
-        res = finder.resolve(expr.func)
+        res = traced_of(self.ctx).resolve(expr.func)
         for name, (index, keyword) in _SHAPED.items():
             if res.is_(name):
                 shape = argument(expr, index, keyword)
@@ -457,7 +453,7 @@ def _call_args(call: cst.Call) -> Iterator[tuple[object, cst.BaseExpression]]:
             yield index, arg.value
 
 
-def _literal_sizes(finder: TracedCode | None, expr: cst.BaseExpression) -> tuple[int, ...] | None:
+def _literal_sizes(traced: TracedCode, expr: cst.BaseExpression) -> tuple[int, ...] | None:
     """The ints a ``for`` over ``(8, 16, 32)`` or ``range(8, 64, 8)`` binds, in order."""
     if isinstance(expr, cst.List | cst.Tuple):
         values = []
@@ -469,11 +465,7 @@ def _literal_sizes(finder: TracedCode | None, expr: cst.BaseExpression) -> tuple
                 return None
             values.append(value)
         return tuple(values)
-    if (
-        isinstance(expr, cst.Call)
-        and finder is not None
-        and finder.resolve(expr.func).is_builtin("range")
-    ):
+    if isinstance(expr, cst.Call) and traced.resolve(expr.func).is_builtin("range"):
         bounds = [
             int_literal(a.value) if a.keyword is None and not a.star else None for a in expr.args
         ]

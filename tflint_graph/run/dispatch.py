@@ -143,9 +143,9 @@ def run_rules(
 def _remote_findings(ctx: ModuleContext) -> list[Finding]:
     """Findings other modules of the run made about this module's functions, at the def."""
     found: list[Finding] = []
-    finder = traced_of(ctx)
-    for fact in ctx.view.remote if finder is not None else ():
-        for fn, _ in finder.defined(fact.target):
+    traced = traced_of(ctx)
+    for fact in ctx.view.remote:
+        for fn, _ in traced.defined(fact.target):
             if not isinstance(fn, cst.FunctionDef):
                 continue
             where = ctx.position(fn)

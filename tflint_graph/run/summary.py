@@ -14,24 +14,21 @@ from tflint_graph.traced.exports import export_references, foreign_exports
 
 
 def summarize(ctx: ModuleContext) -> ModuleSummary:
-    finder = traced_of(ctx)
+    traced = traced_of(ctx)
     called: set[str] = set()
-    outgoing = []
-    if finder is not None:
-        outgoing = list(finder.outgoing)
-        for _, call in finder.facts.calls:
-            called.update(imported_names(ctx, call.func))
-        # Exported without being called (`signatures={"embed": embed}`): TFG301 needs to know.
-        called |= export_references(ctx)
+    for _, call in traced.facts.calls:
+        called.update(imported_names(ctx, call.func))
+    # Exported without being called (`signatures={"embed": embed}`): TFG301 needs to know.
+    called |= export_references(ctx)
     imports = module_imports(ctx.module, ctx.view)
     return ModuleSummary(
         module=ctx.view.module,
         exports=module_tf_functions(ctx),
         reexports=imports,
-        outgoing=outgoing,
+        outgoing=list(traced.outgoing),
         called_imports=called,
         classes=module_classes(ctx.module, imports),
-        exports_elsewhere=foreign_exports(ctx) if finder is not None else [],
+        exports_elsewhere=foreign_exports(ctx),
         remote=list(ctx.remote),
     )
 

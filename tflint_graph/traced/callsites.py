@@ -81,9 +81,9 @@ def decorated(ctx: ModuleContext, fn: cst.FunctionDef) -> TfFunctionRef | None:
 
 
 def _decorated(ctx: ModuleContext, fn: cst.FunctionDef) -> TfFunctionRef | None:
-    finder = traced_of(ctx)
+    traced = traced_of(ctx)
     for dec in fn.decorators:
-        options = finder.tf_function_options(dec.decorator)
+        options = traced.tf_function_options(dec.decorator)
         if options is not None:
             display = f"{fn.name.value}()"
             return _ref(ctx, _qualname(ctx, fn), display, fn, tuple(options), fn)
@@ -96,11 +96,11 @@ def wrapped(
     """``value`` is ``tf.function(fn, ...)`` (or ``xla(fn)``, ``tf.function(**kw)(fn)``)."""
     if not isinstance(value, cst.Call):
         return None
-    finder = traced_of(ctx)
-    options = finder.tf_function_options(value.func)
+    traced = traced_of(ctx)
+    options = traced.tf_function_options(value.func)
     if options is None or not value.args or value.args[0].keyword is not None:
         return None
-    node = next((f for f, _ in finder.callables(value.args[0].value, at)), None)
+    node = next((f for f, _ in traced.callables(value.args[0].value, at)), None)
     inner = ctx.code(value.args[0].value) if node is None else None
     display = f"{inner or name}()"
     return _ref(ctx, name, display, node, (value, *options), value)
@@ -123,7 +123,7 @@ def tf_function_of(
 def _tf_function_of(
     ctx: ModuleContext, expr: cst.BaseExpression, at: FunctionNode | None
 ) -> TfFunctionRef | None:
-    finder = traced_of(ctx)
+    traced = traced_of(ctx)
     if isinstance(expr, cst.Name):
         bindings = ctx.bindings(expr)
         if all(isinstance(a, ImportAssignment) for a in bindings):
@@ -135,17 +135,17 @@ def _tf_function_of(
                 if found is not None and len(bindings) == 1:
                     return found
             elif isinstance(node, cst.Name) and len(bindings) == 1:
-                value = finder.assigned_value(node)
+                value = traced.assigned_value(node)
                 if value is not None:
                     scope_at = ctx.enclosing_function(node)
                     return wrapped(ctx, value, expr.value, scope_at)
         return None
     if isinstance(expr, cst.Attribute):
-        methods = finder.methods_of(expr, at)
+        methods = traced.methods_of(expr, at)
         if methods:
             method = methods[0]
             return decorated(ctx, method) if isinstance(method, cst.FunctionDef) else None
-        values = finder.attribute_values(expr, at)
+        values = traced.attribute_values(expr, at)
         if len(values) == 1:
             value, owner = values[0]
             return wrapped(ctx, value, f"self.{expr.attr.value}", owner)
@@ -292,10 +292,10 @@ def call_sites(ctx: ModuleContext, fn: FunctionNode) -> list[tuple[FunctionNode 
     """Calls in this module that call the module function ``fn``, with their function."""
 
     def compute() -> dict[FunctionNode, list[tuple[FunctionNode | None, cst.Call]]]:
-        finder = traced_of(ctx)
+        traced = traced_of(ctx)
         index: dict[FunctionNode, list[tuple[FunctionNode | None, cst.Call]]] = {}
-        for at, call in finder.facts.calls:
-            targets = {f for f, _ in finder.callables(call.func, at)}
+        for at, call in traced.facts.calls:
+            targets = {f for f, _ in traced.callables(call.func, at)}
             for target in targets:
                 index.setdefault(target, []).append((at, call))
         return index
@@ -315,11 +315,11 @@ def callback_hook(ctx: ModuleContext, fn: FunctionNode) -> str | None:
 
 
 def _keras_callback(ctx: ModuleContext, cls: cst.ClassDef, seen: frozenset[cst.ClassDef]) -> bool:
-    finder = traced_of(ctx)
+    traced = traced_of(ctx)
     for arg in cls.bases:
-        if arg.keyword is None and finder.resolve(arg.value).startswith("keras.callbacks."):
+        if arg.keyword is None and traced.resolve(arg.value).startswith("keras.callbacks."):
             return True
     return any(
         base not in seen and _keras_callback(ctx, base, seen | {cls})
-        for base in finder.module_bases(cls)
+        for base in traced.module_bases(cls)
     )

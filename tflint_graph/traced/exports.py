@@ -77,12 +77,12 @@ def export_sites(ctx: ModuleContext) -> tuple[list[Exported], list[Saved]]:
 
 
 def _export_sites(ctx: ModuleContext) -> tuple[list[Exported], list[Saved]]:
-    finder = traced_of(ctx)
+    traced = traced_of(ctx)
     exported: list[Exported] = []
     saved: list[Saved] = []
-    for at, call in finder.facts.calls:
+    for at, call in traced.facts.calls:
         func = call.func
-        res = finder.resolve(func)
+        res = traced.resolve(func)
         if res.is_(*_SAVE):
             signatures = _argument(call, 2, "signatures")
             if isinstance(signatures, cst.Name) and signatures.value == "None":
@@ -109,7 +109,7 @@ def _export_sites(ctx: ModuleContext) -> tuple[list[Exported], list[Saved]]:
             and not any(a.star for a in call.args)
             and (fn := _argument(call, 1, "fn")) is not None
         ):
-            archive = _is_export_archive(ctx, finder, func.value)
+            archive = _is_export_archive(ctx, traced, func.value)
             where = f"add_endpoint() (line {ctx.line(call)})"
             exported.append(Exported(fn, at, True, where, archive))
     return exported, saved
@@ -137,11 +137,11 @@ def _is_object(ctx: ModuleContext, expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and not ctx.resolve(expr).imported
 
 
-def _is_export_archive(ctx: ModuleContext, finder: TracedCode, expr: cst.BaseExpression) -> bool:
+def _is_export_archive(ctx: ModuleContext, traced: TracedCode, expr: cst.BaseExpression) -> bool:
     if not isinstance(expr, cst.Name):
         return False
     value = single_value(ctx, expr)
-    return isinstance(value, cst.Call) and finder.resolve(value.func).is_(*_EXPORT_ARCHIVE)
+    return isinstance(value, cst.Call) and traced.resolve(value.func).is_(*_EXPORT_ARCHIVE)
 
 
 def export_references(ctx: ModuleContext) -> set[str]:
