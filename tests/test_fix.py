@@ -1,4 +1,5 @@
-"""``--fix`` and ``--diff``: safe automatic fixes for TFG101 and TFG209."""
+"""``--fix`` and ``--diff``: safe automatic fixes for TFG101 and TFG209, which the rules
+declare and ``tflint_graph.output.fix`` applies."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import pytest
 from tests.cli_support import invoke, write_tree
 from tests.helpers import dedent
 from tflint_graph import lint_source
+from tflint_graph.checks import ALL_RULES, Rule
 from tflint_graph.output import fix as fix_module
-from tflint_graph.output.fix import fix_source
+from tflint_graph.output.fix import FIXERS, fix_source
 
 
 def fixed(source: str) -> str:
@@ -166,6 +168,38 @@ def test_noqa_suppressed_findings_are_not_fixed() -> None:
         """
     )
     assert fixed(source) == source.replace("    print(x)\n", "    tf.print(x)\n")
+
+
+def test_nested_fixes_build_on_each_other() -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            ta = tf.TensorArray(tf.float32, size=1)
+            ta.write(0, print(print(x)))
+            return ta.stack()
+        """
+    )
+    assert fixed(source) == source.replace(
+        "ta.write(0, print(print(x)))", "ta = ta.write(0, tf.print(tf.print(x)))"
+    )
+
+
+# --- where fixes come from --------------------------------------------------------------
+
+
+def test_every_rule_with_a_fix_declares_its_safety() -> None:
+    for rule in ALL_RULES:
+        has_fix = rule.fix.__func__ is not Rule.fix.__func__  # type: ignore[attr-defined]
+        assert rule.FIX_SAFETY in (None, "safe", "unsafe"), rule.code
+        assert (rule.FIX_SAFETY is not None) == has_fix, rule.code
+
+
+def test_fixable_codes_are_the_rules_that_declare_a_safe_fix() -> None:
+    assert {r.code: r for r in ALL_RULES if r.FIX_SAFETY == "safe"} == FIXERS
+    assert {"TFG101", "TFG209"} <= set(FIXERS)
 
 
 # --- the command line ------------------------------------------------------------------

@@ -29,7 +29,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 from tests.cli_support import run_process
 from tflint_graph import lint_file, lint_source
 from tflint_graph.core.noqa import source_lines
-from tflint_graph.output.fix import FIXABLE, plan_fixes
+from tflint_graph.output.fix import FIXERS, plan_fixes
 
 # Hypothesis keeps caches under .hypothesis/ in the working directory: not in the repository.
 set_hypothesis_home_dir(os.path.join(tempfile.gettempdir(), "tflint-graph-hypothesis"))
@@ -410,7 +410,7 @@ def test_fix_parses_and_changes_only_the_fixed_lines(source: str) -> None:
             return
         findings = lint_file(path)
         plans = plan_fixes(findings)
-        fixable = [f for f in findings if f.code in FIXABLE and f.end_line is not None]
+        fixable = [f for f in findings if f.code in FIXERS and f.end_line is not None]
         if not fixable:
             assert plans == []
             return

@@ -7,13 +7,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 
 from tests.cli_support import CLEAN, PRINT_STEP, THREE_CODES, invoke, write_tree
 from tflint_graph import __version__
 from tflint_graph.checks import rule_table
+from tflint_graph.cli import check
 from tflint_graph.core.finding import Finding, Severity
-from tflint_graph.output.report import FINGERPRINT_KEY, format_github
+from tflint_graph.output import FORMATS, github, text
+from tflint_graph.output.base import RunInfo, SourceLines
+from tflint_graph.output.sarif import FINGERPRINT_KEY, sarif_log
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -32,6 +36,34 @@ def _sarif(args: list[str], cwd: Path, expect_exit: int) -> dict[str, Any]:
     log = json.loads(result.stdout)
     _sarif_validator().validate(log)
     return log
+
+
+# -- the registry ---------------------------------------------------------------------
+
+
+def test_output_format_choices_are_the_registry() -> None:
+    option = next(p for p in check.params if p.name == "output_format")
+    assert isinstance(option.type, click.Choice)
+    assert list(option.type.choices) == list(FORMATS)
+    assert option.default == "text"
+
+
+def test_show_source_reads_through_the_lines_it_is_given() -> None:
+    class Lines(SourceLines):
+        def line(self, path: str, number: int) -> str | None:
+            return "\tprint(x)" if (path, number) == ("nowhere.py", 5) else None
+
+    finding = Finding(
+        path="nowhere.py",
+        line=5,
+        column=2,
+        code="TFG101",
+        name="print-in-traced",
+        message="m",
+        severity=Severity.WARNING,
+    )
+    out = text.render([finding], RunInfo(Lines(), show_source=True))
+    assert out == "nowhere.py:5:2: TFG101 m\n     print(x)\n     ^"
 
 
 # -- SARIF ----------------------------------------------------------------------------
@@ -87,9 +119,7 @@ def test_sarif_without_findings_validates_and_keeps_the_rules(tmp_path: Path) ->
 
 
 def test_sarif_rules_table_is_complete() -> None:
-    from tflint_graph.output.report import sarif_log
-
-    driver = sarif_log([], __version__)["runs"][0]["tool"]["driver"]
+    driver = sarif_log([], RunInfo(SourceLines()))["runs"][0]["tool"]["driver"]
     assert driver["name"] == "tflint-graph"
     assert driver["version"] == __version__
     levels = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -166,7 +196,7 @@ def test_github_escapes_message_and_properties() -> None:
         message="50% done\r\nnext: a, b",
         severity=Severity.INFO,
     )
-    out = format_github([finding], root=Path("/nonexistent-root"))
+    out = github.render([finding], RunInfo(SourceLines(), root=Path("/nonexistent-root")))
     head, message = out.split("::", 2)[1:]
     assert head.startswith("notice file=")
     assert "file=/" in head and head.endswith("a%2Cb%3Ac%25.py,line=3,col=1,title=TFG301 some-rule")

@@ -29,14 +29,8 @@ from tflint_graph.core.config import (
 )
 from tflint_graph.core.finding import Finding
 from tflint_graph.core.version import __version__
+from tflint_graph.output import FORMATS, RunInfo, SourceLines
 from tflint_graph.output.pages import read_page
-from tflint_graph.output.report import (
-    format_github,
-    format_json,
-    format_sarif,
-    format_statistics,
-    format_text,
-)
 from tflint_graph.run.parallel import default_jobs
 
 if TYPE_CHECKING:
@@ -120,7 +114,7 @@ def main() -> None:
 @click.option("--extend-exclude", multiple=True, help="Glob patterns to skip, on top of exclude.")
 @click.option(
     "--output-format",
-    type=click.Choice(["text", "json", "sarif", "github"]),
+    type=click.Choice(list(FORMATS)),
     default="text",
     show_default=True,
 )
@@ -234,21 +228,15 @@ def check(
             findings, dynamic_summary = _confirm(
                 findings, config, dynamic_timeout, device, run_options["jobs"]
             )
-        dynamic_fields = dynamic_summary.as_dict() if dynamic_summary is not None else None
-        if output_format == "json":
-            output = format_json(findings, __version__, dynamic_fields)
-        elif output_format == "sarif":
-            output = format_sarif(findings, __version__, dynamic=dynamic_fields)
-        elif output_format == "github":
-            output = format_github(findings)
-        elif statistics:
-            output = format_statistics(findings) if findings else ""
-        else:
-            output = format_text(findings, show_source=show_source) if findings else ""
-            if not quiet:
-                output = f"{output}\n{_summary(len(findings))}" if output else _summary(0)
-                if fix:
-                    output = f"{output}\nFixed {fixed} finding{'s' if fixed != 1 else ''}."
+        run = RunInfo(
+            lines=SourceLines(),  # read after --fix has written
+            show_source=show_source,
+            statistics=statistics,
+            summary=not quiet,
+            fixed=fixed if fix else None,
+            dynamic=dynamic_summary.as_dict() if dynamic_summary is not None else None,
+        )
+        output = FORMATS[output_format](findings, run)
     except FileNotFoundError as exc:
         _fail(f"path does not exist: {exc}")
     except Exception as exc:  # a bug: one clear line and exit 2, never a traceback
@@ -312,12 +300,6 @@ def _apply_fixes(findings: list[Finding]) -> int:
             continue
         fixed += plan.count
     return fixed
-
-
-def _summary(count: int) -> str:
-    if count == 0:
-        return "All checks passed!"
-    return f"Found {count} finding{'s' if count != 1 else ''}."
 
 
 def _fail(message: str) -> NoReturn:

@@ -5,7 +5,8 @@ and the engine calls them for nodes of traced code only (``fn`` is the traced fu
 holding the node), in one shared traversal of the module.  A rule carries its own examples:
 ``VALID`` sources must give no finding of the rule, ``INVALID`` sources must give exactly the
 findings marked with a trailing ``# TFGnnn`` comment.  ``tests/test_rule_examples.py`` runs
-them all.
+them all.  A rule that can rewrite what it reports declares ``FIX_SAFETY`` and overrides
+``fix()``; ``tflint_graph.output.fix`` applies it for ``--fix`` and ``--diff``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import ClassVar
 
 import libcst as cst
 
+from tflint_graph.checks.fixing import FixSafety, FixSite
 from tflint_graph.checks.messages import shorten
 from tflint_graph.core.facts import RemoteFinding
 from tflint_graph.core.finding import Finding, Severity
@@ -33,6 +35,8 @@ class Rule:
     TRIGGERS: ClassVar[frozenset[str]] = frozenset()
     VALID: ClassVar[list[str]] = []
     INVALID: ClassVar[list[str]] = []
+    # Set by a rule that overrides fix(); only "safe" fixes are applied.
+    FIX_SAFETY: ClassVar[FixSafety | None] = None
 
     def __init__(self, ctx: ModuleContext, sink: list[Finding]) -> None:
         self.ctx = ctx
@@ -42,6 +46,19 @@ class Rule:
     def summary(cls) -> str:
         """First line of the class docstring: the one-line description listings show."""
         return (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+
+    @classmethod
+    def fix(cls, node: cst.CSTNode, updated: cst.CSTNode, site: FixSite) -> cst.CSTNode | None:
+        """The rewrite of ``node``, a node of a fresh parse whose range is exactly that of a
+        finding of this rule (the innermost such node), or None when no rewrite is provably
+        equivalent.
+
+        ``updated`` is ``node`` with the fixes inside it already applied: build the result
+        from it, and ask ``site`` about ``node``.  The result replaces ``updated``; when
+        ``node`` is the value of an expression statement, a small statement may be returned
+        instead, and replaces that whole statement.
+        """
+        return None
 
     def report(
         self,

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
+from tflint_graph.checks.fixing import FixSite
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.values import values_of
 
@@ -15,6 +16,7 @@ class TensorArrayWriteDiscarded(Rule):
 
     code = "TFG209"
     name = "tensorarray-write-discarded"
+    FIX_SAFETY = "safe"
 
     VALID = [
         """
@@ -128,4 +130,18 @@ ds = tf.data.Dataset.range(3).map(
             f"write is lost; {keep}",
             fn,
             fix=fix,
+        )
+
+    @classmethod
+    def fix(cls, node: cst.CSTNode, updated: cst.CSTNode, site: FixSite) -> cst.CSTNode | None:
+        """``ta.write(i, v)`` as a statement -> ``ta = ta.write(i, v)`` (also ``scatter``,
+        ``unstack``, ``split``), only when the receiver is a plain name: rebinding
+        ``self.ta`` is not a local change."""
+        if not isinstance(node, cst.Call) or not isinstance(updated, cst.Call):
+            return None
+        func = node.func
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+            return None
+        return cst.Assign(
+            targets=[cst.AssignTarget(target=cst.Name(func.value.value))], value=updated
         )

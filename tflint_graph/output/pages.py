@@ -30,7 +30,12 @@ def read_page(code: str) -> str | None:
 _FENCE = re.compile(r"```python\n(.*?)```", re.DOTALL)
 
 
-def section_code(page: str, heading: str) -> list[str]:
-    """The ```python blocks under ``## heading`` (up to the next ``## ``)."""
+def section(page: str, heading: str) -> str:
+    """The text under ``## heading``, up to the next ``## `` (empty when absent)."""
     match = re.search(rf"^## {re.escape(heading)}\s*$(.*?)(?=^## |\Z)", page, re.M | re.S)
-    return _FENCE.findall(match.group(1)) if match else []
+    return match.group(1).strip() if match else ""
+
+
+def section_code(page: str, heading: str) -> list[str]:
+    """The ```python blocks under ``## heading``."""
+    return _FENCE.findall(section(page, heading))
