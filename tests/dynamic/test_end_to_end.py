@@ -1,4 +1,4 @@
-"""``tflint-graph --dynamic`` end to end, with real TensorFlow (SPEC §4, issue 6).
+"""``tflint-graph --dynamic`` end to end, with real TensorFlow (SPEC §4).
 
 Each module runs in its own child process that imports TensorFlow (several seconds), so the
 runs are shared by module-scoped fixtures: the ``fixtures/dynamic`` project (every finding there
@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.helpers import REPO, REPO_FIXTURES
 from tflint_graph.cli import main
 
-REPO = Path(__file__).resolve().parent.parent
-FIXTURE = REPO / "fixtures" / "dynamic"
+FIXTURE = REPO_FIXTURES / "dynamic"
 MARKER = re.compile(r"#\s*(TFG\d{3}(?:\s*,\s*TFG\d{3})*)\s*$")
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process isolation")

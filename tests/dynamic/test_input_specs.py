@@ -1,6 +1,6 @@
-"""The input-spec language of dynamic mode (SPEC §4, issue 6 deliverable 4): the
-``[tool.tflint-graph.dynamic] examples`` grammar, ``input_signature`` source, and the config
-table, loaded through the same path the CLI uses."""
+"""The input-spec language of dynamic mode (SPEC §4): the ``[tool.tflint-graph.dynamic]
+examples`` grammar, ``input_signature`` source, and the config table, loaded through the same
+path the CLI uses."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Isolation of dynamic mode (issue 6, deliverable 2): hostile plain-Python modules.
+"""Isolation of dynamic mode: hostile plain-Python modules.
 
 None of these needs TensorFlow: the runner only imports a file in a child process and runs a
 probe payload there.

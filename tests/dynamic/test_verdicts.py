@@ -1,4 +1,4 @@
-"""Probes and verdicts of dynamic mode (issue 6 deliverable 5) with real TensorFlow.
+"""Probes and verdicts of dynamic mode with real TensorFlow.
 
 Each child run imports TensorFlow (several seconds), so every check shares two child runs:
 one module holding several functions, and one run whose module cannot be imported.

@@ -13,6 +13,7 @@ import pytest
 
 import tflint_graph
 from tests.cli_support import CLEAN, PRINT_STEP, THREE_CODES, chdir, write_tree
+from tests.helpers import DEMO, REPO
 from tflint_graph import Config, Finding, Severity, lint_file, lint_paths, lint_source
 
 
@@ -230,19 +231,17 @@ def test_static_analysis_never_imports_tensorflow() -> None:
     """Linting a whole TensorFlow project must not import TensorFlow (or the project)."""
     import subprocess
     import sys
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
     code = (
         "import sys; from tflint_graph import lint_paths; "
-        "found = list(lint_paths(['fixtures/demo'])); "
+        f"found = list(lint_paths([{str(DEMO)!r}])); "
         "assert found, 'the demo has findings'; "
         "leaked = sorted(m for m in sys.modules if m.split('.')[0] in "
         "('tensorflow', 'keras', 'numpy', 'imageclf', 'train')); "
         "assert not leaked, leaked"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr
 

@@ -7,15 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.helpers import REPO
 from tflint_graph import lint_paths
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_generated_tree_parses_mixes_tf_and_plain_code_and_has_findings(tmp_path: Path) -> None:
     out = tmp_path / "tree"
     subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "generate.py"), "--lines", "3000", "--out", str(out)],
+        [sys.executable, str(REPO / "bench" / "generate.py"), "--lines", "3000", "--out", str(out)],
         check=True,
         capture_output=True,
     )

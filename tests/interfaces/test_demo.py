@@ -15,10 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import DEMO, REPO
 from tflint_graph import Config, lint_paths
-
-ROOT = Path(__file__).resolve().parent.parent
-DEMO = "fixtures/demo"
 
 # (path relative to the repo root, line, code, text the offending line contains)
 EXPECTED = [
@@ -60,14 +58,14 @@ TEXT_LINE = re.compile(
 
 
 def _demo_findings() -> set[tuple[str, int, str]]:
-    findings = lint_paths([ROOT / DEMO], Config())
-    return {(Path(f.path).relative_to(ROOT).as_posix(), f.line, f.code) for f in findings}
+    findings = lint_paths([DEMO], Config())
+    return {(Path(f.path).relative_to(REPO).as_posix(), f.line, f.code) for f in findings}
 
 
 @pytest.mark.parametrize("path, line, code, text", EXPECTED)
 def test_expected_lines_hold_the_bug(path: str, line: int, code: str, text: str) -> None:
     # Guards the line numbers against edits of the fixture: each points at its bug.
-    source_line = (ROOT / path).read_text(encoding="utf-8").splitlines()[line - 1]
+    source_line = (REPO / path).read_text(encoding="utf-8").splitlines()[line - 1]
     assert text in source_line, f"{path}:{line} is now {source_line.strip()!r}"
 
 
@@ -83,7 +81,7 @@ def test_demo_shows_at_least_five_codes() -> None:
 
 
 def test_cross_module_finding_names_the_chain_across_files() -> None:
-    [finding] = [f for f in lint_paths([ROOT / DEMO], Config()) if "helpers" in f.path]
+    [finding] = [f for f in lint_paths([DEMO], Config()) if "helpers" in f.path]
     assert finding.chain == ("train_step()", "clip_gradients()")
     assert "traced via train_step() -> clip_gradients()" in finding.message
     assert finding.context is not None and "imageclf/model.py" in finding.context
@@ -91,8 +89,9 @@ def test_cross_module_finding_names_the_chain_across_files() -> None:
 
 def test_console_script_on_demo() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "tflint_graph", DEMO],
-        cwd=ROOT,
+        # As the README runs it: from the repository root, the folder named relatively.
+        [sys.executable, "-m", "tflint_graph", DEMO.relative_to(REPO).as_posix()],
+        cwd=REPO,
         capture_output=True,
         text=True,
         timeout=120,

@@ -13,13 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import dedent
+from tests.helpers import CASES, REPO, dedent
 from tflint_graph import Config, Finding, flake8_plugin, lint_paths, lint_source
 from tflint_graph.checks import ALL_RULES
 from tflint_graph.flake8_plugin import Plugin
 
-ROOT = Path(__file__).resolve().parent.parent
-CASES = sorted((ROOT / "tests" / "cases").glob("*.py"))
+CASE_FILES = sorted(CASES.glob("*.py"))
 # flake8's default format: path:row:col: CODE text (col is 1-based in the output).
 OUTPUT = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d+) (?P<text>.*)$")
 
@@ -62,7 +61,7 @@ def single_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """Every single-file input: the rule cases and each rule's documented VALID/INVALID
     examples (each written out alone in its own directory)."""
     examples = tmp_path_factory.mktemp("examples")
-    paths = list(CASES)
+    paths = list(CASE_FILES)
     for rule in ALL_RULES:
         for kind, sources in (("valid", rule.VALID), ("invalid", rule.INVALID)):
             for i, source in enumerate(sources):
@@ -80,7 +79,7 @@ def both_runs(single_files: list[Path]) -> tuple[dict[str, set[Row]], dict[str, 
     file alone, computed while flake8 runs."""
     with subprocess.Popen(
         _command(["--select", "TFG", *map(str, single_files)]),
-        cwd=ROOT,
+        cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -116,7 +115,7 @@ def test_a_case_file_alone_is_what_lint_source_sees(
 ) -> None:
     # Sanity check of the premise (a lone file follows no other module) on a few cases.
     _, cli_found = both_runs
-    for path in CASES[:3]:
+    for path in CASE_FILES[:3]:
         assert (
             rows(lint_source(path.read_text(encoding="utf-8"), str(path))) == cli_found[str(path)]
         )
@@ -237,7 +236,7 @@ def test_stdin_with_a_display_name_uses_that_files_configuration(project: Path) 
     # Editors pipe the unsaved buffer and name the file; the working directory (the
     # repository, no [tool.tflint-graph]) does not decide the configuration then.
     name = str(project / "tuned.py")
-    by_path, _ = flake8(["--select", "TFG", "--stdin-display-name", name, "-"], ROOT, TUNED)
+    by_path, _ = flake8(["--select", "TFG", "--stdin-display-name", name, "-"], REPO, TUNED)
     assert by_path == {name: {(6, 5, "TFG101"), (11, 5, "TFG305")}}
 
 

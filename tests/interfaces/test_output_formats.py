@@ -1,5 +1,5 @@
 """Machine-readable output: SARIF 2.1.0 (validated against the official schema, vendored in
-tests/data), GitHub workflow commands and the versioned JSON format."""
+tests/fixtures/data), GitHub workflow commands and the versioned JSON format."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.cli_support import CLEAN, PRINT_STEP, THREE_CODES, invoke, write_tree
+from tests.helpers import DATA, REPO
 from tflint_graph import __version__
 from tflint_graph.checks import rule_table
 from tflint_graph.core.finding import Finding, Severity
@@ -17,8 +18,7 @@ from tflint_graph.output.report import FINGERPRINT_KEY, format_github
 
 jsonschema = pytest.importorskip("jsonschema")
 
-DATA = Path(__file__).parent / "data"
-FINDINGS_SCHEMA = Path(__file__).parents[1] / "tflint_graph" / "schemas" / "findings-v1.json"
+FINDINGS_SCHEMA = REPO / "tflint_graph" / "schemas" / "findings-v1.json"
 
 
 def _sarif_validator() -> Any:
@@ -218,7 +218,7 @@ def test_json_schema_ships_inside_the_wheel(tmp_path: Path) -> None:
     import zipfile
 
     wheel_module = pytest.importorskip("hatchling.builders.wheel")
-    builder = wheel_module.WheelBuilder(str(FINDINGS_SCHEMA.parents[2]))
+    builder = wheel_module.WheelBuilder(str(REPO))
     built = list(builder.build(directory=str(tmp_path), versions=["standard"]))
     with zipfile.ZipFile(built[0]) as wheel:
         assert "tflint_graph/schemas/findings-v1.json" in wheel.namelist()

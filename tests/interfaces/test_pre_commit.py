@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import REPO
 
 BUGGY = """\
 import tensorflow as tf
@@ -100,22 +100,22 @@ def _init_repo(path: Path, env: dict[str, str]) -> None:
 def hook_repo(tmp_path_factory: pytest.TempPathFactory, isolated_env: dict[str, str]) -> Path:
     """A committed snapshot of the working tree, so try-repo installs the code under test.
 
-    Pointing try-repo at ROOT would install the last commit only (and needs ROOT to be a git
+    Pointing try-repo at REPO would install the last commit only (and needs REPO to be a git
     checkout); copying tracked plus untracked-not-ignored files includes uncommitted edits.
     """
     listing = subprocess.run(
         [GIT, "ls-files", "-co", "--exclude-standard", "-z"],
-        cwd=ROOT,
+        cwd=REPO,
         env=isolated_env,
         capture_output=True,
         text=True,
     )
     if listing.returncode != 0:  # e.g. tests run from an unpacked sdist
-        pytest.skip(f"{ROOT} is not a git checkout: {listing.stderr.strip()}")
+        pytest.skip(f"{REPO} is not a git checkout: {listing.stderr.strip()}")
     listed = listing.stdout
     dest = tmp_path_factory.mktemp("hook-repo")
     for name in filter(None, listed.split("\0")):
-        source = ROOT / name
+        source = REPO / name
         if source.is_file():  # deleted-but-tracked files are listed too
             target = dest / name
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -144,7 +144,7 @@ def _try_repo(
 
 def test_manifest_validates(isolated_env: dict[str, str]) -> None:
     result = subprocess.run(
-        [*PRE_COMMIT, "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")],
+        [*PRE_COMMIT, "validate-manifest", str(REPO / ".pre-commit-hooks.yaml")],
         env=isolated_env,
         capture_output=True,
         text=True,

@@ -12,18 +12,17 @@ from __future__ import annotations
 import ast
 import random
 import sys
-from pathlib import Path
 
 import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from tests.helpers import CASES, CORPUS, REPO, REPO_FIXTURES
 from tflint_graph.model import walk
 from tflint_graph.model.positions import Positions
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-import generate  # noqa: E402  (a sibling script, not a package)
+sys.path.insert(0, str(REPO / "bench"))
+import generate  # bench/generate.py, a sibling script rather than a package
 
 CORNERS = {
     "decorators-comments": (
@@ -68,9 +67,9 @@ def _parents(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
 
 def _sources() -> list[tuple[str, str]]:
     found = [*CORNERS.items(), ("generated", generate.tf_module(600, 5))]
-    for folder in ("fixtures", "tests/cases", "tests/corpus", "tflint_graph"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            found.append((str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")))
+    for folder in (REPO_FIXTURES, CASES, CORPUS, REPO / "tflint_graph"):
+        for path in sorted(folder.rglob("*.py")):
+            found.append((path.relative_to(REPO).as_posix(), path.read_text(encoding="utf-8")))
     return found
 
 

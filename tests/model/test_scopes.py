@@ -9,17 +9,16 @@ TensorFlow module, and hand-written corners of Python's scoping rules.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import libcst as cst
 import pytest
 from libcst import metadata as lm
 
+from tests.helpers import CASES, CORPUS, PROJECTS, REPO, REPO_FIXTURES
 from tflint_graph.model import scopes, walk
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-import generate  # noqa: E402  (a sibling script, not a package)
+sys.path.insert(0, str(REPO / "bench"))
+import generate  # bench/generate.py, a sibling script rather than a package
 
 CORNERS = """
 import os.path
@@ -91,9 +90,9 @@ lambda_ = lambda *a, **k: (a, k, x)
 
 def _sources() -> list[tuple[str, str]]:
     found = [("corners", CORNERS), ("generated", generate.tf_module(400, 3))]
-    for folder in ("fixtures", "tests/cases", "tests/corpus", "tests/projects", "tflint_graph"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            found.append((str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")))
+    for folder in (REPO_FIXTURES, CASES, CORPUS, PROJECTS, REPO / "tflint_graph"):
+        for path in sorted(folder.rglob("*.py")):
+            found.append((path.relative_to(REPO).as_posix(), path.read_text(encoding="utf-8")))
     return found
 
 

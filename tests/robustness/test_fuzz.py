@@ -1,10 +1,11 @@
-"""Issue 8 item 2: property tests over mutated and generated Python sources.
+"""Property tests over mutated and generated Python sources.
 
-Two generators: (a) realistic sources (``fixtures/demo``, ``tests/cases``, ``tests/corpus``)
-with random mutations (lines deleted, duplicated, swapped, re-indented; random tokens,
-bytes or unicode inserted; truncation), and (b) a small grammar of TensorFlow-ish Python
-(tf.functions with prints, branches, loops, nested defs, lambdas, Keras classes, TensorArrays)
-so that most inputs are valid and the rules and ``--fix`` really run.
+Two generators: (a) realistic sources (``fixtures/demo``, ``tests/fixtures/cases``,
+``tests/fixtures/corpus``) with random mutations (lines deleted, duplicated, swapped,
+re-indented; random tokens, bytes or unicode inserted; truncation), and (b) a small grammar
+of TensorFlow-ish Python (tf.functions with prints, branches, loops, nested defs, lambdas,
+Keras classes, TensorArrays) so that most inputs are valid and the rules and ``--fix``
+really run.
 
 The budget is small by default (CI); ``TFLINT_GRAPH_FUZZ=long`` runs 2000 examples per
 property and more ``--jobs`` folders.  Hypothesis' example database is off: nothing is
@@ -27,6 +28,7 @@ from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from tests.cli_support import run_process
+from tests.helpers import CASES, CORPUS, DEMO, REPO
 from tflint_graph import lint_file, lint_source
 from tflint_graph.core.noqa import source_lines
 from tflint_graph.output.fix import FIXABLE, plan_fixes
@@ -45,11 +47,10 @@ FUZZ = settings(
     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
 )
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS: list[tuple[str, str]] = sorted(
-    (p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8"))
-    for folder in ("fixtures/demo", "tests/cases", "tests/corpus")
-    for p in (ROOT / folder).rglob("*.py")
+REALISTIC: list[tuple[str, str]] = sorted(
+    (p.relative_to(REPO).as_posix(), p.read_text(encoding="utf-8"))
+    for folder in (DEMO, CASES, CORPUS)
+    for p in folder.rglob("*.py")
     if "__pycache__" not in p.parts
 )
 
@@ -205,7 +206,7 @@ MUTATION = st.one_of(
 
 @st.composite
 def mutated_sources(draw: st.DrawFn) -> tuple[str, str]:
-    name, source = draw(st.sampled_from(CORPUS))
+    name, source = draw(st.sampled_from(REALISTIC))
     return name, mutate(source, draw(st.lists(MUTATION, min_size=1, max_size=6)))
 
 
@@ -438,7 +439,7 @@ def mutated_folder(root: Path, seed: int, count: int = 30) -> None:
     rng = random.Random(seed)
     kinds = ["delete", "duplicate", "swap", "indent", "dedent", "insert", "replace", "truncate"]
     for n in range(count):
-        name, source = rng.choice(CORPUS)
+        name, source = rng.choice(REALISTIC)
         mutations = [
             (
                 rng.choice(kinds),

@@ -1,4 +1,4 @@
-"""Issue 8 item 1: hostile inputs of SPEC §5 that ``test_bad_input.py`` does not cover.
+"""Hostile inputs of SPEC §5 that ``test_bad_input.py`` does not cover.
 
 Every hostile file is linted next to a known-bad file (``good.py``: a ``print`` in a
 ``tf.function``, TFG101 at 5:5) whose finding must survive; the hostile file itself must give

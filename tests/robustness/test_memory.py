@@ -10,17 +10,14 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
+from tests.helpers import CORPUS, DEMO, REPO_FIXTURES
 from tflint_graph import lint_paths, lint_source
 from tflint_graph.source.store import STORE
 
-ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted((ROOT / "fixtures").rglob("*.py")) + sorted(
-    (ROOT / "tests" / "corpus").rglob("*.py")
-)
+SOURCES = sorted(REPO_FIXTURES.rglob("*.py")) + sorted(CORPUS.rglob("*.py"))
 
 
 BAD_SOURCES = (
@@ -81,7 +78,7 @@ def test_analysing_modules_leaves_no_cyclic_garbage(cyclic_garbage: list[object]
 
 def test_a_project_run_leaves_no_cyclic_garbage(cyclic_garbage: list[object]) -> None:
     STORE.clear()
-    findings = list(lint_paths([ROOT / "fixtures" / "demo"]))
+    findings = list(lint_paths([DEMO]))
     STORE.clear()
     gc.collect()
     assert findings
@@ -90,7 +87,7 @@ def test_a_project_run_leaves_no_cyclic_garbage(cyclic_garbage: list[object]) ->
 
 def test_the_collector_is_back_on_after_a_run() -> None:
     assert gc.isenabled()
-    list(lint_paths([ROOT / "fixtures" / "demo"]))
+    list(lint_paths([DEMO]))
     lint_source("import tensorflow as tf\n\n@tf.function\ndef f(x):\n    print(x)\n")
     assert gc.isenabled()
 
@@ -99,7 +96,7 @@ def test_a_second_analysis_reuses_what_the_first_prepared() -> None:
     """The tree, its index and scopes are kept for the module's next analysis (another
     module's traced code may reach it); the results are those of a fresh analysis."""
     STORE.clear()
-    source = (ROOT / "fixtures" / "demo" / "train.py").read_text(encoding="utf-8")
+    source = (DEMO / "train.py").read_text(encoding="utf-8")
     first = lint_source(source, "train.py")
     prepared = STORE.take_prepared(source)
     assert prepared is not None

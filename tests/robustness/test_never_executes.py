@@ -1,4 +1,4 @@
-"""Issue 8 item 3: static mode never runs user code; the cache holds data only.
+"""Static mode never runs user code; the cache holds data only.
 
 The project below writes a marker file (outside the project) from every place Python would
 run it: module top level, a package ``__init__.py``, ``conftest.py``, ``setup.py``, an

@@ -1,4 +1,4 @@
-"""Bugbear-style cases: each file in tests/cases marks its expected findings with
+"""Bugbear-style cases: each file in tests/fixtures/cases marks its expected findings with
 trailing ``# TFGnnn`` comments; everything unmarked must stay silent."""
 
 from __future__ import annotations
@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import expected, found
+from tests.helpers import CASES, expected, found
 
-CASES = sorted((Path(__file__).parent / "cases").glob("*.py"))
+CASE_FILES = sorted(CASES.glob("*.py"))
 
 
-@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
-def test_case_file(path: Path) -> None:
+@pytest.mark.parametrize("path", CASE_FILES, ids=[p.stem for p in CASE_FILES])
+def test_case_file_gives_exactly_its_marked_findings(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
     got = found(source, path.name)
     want = expected(source)

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.helpers import REPO
 from tflint_graph import lint_file, lint_source
 from tflint_graph.checks import ALL_RULES, rule_table
 from tflint_graph.cli import main
 from tflint_graph.output.pages import section_code
 
-ROOT = Path(__file__).resolve().parent.parent
-RULES_DIR = ROOT / "rules"
+RULES_DIR = REPO / "rules"
 
 HEADINGS = [
     "What it does",
@@ -189,7 +189,7 @@ def test_cli_rules_lists_every_code() -> None:
 
 def test_pages_ship_inside_the_wheel(tmp_path: Path) -> None:
     wheel_module = pytest.importorskip("hatchling.builders.wheel")
-    builder = wheel_module.WheelBuilder(str(ROOT))
+    builder = wheel_module.WheelBuilder(str(REPO))
     built = list(builder.build(directory=str(tmp_path), versions=["standard"]))
     assert len(built) == 1
     with zipfile.ZipFile(built[0]) as wheel:

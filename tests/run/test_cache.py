@@ -1,5 +1,5 @@
-"""The result cache ``.tflint-graph-cache/`` (issue 7): what it stores, when it is reused,
-when it is not, and that a damaged cache never changes a result."""
+"""The result cache ``.tflint-graph-cache/``: what it stores, when it is reused, when it is
+not, and that a damaged cache never changes a result."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ import pytest
 import tflint_graph
 import tflint_graph.api
 from tests.cli_support import PRINT_STEP, THREE_CODES, invoke, write_tree
-from tests.test_cross_module import HELPERS, STEP
+from tests.helpers import PROJECTS
+from tests.run.test_cross_module import HELPERS, STEP
 from tflint_graph import Config, Finding, Severity, lint_paths
 from tflint_graph.core.facts import (
     ExportFact,
@@ -29,8 +30,7 @@ from tflint_graph.core.finding import DynamicStatus
 from tflint_graph.model.context import TraceKind
 from tflint_graph.run.cache import CACHEDIR_TAG, DIR_NAME, Cache, pack, unpack
 
-ROOT = Path(__file__).resolve().parent.parent
-NO_TF_CALLER = ROOT / "tests" / "projects" / "no_tf_caller"
+NO_TF_CALLER = PROJECTS / "no_tf_caller"
 
 
 def _default(field: dataclasses.Field[Any]) -> Any:

@@ -1,4 +1,4 @@
-"""Callees and tf.functions across the modules of one run (SPEC §1.6, issue 4)."""
+"""Callees and tf.functions across the modules of one run (SPEC §1.6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``--jobs N`` (issue 7): a process pool gives the same findings as one process, and a
+"""``--jobs N``: a process pool gives the same findings as one process, and a
 crashing worker loses no other file's findings."""
 
 from __future__ import annotations
@@ -13,24 +13,24 @@ import pytest
 
 import tflint_graph.run.parallel
 from tests.cli_support import PRINT_STEP, THREE_CODES, invoke, write_tree
+from tests.helpers import CORPUS, DEMO, PROJECTS
 from tflint_graph import Config, Finding, lint_paths
 from tflint_graph.core.facts import ModuleSummary, ProjectView
 from tflint_graph.run.module import analyse_file
 from tflint_graph.run.parallel import AnalysisPool
 from tflint_graph.run.project import Project
 
-ROOT = Path(__file__).resolve().parent.parent
-PROJECTS = sorted(p for p in (ROOT / "tests" / "projects").iterdir() if p.is_dir())
+PROJECT_DIRS = sorted(p for p in PROJECTS.iterdir() if p.is_dir())
 PARENT = os.getpid()
 
 
 def _generated_tree(root: Path, copies: int = 1) -> Path:
     """Copies of the demo and of every test project, plus the corpus, as one run."""
     for i in range(copies):
-        shutil.copytree(ROOT / "fixtures" / "demo", root / f"c{i}" / "demo")
-        for project in PROJECTS:
+        shutil.copytree(DEMO, root / f"c{i}" / "demo")
+        for project in PROJECT_DIRS:
             shutil.copytree(project, root / f"c{i}" / "projects" / project.name)
-    shutil.copytree(ROOT / "tests" / "corpus", root / "corpus")
+    shutil.copytree(CORPUS, root / "corpus")
     return root
 
 
@@ -38,9 +38,7 @@ def _rows(paths: list[Path], jobs: int) -> list[dict[str, object]]:
     return [f.to_dict() for f in lint_paths(paths, Config(), jobs=jobs)]
 
 
-@pytest.mark.parametrize(
-    "target", [ROOT / "fixtures" / "demo", *PROJECTS], ids=lambda p: Path(p).name
-)
+@pytest.mark.parametrize("target", [DEMO, *PROJECT_DIRS], ids=lambda p: Path(p).name)
 def test_same_findings_for_every_job_count(target: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tflint_graph.run.parallel, "MIN_POOL_TASKS", 1)  # use the pool anyway
     serial = _rows([target], 1)

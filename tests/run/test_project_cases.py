@@ -1,7 +1,7 @@
-"""Multi-file projects: each directory in tests/projects is one run of ``lint_paths``.
+"""Multi-file projects: each directory in tests/fixtures/projects is one run of ``lint_paths``.
 
 Expected findings are trailing ``# TFGnnn`` comments in any of its files (the convention of
-tests/cases); everything unmarked must stay silent.  These exercise what one file alone
+tests/fixtures/cases); everything unmarked must stay silent.  These exercise what one file alone
 cannot: callees and tf.functions imported from other modules of the run.
 """
 
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import expected
+from tests.helpers import PROJECTS, expected
 from tflint_graph import Config, lint_paths
 
-PROJECTS = sorted(p for p in (Path(__file__).parent / "projects").iterdir() if p.is_dir())
+PROJECT_DIRS = sorted(p for p in PROJECTS.iterdir() if p.is_dir())
 
 
 def _marked(root: Path) -> set[tuple[str, int, str]]:
@@ -25,8 +25,8 @@ def _marked(root: Path) -> set[tuple[str, int, str]]:
     return marks
 
 
-@pytest.mark.parametrize("root", PROJECTS, ids=[p.name for p in PROJECTS])
-def test_project(root: Path) -> None:
+@pytest.mark.parametrize("root", PROJECT_DIRS, ids=[p.name for p in PROJECT_DIRS])
+def test_project_gives_exactly_its_marked_findings(root: Path) -> None:
     got = {
         (Path(f.path).relative_to(root).as_posix(), f.line, f.code)
         for f in lint_paths([root], Config())

@@ -22,6 +22,7 @@ import pytest
 from libcst._nodes.base import CSTCodegenError
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from tests.helpers import CASES, CORPUS, PROJECTS, REPO, REPO_FIXTURES
 from tflint_graph.api import lint_paths, lint_source
 from tflint_graph.core.config import Config
 from tflint_graph.core.finding import Finding
@@ -32,9 +33,8 @@ from tflint_graph.source import fromast
 from tflint_graph.source.parse import nodes_unchecked, parse
 from tflint_graph.source.store import STORE
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-import generate  # noqa: E402  (a sibling script, not a package)
+sys.path.insert(0, str(REPO / "bench"))
+import generate  # bench/generate.py, a sibling script rather than a package
 
 FORMS = {
     "statements": (
@@ -81,9 +81,9 @@ FORMS = {
 
 def _sources() -> list[tuple[str, str]]:
     found = [*FORMS.items(), ("generated", generate.tf_module(600, 7))]
-    for folder in ("fixtures", "tests/cases", "tests/corpus", "tests/projects", "tflint_graph"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            found.append((str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")))
+    for folder in (REPO_FIXTURES, CASES, CORPUS, PROJECTS, REPO / "tflint_graph"):
+        for path in sorted(folder.rglob("*.py")):
+            found.append((path.relative_to(REPO).as_posix(), path.read_text(encoding="utf-8")))
     return found
 
 
@@ -263,12 +263,7 @@ def _run(paths: list[Path]) -> list[Finding]:
 
 @pytest.mark.parametrize(
     "root",
-    [
-        ROOT / "fixtures",
-        ROOT / "tests" / "cases",
-        ROOT / "tests" / "corpus",
-        ROOT / "tests" / "projects",
-    ],
+    [REPO_FIXTURES, CASES, CORPUS, PROJECTS],
     ids=lambda p: p.name,
 )
 def test_runs_are_the_same_with_libcsts_parser(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,14 +10,12 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from tests.helpers import CASES, REPO, REPO_FIXTURES
 from tflint_graph.source.parse import parse
 from tflint_graph.source.store import STORE
 
-ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted(
-    p
-    for folder in ("fixtures", "tests/cases", "tflint_graph")
-    for p in (ROOT / folder).rglob("*.py")
+    p for folder in (REPO_FIXTURES, CASES, REPO / "tflint_graph") for p in folder.rglob("*.py")
 )
 
 
@@ -28,7 +26,7 @@ def _engine_parse(source: str) -> cst.Module:
     return parsed
 
 
-@pytest.mark.parametrize("path", SOURCES[::7], ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", SOURCES[::7], ids=lambda p: p.relative_to(REPO).as_posix())
 def test_unchecked_parse_gives_the_checked_tree(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,4 +1,4 @@
-"""The prefilter (issue 7) changes nothing but speed.
+"""The prefilter changes nothing but speed.
 
 A module that cannot hold traced code (no TensorFlow, or TensorFlow without anything that
 could be traced) and that no other module reaches is summarized from CPython's ``ast``
@@ -15,6 +15,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from tests.helpers import CASES, CORPUS, PROJECTS, REPO_FIXTURES
 from tflint_graph.api import lint_paths
 from tflint_graph.core.config import Config
 from tflint_graph.core.facts import ModuleSummary, ProjectView
@@ -24,10 +25,9 @@ from tflint_graph.run.module import analyse_file
 from tflint_graph.source import prefilter
 from tflint_graph.source.prefilter import enabled as prefilter_enabled
 
-REPO = Path(__file__).resolve().parent.parent
-FIXTURE_DIRS = [REPO / "fixtures", REPO / "tests" / "cases", REPO / "tests" / "corpus"]
-PROJECTS = sorted(p for p in (REPO / "tests" / "projects").iterdir() if p.is_dir())
-ALL_FILES = sorted(p for d in [*FIXTURE_DIRS, *PROJECTS] for p in d.rglob("*.py"))
+FIXTURE_DIRS = [REPO_FIXTURES, CASES, CORPUS]
+PROJECT_DIRS = sorted(p for p in PROJECTS.iterdir() if p.is_dir())
+ALL_FILES = sorted(p for d in [*FIXTURE_DIRS, *PROJECT_DIRS] for p in d.rglob("*.py"))
 
 EDGE_CASES = """\
 import a.b.c, d as e, f.g as h
@@ -95,7 +95,7 @@ def _run(paths: list[Path]) -> list[Finding]:
     return list(lint_paths(paths, Config(), cache=False))
 
 
-@pytest.mark.parametrize("root", [*FIXTURE_DIRS, *PROJECTS], ids=lambda p: p.name)
+@pytest.mark.parametrize("root", [*FIXTURE_DIRS, *PROJECT_DIRS], ids=lambda p: p.name)
 def test_runs_over_the_fixtures_are_identical(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fast = _run([root])
     _without_prefilter(monkeypatch)

@@ -1,6 +1,6 @@
 """The trees a process keeps for second analyses (``source.store.TreeStore``): the
 files a run expects to analyse again, the ones TensorFlow modules import, are given up last
-(issue 7: without it, a 200k-line tree parsed most of them twice)."""
+(without that, a 200k-line tree parsed most of them twice)."""
 
 from __future__ import annotations
 

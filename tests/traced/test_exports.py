@@ -1,4 +1,6 @@
-"""TFG301's signature skeleton (guessed from the body) and its configurable serving names."""
+"""Export analysis (``traced.exports``): the ``input_signature`` skeleton guessed from a
+function's body, and the functions a module hands to ``tf.saved_model.save`` or an
+``ExportArchive``."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ import libcst as cst
 import pytest
 
 from tests.helpers import dedent
-from tflint_graph import Config, lint_source
+from tflint_graph import Config
 from tflint_graph.core.facts import ProjectView
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.traced.exports import export_references, signature_skeleton, tf_alias
@@ -95,36 +97,6 @@ def test_staticmethod_keeps_its_first_parameter() -> None:
                 return x
     """
     assert _skeleton(source) == f"input_signature=[{_spec('None', 'float32', 'x')}]"
-
-
-SERVING = """
-import tensorflow as tf
-
-@tf.function
-def predict_fn(x):
-    return x * 2.0
-
-@tf.function
-def serve(x):
-    return x * 2.0
-"""
-
-
-def test_serving_name_patterns_are_configurable() -> None:
-    default = {(f.line, f.code) for f in lint_source(SERVING, "m.py")}
-    assert default == {(9, "TFG301")}
-    config = Config(serving_name_patterns=("predict_*",))
-    custom = {(f.line, f.code) for f in lint_source(SERVING, "m.py", config)}
-    assert custom == {(5, "TFG301")}
-
-
-def test_message_and_fix_carry_the_skeleton() -> None:
-    (finding,) = [f for f in lint_source(SERVING, "m.py") if f.code == "TFG301"]
-    skeleton = 'input_signature=[tf.TensorSpec(shape=None, dtype=tf.float32, name="x")]'
-    assert finding.fix == skeleton
-    assert skeleton in finding.message
-    assert finding.message.startswith("serve(): named like a serving endpoint")
-    assert "\n" not in finding.message
 
 
 def test_export_references_name_the_imported_functions_exported() -> None:
