@@ -11,7 +11,6 @@ nvidia-smi -L
 python3 --version
 python3 -c "import tensorflow" 2>&1 | tail -1
 python3 -c "from tflint_graph.dynamic.session import _gpu_possible; print('GPU visible to dynamic mode:', _gpu_possible())"
-python3 -m pytest -q -p no:cacheprovider -n 8 tests/test_dynamic_runner.py tests/test_dynamic_inputs.py \
-    tests/test_dynamic_plan.py tests/test_dynamic_cli.py tests/test_dynamic_probes.py 2>&1 \
+python3 -m pytest -q -p no:cacheprovider -n 8 tests/dynamic/ 2>&1 \
     | tee "${OUT:-/tmp}/pytest.log" | tail -15
 (cd fixtures/dynamic && python3 -m tflint_graph . --dynamic --no-cache; echo "exit status $?")

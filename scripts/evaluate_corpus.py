@@ -2,8 +2,9 @@
 
 Usage: .venv/bin/python scripts/evaluate_corpus.py [DIR] [--codes PREFIX[,PREFIX...]]
 
-DIR defaults to tests/corpus. ``--codes`` keeps only the rule codes starting with one of the
-given prefixes (default ``TFG1``: TFG101-TFG109); e.g. ``--codes TFG2`` or ``--codes TFG1,TFG2``.
+DIR defaults to tests/fixtures/corpus. ``--codes`` keeps only the rule codes starting with one
+of the given prefixes (default ``TFG1``: TFG101-TFG109); e.g. ``--codes TFG2`` or
+``--codes TFG1,TFG2``.
 
 A label is a trailing comment such as ``# TFG101`` or ``# TFG102, TFG106`` at the end of the
 line where the finding is expected. Always exits 0: this is a report.
@@ -98,7 +99,7 @@ def report(labels: set[Key], found: set[Key], codes: tuple[str, ...]) -> None:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog=Path(argv[0]).name, description=__doc__.splitlines()[0])
-    parser.add_argument("dir", nargs="?", default="tests/corpus", help="corpus directory")
+    parser.add_argument("dir", nargs="?", default="tests/fixtures/corpus", help="corpus directory")
     parser.add_argument(
         "--codes",
         default=DEFAULT_CODES,

@@ -1,11 +1,26 @@
-"""Shared test helpers: expected findings written as ``# TFGnnn`` comments on lines."""
+"""Shared test helpers: where the test data lives, and expected findings written as
+``# TFGnnn`` comments on lines."""
 
 from __future__ import annotations
 
 import re
 import textwrap
+from pathlib import Path
 
 from tflint_graph import Config, lint_source
+
+# The repository root (scripts/, bench/, rules/, the package's schemas).
+REPO = Path(__file__).resolve().parent.parent
+# The one root of the tests' own data.
+FIXTURES = REPO / "tests" / "fixtures"
+CASES = FIXTURES / "cases"  # single-file rule cases, expectations as ``# TFGnnn`` comments
+CORPUS = FIXTURES / "corpus"  # the labelled TFG1xx evaluation corpus
+PROJECTS = FIXTURES / "projects"  # multi-file projects, one ``lint_paths`` run each
+DATA = FIXTURES / "data"  # vendored schemas
+# The user-facing demo data at the repository root (the README's first command, dynamic mode,
+# the TFG3xx/4xx corpus): tests read it, it is not theirs.
+REPO_FIXTURES = REPO / "fixtures"
+DEMO = REPO_FIXTURES / "demo"
 
 MARKER = re.compile(r"#\s*(TFG\d{3}(?:\s*,\s*TFG\d{3})*)\s*$")
 

@@ -4,8 +4,8 @@ A rule is a small libcst visitor: it defines ``visit_<NodeType>(self, node, fn)`
 and the engine calls them for nodes of traced code only (``fn`` is the traced function
 holding the node), in one shared traversal of the module.  A rule carries its own examples:
 ``VALID`` sources must give no finding of the rule, ``INVALID`` sources must give exactly the
-findings marked with a trailing ``# TFGnnn`` comment.  ``tests/test_rule_examples.py`` runs
-them all.  A rule that can rewrite what it reports declares ``FIX_SAFETY`` and overrides
+findings marked with a trailing ``# TFGnnn`` comment.  ``tests/rules/test_rule_examples.py``
+runs them all.  A rule that can rewrite what it reports declares ``FIX_SAFETY`` and overrides
 ``fix()``; ``tflint_graph.output.fix`` applies it for ``--fix`` and ``--diff``.
 """
 

@@ -10,7 +10,7 @@ starts, so libcst's code generation can start right there with the right indenta
 The positions are libcst's own (the same ``PositionProvider`` code generation runs, only
 on a part of the tree).  Each generated statement is checked against CPython's position
 for it, and any disagreement (exotic formatting, a parser difference) falls back to
-positions for the whole module.  ``tests/test_positions.py`` compares with libcst.
+positions for the whole module.  ``tests/model/test_positions.py`` compares with libcst.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ This answers the same questions as libcst's ``ScopeProvider`` and ``QualifiedNam
 comprehension, string annotations are not parsed), but builds everything in a single walk
 that skips formatting nodes.  libcst's providers need three full visitor passes
 (expression context, scopes, qualified names); on TensorFlow modules those passes were
-most of the analysis time.  ``tests/test_scopes.py`` compares both over real code.
+most of the analysis time.  ``tests/model/test_scopes.py`` compares both over real code.
 
 Vocabulary (as in libcst): a scope maps a name to its *assignments* (``scope[name]``: every
 binding the name may have there, parents consulted as Python does); an *access* is a load

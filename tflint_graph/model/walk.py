@@ -6,7 +6,7 @@ a TensorFlow module most of the analysis time went there.  This module walks the
 trees by reading each node's dataclass fields directly and never enters formatting nodes
 (whitespace, comments, brackets, commas), which no rule looks at.
 
-Children come in source order, as with libcst (``tests/test_walk.py`` checks this against
+Children come in source order, as with libcst (``tests/model/test_walk.py`` checks this against
 ``CSTNode.children`` over real code), so visitors see nodes in the same order as before.
 """
 

@@ -3,7 +3,7 @@
 It cost about a quarter of a run: the ~200k objects of each libcst tree and its analysis
 trigger many collections, each traversing the trees still alive.  The analysis breaks its
 own reference cycles, so its memory comes back by reference counting
-(``tests/run/test_memory.py``); whatever else is left in a cycle is collected at the first
+(``tests/robustness/test_memory.py``); whatever else is left in a cycle is collected at the first
 collection after, or here after every few MB of analysed source.
 """
 

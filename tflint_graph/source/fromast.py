@@ -5,7 +5,7 @@ nodes it builds are formatting (whitespace, commas, brackets), which no rule loo
 (``walk`` never enters them).  The engine has CPython's tree of every module already; here
 the same semantic nodes libcst's parser would give are built from it, with every formatting
 field sharing one empty value.  Node types, fields and child order are libcst's, so every
-rule runs unchanged; ``tests/test_fromast.py`` compares the trees with libcst's, field by
+rule runs unchanged; ``tests/source/test_fromast.py`` compares the trees with libcst's, field by
 field, over every fixture, test case and package.
 
 What such a tree cannot give is text: its formatting is not the source's, so positions

@@ -4,7 +4,7 @@ Most files of a real tree hold no traced code: the engine checks their syntax wi
 ``ast.parse`` (which it runs anyway), asks ``may_hold_traced`` whether a TensorFlow module
 names anything that could make code traced, and summarizes the others from that tree,
 never paying for a libcst parse.  The summary functions are twins of the libcst ones in
-``summary.py`` and give the same result (``tests/test_prefilter.py`` compares them on every
+``summary.py`` and give the same result (``tests/source/test_prefilter.py`` compares them on every
 fixture, and whole runs with and without this shortcut).
 """
 

@@ -1,0 +1,276 @@
+"""Callees and tf.functions across the modules of one run (SPEC §1.6)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.cli_support import write_tree
+from tests.helpers import dedent
+from tflint_graph import Config, lint_paths
+from tflint_graph.core.facts import ProjectView
+from tflint_graph.source.modules import ModuleIndex, package_root
+
+STEP = dedent(
+    """
+    import tensorflow as tf
+    import helpers
+
+    @tf.function
+    def step(x):
+        return helpers.scale(x)
+    """
+)
+HELPERS = dedent(
+    """
+    def scale(x):
+        print("scaling")
+        return x * 2
+    """
+)
+
+
+def _run(paths: list[Path], root: Path) -> list[tuple[str, int, str, tuple[str, ...]]]:
+    return [
+        (Path(f.path).relative_to(root).as_posix(), f.line, f.code, f.chain)
+        for f in lint_paths(paths, Config())
+    ]
+
+
+def test_script_imports_sibling_module(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"train.py": STEP, "helpers.py": HELPERS})
+    assert _run([tmp_path], tmp_path) == [("helpers.py", 2, "TFG101", ("step()", "scale()"))]
+
+
+def test_each_script_directory_resolves_its_own_sibling(tmp_path: Path) -> None:
+    # Two script folders each with a helpers.py: Python imports the one next to the script.
+    clean = "def scale(x):\n    return x * 2\n"
+    write_tree(
+        tmp_path,
+        {
+            "a/train.py": STEP,
+            "a/helpers.py": clean,
+            "b/other.py": "x = 1\n",
+            "b/helpers.py": HELPERS,
+        },
+    )
+    assert _run([tmp_path], tmp_path) == []
+
+
+def test_module_outside_the_run_is_followed_but_not_reported(tmp_path: Path) -> None:
+    # train -> helpers (not linted) -> deep (linted): only deep.py's finding is shown.
+    write_tree(
+        tmp_path,
+        {
+            "train.py": STEP,
+            "helpers.py": "import deep\n\ndef scale(x):\n    print(x)\n    return deep.f(x)\n",
+            "deep.py": "import time\n\ndef f(x):\n    return x + time.time()\n",
+        },
+    )
+    found = _run([tmp_path / "train.py", tmp_path / "deep.py"], tmp_path)
+    assert found == [("deep.py", 4, "TFG104", ("step()", "scale()", "f()"))]
+
+
+def test_import_cycles_terminate(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "a.py": "import tensorflow as tf\nimport b\n\n@tf.function\ndef step(x):\n"
+            "    return b.g(x)\n\ndef f(x):\n    print(x)\n    return b.g(x)\n",
+            "b.py": "import a\n\ndef g(x):\n    return a.f(x)\n",
+        },
+    )
+    assert _run([tmp_path], tmp_path) == [("a.py", 9, "TFG101", ("step()", "g()", "f()"))]
+
+
+def test_package_reexports_and_relative_imports(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .core import scale\n",
+            "pkg/core.py": HELPERS,
+            "pkg/sub/__init__.py": "",
+            "pkg/sub/train.py": "import tensorflow as tf\nfrom .. import scale\n\n"
+            "@tf.function\ndef step(x):\n    return scale(x)\n",
+        },
+    )
+    assert _run([tmp_path], tmp_path) == [("pkg/core.py", 2, "TFG101", ("step()", "scale()"))]
+
+
+def test_dataset_callback_imported_from_another_module(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "pipe.py": "import tensorflow as tf\nfrom aug import augment\n\n"
+            "def make(ds):\n    return ds.map(augment)\n",
+            "aug.py": "import random\n\ndef augment(x):\n    return x * random.random()\n",
+        },
+    )
+    [finding] = lint_paths([tmp_path], Config())
+    assert (finding.code, finding.line) == ("TFG103", 4)
+    assert finding.context == "Dataset.map callback in " + str(tmp_path / "pipe.py")
+
+
+def test_escape_hatch_across_modules_is_not_traced(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "train.py": "import tensorflow as tf\nimport helpers\n\n@tf.function\ndef step(x):\n"
+            "    return tf.py_function(helpers.scale, [x], tf.float32)\n",
+            "helpers.py": HELPERS,
+        },
+    )
+    assert _run([tmp_path], tmp_path) == []
+
+
+def test_broken_neighbour_does_not_lose_findings(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "train.py": STEP + "\n@tf.function\ndef other(x):\n    print(x)\n    return x\n",
+            "helpers.py": "def scale(x:\n",
+        },
+    )
+    found = {(p, line, code) for p, line, code, _ in _run([tmp_path], tmp_path)}
+    assert ("train.py", 10, "TFG101") in found
+    assert any(p == "helpers.py" and code == "TFG001" for p, _, code in found)
+
+
+@pytest.mark.parametrize("order", [0, 1])
+def test_output_does_not_depend_on_argument_order(tmp_path: Path, order: int) -> None:
+    write_tree(tmp_path, {"train.py": STEP, "helpers.py": HELPERS, "other.py": STEP})
+    paths = [tmp_path / "train.py", tmp_path / "helpers.py", tmp_path / "other.py"]
+    if order:
+        paths.reverse()
+    assert _run(paths, tmp_path) == [("helpers.py", 2, "TFG101", ("step()", "scale()"))]
+
+
+def test_symlinked_duplicate_is_reported_under_each_name(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"train.py": STEP, "helpers.py": HELPERS})
+    (tmp_path / "alias.py").symlink_to(tmp_path / "helpers.py")
+    paths = [tmp_path / "alias.py", tmp_path / "helpers.py", tmp_path / "train.py"]
+    assert [(p, code) for p, _, code, _ in _run(paths, tmp_path)] == [
+        ("alias.py", "TFG101"),
+        ("helpers.py", "TFG101"),
+    ]
+
+
+def test_package_root_and_module_names(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path, {"src/pkg/__init__.py": "", "src/pkg/sub/__init__.py": "", "src/pkg/sub/m.py": ""}
+    )
+    assert package_root(tmp_path / "src/pkg/sub/m.py") == (tmp_path / "src", "pkg.sub.m")
+    assert package_root(tmp_path / "src/pkg/__init__.py") == (tmp_path / "src", "pkg")
+    index = ModuleIndex([tmp_path / "src/pkg/sub/m.py"])
+    assert index.split("pkg.sub.m.f.g") == ("pkg.sub.m", "f.g")
+    assert index.split("numpy.mean") is None
+
+
+@pytest.mark.parametrize(
+    "module, package, name, absolute",
+    [
+        ("pkg.train", False, ".helpers.f", "pkg.helpers.f"),
+        ("pkg.sub.train", False, "..helpers.f", "pkg.helpers.f"),
+        ("pkg", True, ".core.f", "pkg.core.f"),
+        ("pkg.sub", True, "..f", "pkg.f"),
+        ("pkg.train", False, "numpy.mean", "numpy.mean"),
+    ],
+)
+def test_relative_names(module: str, package: bool, name: str, absolute: str) -> None:
+    assert ProjectView(module=module, is_package=package).absolute(name) == absolute
+
+
+TRAINER = dedent(
+    """
+    import tensorflow as tf
+
+    class Trainer:
+        @tf.function
+        def step(self, x):
+            return x * 2
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "caller",
+    [
+        # No TensorFlow in the caller: its calls are all the run knows of it.
+        "from model import Trainer\n\nt = Trainer()\nfor i in range(10):\n    t.step(i)\n",
+        # The import inside a function, a local name bound once to an instance.
+        "def main():\n    from model import Trainer\n    t = Trainer()\n"
+        "    for i in range(10):\n        t.step(i)\n",
+        # TensorFlow, but nothing traced or exported of its own.
+        "import tensorflow as tf\nfrom model import Trainer\n\nt: Trainer = Trainer()\n"
+        "for i in range(10):\n    t.step(i)\n",
+    ],
+)
+def test_method_of_an_imported_class_is_judged_at_the_call_site(
+    tmp_path: Path, caller: str
+) -> None:
+    # TFG303 needs to know that Trainer.step is a tf.function; a module that never
+    # mentions tf.function learns it from the run only if its calls reach the run.
+    write_tree(tmp_path, {"model.py": TRAINER, "run.py": caller})
+    assert [(p, code) for p, _, code, _ in _run([tmp_path], tmp_path)] == [("run.py", "TFG303")]
+
+
+def test_plain_function_exported_elsewhere_is_reported_at_its_def(tmp_path: Path) -> None:
+    # embeddings.py names nothing traceable: only the exporting module makes it a signature.
+    write_tree(
+        tmp_path,
+        {
+            "embeddings.py": "import tensorflow as tf\n\ndef embed(x):\n    return tf.add(x, 1)\n",
+            "export.py": dedent(
+                """
+                import tensorflow as tf
+                from embeddings import embed
+
+                m = tf.Module()
+                tf.saved_model.save(m, "/tmp/m", signatures={"embed": embed})
+                """
+            ),
+        },
+    )
+    assert [(p, line, code) for p, line, code, _ in _run([tmp_path], tmp_path)] == [
+        ("embeddings.py", 3, "TFG301")
+    ]
+
+
+def test_canonical_paths_match_realpath(tmp_path: Path) -> None:
+    from tflint_graph.source.modules import real_path as _real
+
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "real" / "sub" / "m.py").write_text("x = 1\n")
+    (tmp_path / "linked").symlink_to(tmp_path / "real", target_is_directory=True)
+    (tmp_path / "real" / "alias.py").symlink_to(tmp_path / "real" / "sub" / "m.py")
+    (tmp_path / "loop.py").symlink_to(tmp_path / "loop.py")
+    (tmp_path / "dangling.py").symlink_to(tmp_path / "missing.py")
+    for text in (
+        "real/sub/m.py",
+        "linked/sub/m.py",
+        "linked/sub/../sub/m.py",
+        "linked/../real/alias.py",
+        "real/alias.py",
+        "loop.py",
+        "dangling.py",
+        "real/sub/.",
+        "real/sub/..",
+    ):
+        path = tmp_path / text
+        assert _real(path) == Path(os.path.realpath(path)), text
+
+
+def test_a_package_made_between_runs_is_seen(tmp_path: Path) -> None:
+    from tflint_graph.run.module import analyse_file
+    from tflint_graph.run.parallel import AnalysisPool
+    from tflint_graph.run.project import Project
+
+    write_tree(tmp_path, {"pkg/mod.py": "x = 1\n"})
+    files = [tmp_path / "pkg" / "mod.py"]
+    resolved = Path(os.path.realpath(files[0]))
+    pool = AnalysisPool(analyse_file, Config())
+    assert Project(files, Config(), pool).index.module_of(resolved) == "mod"
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    assert Project(files, Config(), pool).index.module_of(resolved) == "pkg.mod"
