@@ -17,7 +17,7 @@ from tflint_graph.checks import rule_table
 from tflint_graph.cli import check
 from tflint_graph.core.finding import Finding, Severity
 from tflint_graph.output import FORMATS, github, text
-from tflint_graph.output.base import RunInfo, SourceLines
+from tflint_graph.output.format import RunInfo, SourceLines
 from tflint_graph.output.sarif import FINGERPRINT_KEY, sarif_log
 
 jsonschema = pytest.importorskip("jsonschema")

@@ -252,15 +252,7 @@ def test_children_of_every_node_of_a_real_module_are_libcsts(path: Path) -> None
     [
         pytest.param(CORNERS, id="syntax-corners"),
         pytest.param(TYPE_PARAMETERS, id="type-parameters"),
-        pytest.param(
-            "type Alias[T] = list[T]\n",
-            id="type-alias-statement",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="walk has no source order for TypeAlias: it gives the value before the "
-                "type parameters (libcst: name, type_parameters, value)",
-            ),
-        ),
+        pytest.param("type Alias[T] = list[T]\n", id="type-alias-statement"),
     ],
 )
 def test_children_of_every_node_of_syntax_corners_are_libcsts(source: str) -> None:

@@ -270,7 +270,7 @@ def _creates_variables(
     ctx: ModuleContext, node: cst.CSTNode, depth: int, *, construct_only: bool
 ) -> bool:
     for call in calls_in(node):
-        if is_variable_call(ctx, call) or _is_weight_call(call):
+        if constructs_variable(ctx, call) or _is_weight_call(call):
             return True
         inner = keras_creation(ctx, call, depth + 1)
         if inner is not None and (inner.when == "construct" or not construct_only):
@@ -278,7 +278,7 @@ def _creates_variables(
     return False
 
 
-def is_variable_call(ctx: ModuleContext, call: cst.Call) -> bool:
+def constructs_variable(ctx: ModuleContext, call: cst.Call) -> bool:
     """``tf.Variable(...)`` (any spelling) or Keras 3's ``keras.Variable(...)``."""
     return ctx.resolve(call.func).is_(
         "tensorflow.Variable", "keras.Variable", "keras.backend.Variable"

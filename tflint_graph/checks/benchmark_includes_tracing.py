@@ -13,9 +13,9 @@ from tflint_graph.checks.base import ModuleRule
 from tflint_graph.core.facts import may_be_project
 from tflint_graph.core.finding import Severity
 from tflint_graph.model import walk
+from tflint_graph.model.calls import argument
 from tflint_graph.model.context import FunctionNode
 from tflint_graph.model.scopes import ImportAssignment
-from tflint_graph.model.values import argument
 from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import TfFunctionRef, module_tf_functions, tf_function_of
 
@@ -99,7 +99,7 @@ def _children(node: cst.CSTNode, ok: bool) -> list[tuple[cst.CSTNode, bool]]:
     return [(c, ok) for c in walk.children(node)]
 
 
-class _Names(walk.Visitor):
+class _NamesAndCalls(walk.Visitor):
     """Every name and call of the module, in source order."""
 
     def __init__(self) -> None:
@@ -187,7 +187,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         if not _IMPORTS_CLOCK.search(ctx.source):
             return  # neither time nor timeit imported: nothing is timed
         self.traced = traced_of(ctx)
-        collector = _Names()
+        collector = _NamesAndCalls()
         collector.walk(self.ctx.module)
         self.names: dict[str, list[cst.Name]] = {}
         for name in collector.names:
@@ -212,7 +212,10 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
             ):
                 timed.append((call.func.value, call))
             if res.is_(*_TIMEIT, _TIMER_CLASS):
-                for arg in (argument(call, 0, "stmt"), argument(call, 1, "setup")):
+                for arg in (
+                    argument(call, 0, "stmt", strict=True),
+                    argument(call, 1, "setup", strict=True),
+                ):
                     if isinstance(arg, cst.SimpleString) and isinstance(arg.evaluated_value, str):
                         self.strings.append((self._pos(arg), arg.evaluated_value))
         for config, call in timed:
@@ -347,10 +350,10 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
     # -- timeit.timeit(lambda: step(x), number=N) -------------------------------------
     def _timeit(self, config: cst.Call, call: cst.Call, reported: set[cst.Call]) -> None:
         ctx = self.ctx
-        stmt = argument(config, 0, "stmt")
+        stmt = argument(config, 0, "stmt", strict=True)
         if stmt is None:
             return
-        setup = argument(config, 1, "setup")
+        setup = argument(config, 1, "setup", strict=True)
         scope = ctx.enclosing_function(call)
         start = self._pos(call)
         found: list[tuple[cst.CSTNode, TfFunctionRef, cst.BaseExpression]] = []

@@ -23,6 +23,7 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.checks.messages import shorten
 from tflint_graph.core.finding import Severity
 from tflint_graph.model import walk
+from tflint_graph.model.calls import argument
 from tflint_graph.model.context import FunctionNode, TracedFunction, TraceKind
 from tflint_graph.model.names import dotted
 from tflint_graph.model.values import calls_in
@@ -110,7 +111,7 @@ for epoch in range(10):
     def visit_Call(self, node: cst.Call, fn: TracedFunction | None) -> None:
         if traced_of(self.ctx).tf_function_options(node.func) is None:
             return
-        wrapped = _function_argument(node)
+        wrapped = argument(node, 0, "func", strict=True)
         if wrapped is None:
             return  # `tf.function(jit_compile=True)`: a decorator factory, no function yet
         what = shorten(self.ctx.code(node), 50, one_line=False)
@@ -300,18 +301,6 @@ def _keras_class(ctx, method: cst.FunctionDef) -> str | None:  # type: ignore[no
 
 
 # -- helpers -----------------------------------------------------------------------------
-def _function_argument(call: cst.Call) -> cst.BaseExpression | None:
-    """The function given to ``tf.function(fn, ...)`` (or ``func=fn``)."""
-    for arg in call.args:
-        if arg.star:
-            return None
-        if arg.keyword is None:
-            return arg.value
-        if arg.keyword.value == "func":
-            return arg.value
-    return None
-
-
 def _target(ctx, made: cst.CSTNode) -> cst.BaseExpression | None:  # type: ignore[no-untyped-def]
     """The name or ``self.attr`` the new tf.function is stored in (``step = tf.function(f)``,
     or the name a decorated ``def`` binds)."""
@@ -443,7 +432,7 @@ def _needles(target: cst.BaseExpression | None) -> tuple[str, ...]:
 def _stateful_test(ctx, test: cst.BaseExpression, region: cst.CSTNode, needles) -> bool:  # type: ignore[no-untyped-def]
     if _mentions(ctx.code(test), needles):
         return True
-    finder = _Names()
+    finder = _NamesRead()
     finder.walk(test)
     if finder.opaque:
         return True
@@ -454,7 +443,7 @@ def _bound_in(ctx, expr: cst.CSTNode, region: cst.CSTNode, skip_self: bool = Fal
     """``expr`` reads a name that ``region`` binds (a loop target, something assigned in the
     loop, a parameter of the function): it may be a different function each time.  With
     ``skip_self``, a method's ``self``/``cls`` does not count (the same object, typically)."""
-    finder = _Names()
+    finder = _NamesRead()
     if isinstance(expr, cst.FunctionDef):
         finder.walk(expr.body)
         for dec in expr.decorators:
@@ -473,7 +462,7 @@ def _same_each_call(ctx, wrapped: cst.CSTNode, owner: cst.FunctionDef) -> bool: 
     """``tf.function(model.call)`` in ``evaluate(model, ds)``: every call of ``owner`` from a
     loop of this module passes, for each parameter ``wrapped`` reads, a value the loop does not
     change (``evaluate(model, val_ds)`` with ``model`` built before the loop)."""
-    finder = _Names()
+    finder = _NamesRead()
     finder.walk(wrapped)
     params = {p.name.value: i for i, p in enumerate(owner.params.params)}
     used = {n.value for n in finder.names if n.value in params}
@@ -485,20 +474,10 @@ def _same_each_call(ctx, wrapped: cst.CSTNode, owner: cst.FunctionDef) -> bool: 
     for _, call in sites:
         loop = loops_around(ctx, call)[0]  # the innermost loop: one value per iteration
         for name in used:
-            arg = _argument_for(call, name, params[name])
+            arg = argument(call, params[name], name, strict=True)
             if arg is None or _bound_in(ctx, arg, loop):
                 return False
     return True
-
-
-def _argument_for(call: cst.Call, name: str, index: int) -> cst.BaseExpression | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg.value
-    positional = [a for a in call.args if a.keyword is None]
-    if any(a.star for a in positional[: index + 1]):
-        return None
-    return positional[index].value if index < len(positional) else None
 
 
 def _bound_inside(ctx, name: cst.Name, region: cst.CSTNode, own: cst.CSTNode | None) -> bool:  # type: ignore[no-untyped-def]
@@ -528,7 +507,7 @@ def _bound_inside(ctx, name: cst.Name, region: cst.CSTNode, own: cst.CSTNode | N
     return False
 
 
-class _Names(walk.Visitor):
+class _NamesRead(walk.Visitor):
     """Variable reads in an expression (not attribute names or keywords); ``opaque`` when
     it also reads attributes, calls or subscripts (state this module cannot follow)."""
 

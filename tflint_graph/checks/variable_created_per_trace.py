@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.checks._creation import created_once, is_self_weight_call, is_variable_call
+from tflint_graph.checks._creation import constructs_variable, created_once, is_self_weight_call
 from tflint_graph.checks.base import Rule
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.traced import traced_of
@@ -92,7 +92,7 @@ def step(x, training=True):
         return cls is not None and bool(traced.keras_kinds(cls))
 
     def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:
-        if is_variable_call(self.ctx, node):
+        if constructs_variable(self.ctx, node):
             shown = "tf.Variable(...)"
             func = self.ctx.code(node.func)
             if func not in ("tf.Variable",):

@@ -9,8 +9,9 @@ import libcst as cst
 
 from tflint_graph.checks.base import ModuleRule
 from tflint_graph.core.finding import Severity
+from tflint_graph.model.calls import argument
 from tflint_graph.model.context import FunctionNode, ModuleContext
-from tflint_graph.model.values import argument, assigned_value, int_literal
+from tflint_graph.model.values import assigned_value, int_literal
 from tflint_graph.traced import TracedCode, traced_of
 from tflint_graph.traced.callsites import (
     TfFunctionRef,
@@ -237,14 +238,14 @@ for n in (8, 16, 32):
 
     def _spec_shape(self, spec: cst.Call) -> str | None:
         """``[None, 28]`` / ``unknown rank`` when the spec leaves a dimension open."""
-        shape = argument(spec, 0, "shape")
+        shape = argument(spec, 0, "shape", strict=True)
         if shape is None:
             return None
         shape = self._follow(shape)
         if isinstance(shape, cst.Call) and traced_of(self.ctx).resolve(shape.func).is_(
             *_TENSOR_SHAPE
         ):
-            inner = argument(shape, 0, "dims")
+            inner = argument(shape, 0, "dims", strict=True)
             if inner is None:
                 return None
             shape = self._follow(inner)
@@ -358,7 +359,7 @@ for n in (8, 16, 32):
         res = traced_of(self.ctx).resolve(expr.func)
         for name, (index, keyword) in _SHAPED.items():
             if res.is_(name):
-                shape = argument(expr, index, keyword)
+                shape = argument(expr, index, keyword, strict=True)
                 if shape is None:
                     return None
                 dims = self._dims(shape, call)

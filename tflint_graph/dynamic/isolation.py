@@ -1,4 +1,4 @@
-"""Run a user's module in an isolated child process (SPEC §4, issue 6 deliverable 2).
+"""Run a user's module in an isolated child process (SPEC §4).
 
 ``run_isolated`` imports one file of the user's project in a child Python process and runs a
 probe script (the *payload*) after the import. Whatever the module does (``sys.exit``,
@@ -185,7 +185,7 @@ def module_name_for(module_path: Path, project_root: Path) -> tuple[str, bool]:
     return stem, False
 
 
-class _Capture:
+class _StreamCapture:
     """Keeps the first ``limit`` bytes of a stream and counts the rest."""
 
     def __init__(self, limit: int) -> None:
@@ -317,7 +317,7 @@ def _run_child(
     finally:
         os.close(write_fd)
 
-    out, err = _Capture(output_limit), _Capture(output_limit)
+    out, err = _StreamCapture(output_limit), _StreamCapture(output_limit)
     result = bytearray()
     result_total = 0
     timed_out = False

@@ -1,4 +1,4 @@
-"""From static findings to what the child should call (SPEC §4, issue 6 deliverables 3-4).
+"""From static findings to what the child should call (SPEC §4).
 
 For one module, every finding is placed in the traced function that holds it; that function's
 traced *root* in the same module (the ``tf.function``, Keras step, ``Dataset.map`` callback...

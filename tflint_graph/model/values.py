@@ -273,22 +273,6 @@ def module_constant(ctx: ModuleContext, name: cst.Name) -> cst.BaseExpression | 
     return values[index].value
 
 
-def argument(call: cst.Call, index: int, keyword: str) -> cst.BaseExpression | None:
-    """The argument at positional ``index`` or given as ``keyword=``; None when absent or
-    when a ``*args``/``**kwargs`` makes the position uncertain."""
-    positional = 0
-    for arg in call.args:
-        if arg.star:
-            return None
-        if arg.keyword is None:
-            if positional == index:
-                return arg.value
-            positional += 1
-        elif arg.keyword.value == keyword:
-            return arg.value
-    return None
-
-
 def int_literal(expr: cst.BaseExpression) -> int | None:
     """``3`` or ``-3`` written as a literal."""
     if isinstance(expr, cst.Integer):

@@ -55,6 +55,7 @@ _ORDER: dict[type[cst.CSTNode], tuple[str, ...]] = {
         "body",
     ),
     cst.ClassDef: ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
+    cst.TypeAlias: ("name", "type_parameters", "value"),
     cst.For: ("asynchronous", "target", "iter", "body", "orelse"),
     cst.With: ("asynchronous", "items", "body"),
     cst.CompFor: ("asynchronous", "target", "iter", "ifs", "inner_for_in"),

@@ -7,7 +7,7 @@ the text to print, and one row in ``FORMATS``; ``--output-format`` offers the ro
 from __future__ import annotations
 
 from tflint_graph.output import github, json, sarif, text
-from tflint_graph.output.base import Format, RunInfo, SourceLines
+from tflint_graph.output.format import Format, RunInfo, SourceLines
 
 # By name, in the order ``--help`` lists them.
 FORMATS: dict[str, Format] = {

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tflint_graph.core.finding import Finding, Severity
-from tflint_graph.output.base import RunInfo, relative_to_root
+from tflint_graph.output.format import RunInfo, relative_to_root
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from tflint_graph.core.finding import Finding
 from tflint_graph.core.version import __version__
-from tflint_graph.output.base import RunInfo, statistics
+from tflint_graph.output.format import RunInfo, statistics
 
 JSON_SCHEMA_VERSION = 1
 

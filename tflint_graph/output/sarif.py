@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from tflint_graph.core.finding import Finding, Severity
 from tflint_graph.core.version import __version__
-from tflint_graph.output.base import Fingerprints, RunInfo, relative_to_root
+from tflint_graph.output.format import Fingerprints, RunInfo, relative_to_root
 from tflint_graph.output.pages import read_page, section
 
 SARIF_SCHEMA_URI = (

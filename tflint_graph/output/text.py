@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tflint_graph.core.finding import Finding
-from tflint_graph.output.base import RunInfo, SourceLines, statistics
+from tflint_graph.output.format import RunInfo, SourceLines, statistics
 
 
 def render(findings: Sequence[Finding], run: RunInfo) -> str:

@@ -1,4 +1,4 @@
-"""The on-disk result cache, ``.tflint-graph-cache/`` (issue 7).
+"""The on-disk result cache, ``.tflint-graph-cache/``.
 
 One JSON file per analysis, ``<root>/<2 hex>/<sha256>.json``.  The key hashes everything an
 analysis depends on: the file's bytes, the tool and cache-format versions, the effective

@@ -22,7 +22,7 @@ from tflint_graph.source import prefilter
 from tflint_graph.source.parse import parse, verdict_of
 from tflint_graph.source.reading import read_source
 from tflint_graph.source.store import STORE
-from tflint_graph.source.syntax import Verdict
+from tflint_graph.source.syntax import SyntaxVerdict
 
 _log = logging.getLogger("tflint_graph")
 
@@ -119,7 +119,7 @@ def _untraced(
     source: str,
     path: str,
     view: ProjectView,
-    verdict: Verdict,
+    verdict: SyntaxVerdict,
     scan: prefilter.Scan | None = None,
 ) -> tuple[list[Finding], ModuleSummary | None]:
     """A module that cannot hold traced code and that no other module reaches: no rule can

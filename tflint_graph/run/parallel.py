@@ -1,5 +1,5 @@
 """Running a batch of independent file analyses: from the cache, in-process, or over a
-process pool (``--jobs``, issue 7).
+process pool (``--jobs``).
 
 Every analysis is a pure function of (file bytes, config, view), so a batch's results do
 not depend on where or in which order they were computed; they are handed back in task
@@ -60,7 +60,7 @@ class Job:
 Outcome = tuple[int, list[Finding], ModuleSummary | None, list[tuple[int, str]]]
 
 
-class _Capture(logging.Handler):
+class _LogCapture(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
         self.records: list[tuple[int, str]] = []
@@ -74,7 +74,7 @@ def analyse_jobs(
 ) -> list[Outcome]:
     """Analyse ``jobs`` here (in a worker or in the main process) and store what is
     cacheable.  Log records are captured, not emitted: the main process re-logs them."""
-    handler = _Capture()
+    handler = _LogCapture()
     handlers, propagate = _log.handlers[:], _log.propagate
     _log.handlers, _log.propagate = [handler], False
     outcomes: list[Outcome] = []

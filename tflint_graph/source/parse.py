@@ -18,13 +18,15 @@ from typing import TYPE_CHECKING
 from tflint_graph.core.finding import Finding, tool_finding
 from tflint_graph.source import syntax
 from tflint_graph.source.store import STORE, TreeStore
-from tflint_graph.source.syntax import Verdict
+from tflint_graph.source.syntax import SyntaxVerdict
 
 if TYPE_CHECKING:
     import libcst as cst
 
 
-def verdict_of(source: str, tree: ast.Module | None = None, store: TreeStore = STORE) -> Verdict:
+def verdict_of(
+    source: str, tree: ast.Module | None = None, store: TreeStore = STORE
+) -> SyntaxVerdict:
     """CPython's verdict on ``source``, cheaply: from ``tree`` (CPython's tree of it, when
     the caller has one: flake8 does), else remembered with its libcst tree, else parsed."""
     if tree is not None:
@@ -32,7 +34,7 @@ def verdict_of(source: str, tree: ast.Module | None = None, store: TreeStore = S
     remembered = store.remembered(source)
     if remembered is not None:
         return remembered[1]
-    return syntax.check(source)
+    return syntax.judge_source(source)
 
 
 _LIBCST_WHERE = re.compile(r"^(?:parser|tokenizer) error: (?:error at (\d+):(\d+): )?")
@@ -41,7 +43,7 @@ _LIBCST_WHERE = re.compile(r"^(?:parser|tokenizer) error: (?:error at (\d+):(\d+
 def parse(
     source: str,
     path: str,
-    verdict: Verdict | None = None,
+    verdict: SyntaxVerdict | None = None,
     *,
     build: bool = True,
     store: TreeStore = STORE,

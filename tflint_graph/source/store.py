@@ -16,13 +16,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tflint_graph.source.syntax import Verdict
+from tflint_graph.source.syntax import SyntaxVerdict
 
 if TYPE_CHECKING:
     import libcst as cst
 
 
-class Prepared(Protocol):
+class KeptAnalysis(Protocol):
     """What an analysis prepared from a tree (the store only keeps and releases it)."""
 
     @property
@@ -51,10 +51,10 @@ class TreeStore:
     def __init__(self, max_chars: int = MAX_CHARS, prepared_max_chars: int = PREPARED_MAX_CHARS):
         self.max_chars = max_chars
         self.prepared_max_chars = prepared_max_chars
-        self._trees: OrderedDict[str, tuple[cst.Module, Verdict]] = OrderedDict()
+        self._trees: OrderedDict[str, tuple[cst.Module, SyntaxVerdict]] = OrderedDict()
         self._chars = 0
         # Taken out while an analysis uses it, so that no two threads share one.
-        self._prepared: OrderedDict[str, Prepared] = OrderedDict()
+        self._prepared: OrderedDict[str, KeptAnalysis] = OrderedDict()
         self._prepared_chars = 0
         self.keep_first: frozenset[str] = frozenset()
         self._first: set[str] = set()  # remembered sources of such files
@@ -62,7 +62,7 @@ class TreeStore:
         self._lock = threading.Lock()
 
     # -- trees --------------------------------------------------------------------------
-    def remembered(self, source: str) -> tuple[cst.Module, Verdict] | None:
+    def remembered(self, source: str) -> tuple[cst.Module, SyntaxVerdict] | None:
         with self._lock:
             found = self._trees.get(source)
             if found is not None:
@@ -70,12 +70,12 @@ class TreeStore:
                 self._first.discard(source)
             return found
 
-    def remember(self, source: str, module: cst.Module, verdict: Verdict, path: str) -> None:
+    def remember(self, source: str, module: cst.Module, verdict: SyntaxVerdict, path: str) -> None:
         """Keep ``module`` (and CPython's ``verdict``) of ``source``, the file ``path``'s."""
         if len(source) > self.max_chars // 4:
             return
         first = path in self.keep_first
-        evicted: list[Prepared] = []
+        evicted: list[KeptAnalysis] = []
         with self._lock:
             if source in self._trees:
                 return
@@ -117,24 +117,24 @@ class TreeStore:
         return next((s for s in store if s not in self._first), next(iter(store)))
 
     # -- what analyses prepared ---------------------------------------------------------
-    def _drop_prepared(self, source: str) -> Prepared | None:
+    def _drop_prepared(self, source: str) -> KeptAnalysis | None:
         """Take ``source``'s prepared analysis out (the caller holds the lock)."""
         prepared = self._prepared.pop(source, None)
         if prepared is not None:
             self._prepared_chars -= len(source)
         return prepared
 
-    def take_prepared(self, source: str) -> Prepared | None:
+    def take_prepared(self, source: str) -> KeptAnalysis | None:
         with self._lock:
             return self._drop_prepared(source)
 
-    def keep_prepared(self, source: str, prepared: Prepared | None) -> None:
+    def keep_prepared(self, source: str, prepared: KeptAnalysis | None) -> None:
         """Keep ``prepared`` with the remembered tree it was prepared from; release it
         when there is no such tree (two threads may have parsed the same source)."""
         if prepared is None:
             return
-        evicted: list[Prepared] = []
-        kept: Prepared | None = prepared
+        evicted: list[KeptAnalysis] = []
+        kept: KeptAnalysis | None = prepared
         with self._lock:
             entry = self._trees.get(source)
             if entry is not None and entry[0] is prepared.tree and source not in self._prepared:

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from tflint_graph.source import prefilter
 
 
-class Verdict(NamedTuple):
+class SyntaxVerdict(NamedTuple):
     """CPython's verdict on one source."""
 
     error: SyntaxError | None  # CPython's SyntaxError, if it rejects the source
@@ -91,7 +91,7 @@ def scan_tree(
     return False, stray
 
 
-def check(source: str) -> Verdict:
+def judge_source(source: str) -> SyntaxVerdict:
     """CPython's verdict on ``source``, parsing it."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SyntaxWarning for "\d" in strings, etc.
@@ -105,22 +105,24 @@ def check(source: str) -> Verdict:
             # not hold the caller's frame (a reference cycle through the verdict).
             exc.__traceback__ = None
             if exc.msg and _CPYTHON_TOO_DEEP.search(exc.msg):
-                return Verdict(exc, exc.msg, None)
-            return Verdict(exc, None, None)
+                return SyntaxVerdict(exc, exc.msg, None)
+            return SyntaxVerdict(exc, None, None)
         except (RecursionError, MemoryError):
-            return Verdict(None, "too deeply nested to parse", None)
+            return SyntaxVerdict(None, "too deeply nested to parse", None)
         except ValueError as exc:  # "source code string cannot contain null bytes"
-            return Verdict(SyntaxError(str(exc)), None, None)
+            return SyntaxVerdict(SyntaxError(str(exc)), None, None)
     return judge_tree(tree, source)
 
 
-def judge_tree(tree: ast.Module, source: str) -> Verdict:
+def judge_tree(tree: ast.Module, source: str) -> SyntaxVerdict:
     """The verdict on ``source`` whose CPython tree is ``tree`` (flake8 hands us one)."""
     too_deep, stray = scan_tree(tree, MAX_NESTING, source)
     if too_deep:
-        return Verdict(None, f"too deeply nested to parse (more than {MAX_NESTING} levels)", None)
+        return SyntaxVerdict(
+            None, f"too deeply nested to parse (more than {MAX_NESTING} levels)", None
+        )
     if stray is not None:
         error = SyntaxError("nonlocal declaration not allowed at module level")
         error.lineno, error.offset = stray.lineno, stray.col_offset + 1
-        return Verdict(error, error.msg, None)
-    return Verdict(None, None, tree)
+        return SyntaxVerdict(error, error.msg, None)
+    return SyntaxVerdict(None, None, tree)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from tflint_graph.core.facts import TfFunction, may_be_project
+from tflint_graph.model.calls import argument, is_true
 from tflint_graph.model.context import FunctionNode, ModuleContext
 from tflint_graph.model.scopes import ImportAssignment
 from tflint_graph.model.values import assigned_value
@@ -31,15 +32,7 @@ class TfFunctionRef:
 
     def keyword(self, name: str) -> cst.BaseExpression | None:
         """The value of ``name=`` in the first configuring call that passes it."""
-        for call in self.options:
-            for arg in call.args:
-                if arg.keyword is not None and arg.keyword.value == name:
-                    return arg.value
-        return None
-
-
-def _true(expr: cst.BaseExpression | None) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "True"
+        return _kw(self.options, name)
 
 
 def _given(expr: cst.BaseExpression | None) -> bool:
@@ -47,10 +40,11 @@ def _given(expr: cst.BaseExpression | None) -> bool:
 
 
 def _kw(options: tuple[cst.Call, ...], *names: str) -> cst.BaseExpression | None:
+    """The first of ``names=`` passed by the first configuring call that passes one."""
     for call in options:
-        for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value in names:
-                return arg.value
+        found = argument(call, -1, *names)
+        if found is not None:
+            return found
     return None
 
 
@@ -66,8 +60,8 @@ def _ref(
         qualname=qualname,
         display=display,
         signature=_given(_kw(options, "input_signature")),
-        jit_compile=_true(_kw(options, "jit_compile", "experimental_compile")),
-        reduce_retracing=_true(_kw(options, "reduce_retracing", "experimental_relax_shapes")),
+        jit_compile=is_true(_kw(options, "jit_compile", "experimental_compile")),
+        reduce_retracing=is_true(_kw(options, "reduce_retracing", "experimental_relax_shapes")),
         origin=ctx.path,
         line=ctx.line(anchor),
     )

@@ -21,6 +21,7 @@ import libcst as cst
 
 from tflint_graph.core.facts import ExportFact, may_be_project
 from tflint_graph.model import walk
+from tflint_graph.model.calls import argument
 from tflint_graph.model.context import FunctionNode, ModuleContext
 from tflint_graph.model.values import assigned_value, int_literal
 from tflint_graph.traced.callsites import imported_names, instance_classes
@@ -84,20 +85,20 @@ def _export_sites(ctx: ModuleContext) -> tuple[list[Exported], list[Saved]]:
         func = call.func
         res = traced.resolve(func)
         if res.is_(*_SAVE):
-            signatures = _argument(call, 2, "signatures")
+            signatures = argument(call, 2, "signatures")
             if isinstance(signatures, cst.Name) and signatures.value == "None":
                 signatures = None  # the same as not passing it
             if signatures is not None:
                 where = f"tf.saved_model.save() (line {ctx.line(call)})"
                 exported += [Exported(v, at, False, where) for v in _values(ctx, signatures)]
-            if (obj := _argument(call, 0, "obj")) is not None:
+            if (obj := argument(call, 0, "obj")) is not None:
                 saved.append(Saved(obj, at, ctx.line(call), signatures is not None))
         elif res.is_(*_KERAS_SAVE) or (
             isinstance(func, cst.Attribute)
             and func.attr.value in ("save", "export")
             and _is_object(ctx, func.value)
         ):
-            signatures = _argument(call, -1, "signatures")
+            signatures = argument(call, -1, "signatures")
             if signatures is not None:
                 label = func.attr.value if isinstance(func, cst.Attribute) else "save_model"
                 where = f"{label}() (line {ctx.line(call)})"
@@ -105,9 +106,9 @@ def _export_sites(ctx: ModuleContext) -> tuple[list[Exported], list[Saved]]:
         elif (
             isinstance(func, cst.Attribute)
             and func.attr.value == "add_endpoint"
-            and _argument(call, 2, "input_signature") is None
+            and argument(call, 2, "input_signature") is None
             and not any(a.star for a in call.args)
-            and (fn := _argument(call, 1, "fn")) is not None
+            and (fn := argument(call, 1, "fn")) is not None
         ):
             archive = _is_export_archive(ctx, traced, func.value)
             where = f"add_endpoint() (line {ctx.line(call)})"
@@ -293,28 +294,17 @@ class _Evidence(walk.Visitor):
         if any(n.startswith(_STRING_CALL_PREFIXES) for n in names) and not (
             names & _NOT_STRING_INPUT
         ):
-            first = _argument(node, 0, None)
+            first = argument(node, 0)
             name = self._param(first, items=True) if first is not None else None
             if name is not None:
                 self.dtype.setdefault(name, "string")
             return
         for call, index, keyword in _INT_ARGS:
             if call in names:
-                arg = _argument(node, index, keyword)
+                arg = argument(node, index, *((keyword,) if keyword else ()))
                 name = self._param(arg, items=True) if arg is not None else None
                 if name is not None:
                     self.dtype.setdefault(name, "int32")
-
-
-def _argument(call: cst.Call, index: int, keyword: str | None) -> cst.BaseExpression | None:
-    """The argument at positional ``index`` (-1: keyword only) or given as ``keyword=``."""
-    for a in call.args:
-        if keyword is not None and a.keyword is not None and a.keyword.value == keyword:
-            return a.value
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    if 0 <= index < len(positional):
-        return positional[index].value
-    return None
 
 
 def tf_alias(ctx: ModuleContext) -> str:
