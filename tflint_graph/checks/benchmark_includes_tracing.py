@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -16,24 +14,10 @@ from tflint_graph.model import walk
 from tflint_graph.model.calls import argument
 from tflint_graph.model.context import FunctionNode
 from tflint_graph.model.scopes import ImportAssignment
+from tflint_graph.model.timing import CLOCKS, call_events, timed_block
 from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import TfFunctionRef, module_tf_functions, tf_function_of
 
-_TIMERS = frozenset(
-    {
-        "time.perf_counter",
-        "time.perf_counter_ns",
-        "time.time",
-        "time.time_ns",
-        "time.monotonic",
-        "time.monotonic_ns",
-        "time.process_time",
-        "time.process_time_ns",
-        "time.thread_time",
-        "time.thread_time_ns",
-        "timeit.default_timer",
-    }
-)
 # timeit functions that run ``stmt`` (first argument) after ``setup`` (second).
 _TIMEIT = ("timeit.timeit", "timeit.repeat")
 _TIMER_CLASS = "timeit.Timer"
@@ -43,60 +27,6 @@ _DELIBERATE = ("trac", "compil", "warm", "first", "cold")
 
 _Pos = tuple[int, int]
 _IMPORTS_CLOCK = re.compile(r"\b(?:import|from)\b[^\n]*\b(?:time|timeit)\b")
-
-
-@dataclass(frozen=True, slots=True)
-class _Event:
-    call: cst.Call
-    sure: bool  # runs whenever the statement holding it runs to its end
-
-
-def _events(root: cst.CSTNode, sure: bool = True) -> Iterator[_Event]:
-    """Calls under ``root`` in source order, except in nested defs, classes and lambdas
-    (they do not run here); ``sure`` is False under a branch that may not run."""
-    stack: list[tuple[cst.CSTNode, bool]] = [(root, sure)]
-    while stack:
-        node, ok = stack.pop()
-        if isinstance(node, cst.Call):
-            yield _Event(node, ok)
-        children = _children(node, ok)
-        stack.extend(reversed(children))
-
-
-def _children(node: cst.CSTNode, ok: bool) -> list[tuple[cst.CSTNode, bool]]:
-    if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda | cst.GeneratorExp):
-        return []
-    if isinstance(node, cst.If):
-        rest = [node.orelse] if node.orelse is not None else []
-        return [(node.test, ok), (node.body, False), *((r, False) for r in rest)]
-    if isinstance(node, cst.IfExp):
-        return [(node.test, ok), (node.body, False), (node.orelse, False)]
-    if isinstance(node, cst.BooleanOperation):
-        return [(node.left, ok), (node.right, False)]
-    if isinstance(node, cst.Try | cst.TryStar):
-        out: list[tuple[cst.CSTNode, bool]] = [(node.body, ok)]
-        out += [(h, False) for h in node.handlers]
-        if node.orelse is not None:
-            out.append((node.orelse, False))
-        if node.finalbody is not None:
-            out.append((node.finalbody, ok))
-        return out
-    if isinstance(node, cst.For):
-        out = [(node.target, ok), (node.iter, ok), (node.body, ok)]
-        return out + ([(node.orelse, False)] if node.orelse is not None else [])
-    if isinstance(node, cst.While):
-        out = [(node.test, ok), (node.body, ok)]
-        return out + ([(node.orelse, False)] if node.orelse is not None else [])
-    if isinstance(node, cst.Match):
-        return [(node.subject, ok), *((c, False) for c in node.cases)]
-    if isinstance(node, cst.ListComp | cst.SetComp | cst.DictComp):
-        has_if = False
-        comp: cst.CompFor | None = node.for_in
-        while comp is not None:
-            has_if = has_if or bool(comp.ifs)
-            comp = comp.inner_for_in
-        return [(c, ok and not has_if) for c in walk.children(node)]
-    return [(c, ok) for c in walk.children(node)]
 
 
 class _NamesAndCalls(walk.Visitor):
@@ -200,7 +130,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
             if self._traced(call):
                 continue
             res = self.traced.resolve(call.func)
-            if res.is_(*_TIMERS):
+            if res.is_(*CLOCKS):
                 self._timed_block(call, reported)
             elif res.is_(*_TIMEIT):
                 timed.append((call, call))
@@ -224,39 +154,20 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
     # -- t0 = time.perf_counter() ... time.perf_counter() - t0 ----------------------------
     def _timed_block(self, timer: cst.Call, reported: set[cst.Call]) -> None:
         ctx = self.ctx
-        assign = ctx.parent(timer)
-        if not isinstance(assign, cst.Assign | cst.AnnAssign) or assign.value is not timer:
+        block = timed_block(ctx, self.traced.definitions, timer)
+        if block is None:
             return
-        if isinstance(assign, cst.Assign):
-            if len(assign.targets) != 1:
-                return
-            target = assign.targets[0].target
-        else:
-            target = assign.target
-        stmt = ctx.parent(assign)
-        if not isinstance(target, cst.Name) or not isinstance(stmt, cst.SimpleStatementLine):
-            return
+        stmt, target, end_stmt = block.start, block.target, block.end
         scope = ctx.enclosing_function(stmt)
         start = self._pos(stmt)
         first: dict[object, tuple[cst.Call, TfFunctionRef]] = {}
-        end_stmt: cst.CSTNode | None = None
-        for later in self._after(stmt):
-            for event in _events(later):
-                if self.traced.resolve(event.call.func).is_(*_TIMERS):
-                    if not self._reports_duration(event.call, later):
-                        return  # a time budget or a running clock, not a measurement
-                    end_stmt = later
-                    break
-                if not event.sure or self._pos(event.call) <= start:
-                    continue
-                if not self._repeats_only(event.call, stmt):
-                    continue  # a loop over data: an epoch timer, not a benchmark
-                ref = tf_function_of(ctx, event.call.func, ctx.enclosing_function(event.call))
-                if ref is not None and ref.info not in first:
-                    first[ref.info] = (event.call, ref)
-            if end_stmt is not None:
-                break
-        if end_stmt is None or not first:
+        for call in block.calls:
+            if not self._repeats_only(call, stmt):
+                continue  # a loop over data: an epoch timer, not a benchmark
+            ref = tf_function_of(ctx, call.func, ctx.enclosing_function(call))
+            if ref is not None and ref.info not in first:
+                first[ref.info] = (call, ref)
+        if not first:
             return
         if not self._read_after(target.value, scope, start):
             return  # not a start time: nothing subtracts it
@@ -280,34 +191,6 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
                 fix=f"call {shown} once before the timer starts",
             )
 
-    def _after(self, stmt: cst.CSTNode) -> Iterator[cst.CSTNode]:
-        """The statements that run after ``stmt`` in its function (or module), in order:
-        its later siblings, then those of each compound statement around it."""
-        ctx = self.ctx
-        node = stmt
-        while True:
-            block = ctx.parent(node)
-            if not isinstance(block, cst.Module | cst.IndentedBlock):
-                return
-            body = list(block.body)
-            index = next((i for i, s in enumerate(body) if s is node), None)
-            if index is None:
-                return
-            yield from body[index + 1 :]
-            if isinstance(block, cst.Module):
-                return
-            # Climb from the block (and any else/except/finally/elif) to its statement.
-            owner = ctx.parent(block)
-            while owner is not None and not isinstance(
-                ctx.parent(owner), cst.IndentedBlock | cst.Module
-            ):
-                if isinstance(owner, cst.FunctionDef | cst.ClassDef | cst.Lambda):
-                    return
-                owner = ctx.parent(owner)
-            if owner is None or isinstance(owner, cst.FunctionDef | cst.ClassDef):
-                return
-            node = owner
-
     def _repeats_only(self, call: cst.Call, start: cst.CSTNode) -> bool:
         """Every loop around ``call`` that the timed block itself opens only repeats it
         (``for _ in range(100)``, a literal list): a loop over a dataset times training or
@@ -330,17 +213,6 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
             return res.is_builtin("range") or res.is_("itertools.repeat")
         return False
 
-    def _reports_duration(self, end: cst.Call, stmt: cst.CSTNode) -> bool:
-        """The closing clock read measures once: it is not compared (``while time.time() -
-        t0 < budget``) and not repeated in a loop (periodic ``elapsed`` logs, which should
-        include everything)."""
-        for a in self.ctx.ancestors(end):
-            if isinstance(a, cst.Comparison | cst.For | cst.While | cst.CompFor):
-                return False
-            if a is stmt:
-                break
-        return True
-
     def _read_after(self, name: str, scope: FunctionNode | None, start: _Pos) -> bool:
         for use in self.names.get(name, ()):
             if self._pos(use) > start and self._within(use, scope) and not self._binding(use):
@@ -359,7 +231,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         found: list[tuple[cst.CSTNode, TfFunctionRef, cst.BaseExpression]] = []
         if isinstance(stmt, cst.Lambda):
             seen: set[object] = set()
-            for event in _events(stmt.body):
+            for event in call_events(stmt.body):
                 if not event.sure:
                     continue
                 ref = tf_function_of(ctx, event.call.func, stmt)
@@ -414,7 +286,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         exports = module_tf_functions(self.ctx)
         found = []
         seen: set[str] = set()
-        for event in _events(parsed):
+        for event in call_events(parsed):
             func = event.call.func
             if event.sure and isinstance(func, cst.Name) and func.value not in seen:
                 info = exports.get(func.value)
