@@ -314,3 +314,11 @@ def test_fix_that_would_not_parse_leaves_the_file_untouched(
     assert result.exit_code == 1
     assert (tmp_path / "m.py").read_text() == STEP
     assert "Fixed 0 findings." in result.output
+
+
+def test_a_source_libcst_cannot_write_back_as_read_is_not_fixed() -> None:
+    # libcst drops a form feed before the first statement: fixing would change that line too.
+    source = '\f"""Doc."""\nimport tensorflow as tf\n\n@tf.function\ndef f(x):\n    print(x)\n'
+    findings = [f for f in lint_source(source, "m.py") if f.code == "TFG101"]
+    assert findings
+    assert fix_source(source, findings) == (source, 0)

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.checks._conversion import conversion_is_safe
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.messages import shorten
+from tflint_graph.checks.safe_conversion import conversion_is_safe
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted
 from tflint_graph.model.tensors import holds_variable, tensors

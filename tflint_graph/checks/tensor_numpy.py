@@ -4,9 +4,9 @@ import re
 
 import libcst as cst
 
-from tflint_graph.checks._conversion import conversion_is_safe
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.messages import shorten
+from tflint_graph.checks.safe_conversion import conversion_is_safe
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.tensors import holds_variable, tensors
 from tflint_graph.model.values import assigned_value

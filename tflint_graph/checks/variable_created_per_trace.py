@@ -2,8 +2,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.checks._creation import constructs_variable, created_once, is_self_weight_call
 from tflint_graph.checks.base import Rule
+from tflint_graph.checks.variable_creation import (
+    constructs_variable,
+    created_once,
+    is_self_weight_call,
+)
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.traced import traced_of
 

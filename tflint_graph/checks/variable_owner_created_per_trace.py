@@ -4,13 +4,13 @@ from typing import ClassVar
 
 import libcst as cst
 
-from tflint_graph.checks._creation import (
+from tflint_graph.checks.base import Rule
+from tflint_graph.checks.variable_creation import (
     Creation,
     created_once,
     keras_creation,
     optimizer_has_slots,
 )
-from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Finding
 from tflint_graph.model import walk
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind

@@ -107,6 +107,10 @@ def fix_source(source: str, findings: Sequence[Finding]) -> tuple[str, int]:
         module = cst.parse_module(source)
     except Exception:
         return source, 0
+    if module.code != source:
+        # libcst does not write back every source as it read it (a form feed before the
+        # first statement is dropped): a rewrite would change more than the fixed nodes.
+        return source, 0
     wanted: dict[_Span, set[str]] = {}
     for f in findings:
         if f.code in FIXERS and f.end_line is not None and f.end_column is not None:

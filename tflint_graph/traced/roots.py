@@ -152,11 +152,7 @@ def dataset_callbacks(search: Search, at: FunctionNode | None, call: cst.Call) -
     method = search.definitions.dataset_callback(call)
     if method is None:
         return False
-    label = f"Dataset.{method} callback"
-    for arg in call.args:
-        for fn, autograph in search.definitions.callables(arg.value, at):
-            search.root(fn, TraceKind.DATASET, label, autograph)
-        search.outgoing.send(arg.value, TraceKind.DATASET, label, None)
+    _every_argument(search, at, call, f"Dataset.{method} callback")
     return True
 
 
@@ -165,11 +161,7 @@ def dataset_experimental(search: Search, at: FunctionNode | None, call: cst.Call
     name = search.definitions.dataset_experimental(call)
     if name is None:
         return False
-    label = f"tf.data.experimental.{name} callback"
-    for arg in call.args:
-        for fn, autograph in search.definitions.callables(arg.value, at):
-            search.root(fn, TraceKind.DATASET, label, autograph)
-        search.outgoing.send(arg.value, TraceKind.DATASET, label, None)
+    _every_argument(search, at, call, f"tf.data.experimental.{name} callback")
     return True
 
 
@@ -263,6 +255,14 @@ def _sets_run_eagerly(ctx: ModuleContext, definitions: Definitions) -> bool:
     finder = _RunEagerlyAssignment()
     finder.walk(ctx.module)
     return finder.found
+
+
+def _every_argument(search: Search, at: FunctionNode | None, call: cst.Call, label: str) -> None:
+    """Every function passed to ``call`` is a tf.data callback (whatever its position)."""
+    for arg in call.args:
+        for fn, autograph in search.definitions.callables(arg.value, at):
+            search.root(fn, TraceKind.DATASET, label, autograph)
+        search.outgoing.send(arg.value, TraceKind.DATASET, label, None)
 
 
 def _elements(expr: cst.BaseExpression | None) -> list[cst.BaseExpression]:
