@@ -15,12 +15,7 @@ from pathlib import Path
 from tflint_graph.core.config import Config
 from tflint_graph.core.finding import Finding, tool_finding
 from tflint_graph.run.cache import RunRecords, open_cache
-from tflint_graph.run.gc_pause import gc_paused
-from tflint_graph.run.module import analyse_file, analyse_source
-from tflint_graph.run.parallel import AnalysisPool
-from tflint_graph.run.project import Project
 from tflint_graph.source.files import iter_python_files
-from tflint_graph.source.store import STORE
 
 _log = logging.getLogger("tflint_graph")
 
@@ -39,6 +34,8 @@ def lint_source(
     errors are returned as a TFG001 finding, never raised.  ``noqa=False`` keeps findings
     that a ``# noqa`` comment silences (the flake8 plugin: flake8 applies noqa itself).
     """
+    from tflint_graph.run.module import analyse_source  # the analysis: not at start-up
+
     return analyse_source(source, path, config or Config(), noqa=noqa)[0]
 
 
@@ -47,6 +44,8 @@ def lint_file(
 ) -> list[Finding]:
     """Lint one file on disk on its own (calls into other modules are not followed);
     unreadable or undecodable files give TFG002."""
+    from tflint_graph.run.module import analyse_file  # the analysis: not at start-up
+
     return analyse_file(path, config or Config(), display)[0]
 
 
@@ -106,6 +105,13 @@ def lint_paths(
     found = records.load(ticket) if records is not None and ticket is not None else None
     if found is None:
         # Batches of files are analysed from the cache, in-process or over `jobs` processes.
+        # The analysis: not at start-up (a run answered from the cache needs none of it).
+        from tflint_graph.run.gc_pause import gc_paused
+        from tflint_graph.run.module import analyse_file
+        from tflint_graph.run.parallel import AnalysisPool
+        from tflint_graph.run.project import Project
+        from tflint_graph.source.store import STORE
+
         pool = AnalysisPool(analyse_file, config, jobs or 1, store)
         project = Project(files, config, pool)
         reached = (
@@ -127,3 +133,11 @@ def lint_paths(
     ]
     for _, found in sorted(work, key=lambda item: item[0]):
         yield from found
+
+
+def default_jobs() -> int:
+    """All cores this process may use (``--jobs``'s default)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

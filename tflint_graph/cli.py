@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from tflint_graph.api import WarningCounter, lint_paths
+from tflint_graph.api import WarningCounter, default_jobs, lint_paths
 from tflint_graph.core.config import (
     Config,
     ConfigError,
@@ -31,7 +31,6 @@ from tflint_graph.core.finding import Finding
 from tflint_graph.core.version import __version__
 from tflint_graph.output import FORMATS, RunInfo, SourceLines
 from tflint_graph.output.pages import read_page
-from tflint_graph.run.parallel import default_jobs
 
 if TYPE_CHECKING:
     from tflint_graph.dynamic.session import DynamicSummary

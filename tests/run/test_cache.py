@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-import tflint_graph.api
 import tflint_graph.run.cache
+import tflint_graph.run.module
 from tests.cli_support import PRINT_STEP, THREE_CODES, invoke, write_tree
 from tests.helpers import PROJECTS
 from tests.run.test_cross_module import HELPERS, STEP
@@ -141,13 +141,13 @@ def _cache_entries(root: Path) -> list[Path]:
 def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files actually analysed (not served from the cache)."""
     seen: list[str] = []
-    real = tflint_graph.api.analyse_file
+    real = tflint_graph.run.module.analyse_file
 
     def spy(path: Path, *args: Any, **kwargs: Any) -> Any:
         seen.append(Path(path).name)
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(tflint_graph.api, "analyse_file", spy)
+    monkeypatch.setattr(tflint_graph.run.module, "analyse_file", spy)
     return seen
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -319,11 +318,3 @@ class AnalysisPool:
         for worker in workers:
             if worker is not None:
                 worker.shutdown(wait=True, cancel_futures=True)
-
-
-def default_jobs() -> int:
-    """All cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1

@@ -8,7 +8,7 @@ into other modules.  ``run.dispatch`` stores it as ``ctx.traced`` before any rul
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 
 import libcst as cst
 
@@ -51,6 +51,20 @@ class TracedCode(Mapping[FunctionNode, TracedFunction]):
 
     def __contains__(self, fn: object) -> bool:
         return fn in self.functions
+
+    # The dict's own views and lookups: the dispatcher asks once per visited node, and the
+    # mixins' versions (a KeyError per miss) cost more than the rest of that lookup.
+    def get(self, fn: FunctionNode, default: TracedFunction | None = None) -> TracedFunction | None:  # type: ignore[override]
+        return self.functions.get(fn, default)
+
+    def keys(self) -> KeysView[FunctionNode]:
+        return self.functions.keys()
+
+    def values(self) -> ValuesView[TracedFunction]:
+        return self.functions.values()
+
+    def items(self) -> ItemsView[FunctionNode, TracedFunction]:
+        return self.functions.items()
 
     # -- what names and expressions denote (see ``model.definitions``) ------------------
     def resolve(self, expr: cst.BaseExpression) -> Resolution:
