@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tflint_graph.core.config import Config
-from tflint_graph.core.finding import DynamicStatus, Finding
+from tflint_graph.core.finding import TOOL_CODES, DynamicStatus, Finding
 from tflint_graph.dynamic.isolation import module_name_for
 from tflint_graph.dynamic.plan import plan_module
 from tflint_graph.dynamic.verdicts import (
@@ -95,7 +95,7 @@ def confirm_findings(
     summary = DynamicSummary()
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
-        if f.code not in ("TFG001", "TFG002"):
+        if f.code not in TOOL_CODES:  # a file that was not analysed has nothing to trace
             by_path.setdefault(f.path, []).append(f)
     verdicts: dict[tuple[str, int, str], Verdict] = {}
     cpu_only = (device or "").lower().startswith("cpu") or not _gpu_possible()
@@ -117,7 +117,7 @@ def confirm_findings(
                 progress(done, len(work), path)
     out = []
     for f in findings:
-        if f.code in ("TFG001", "TFG002"):
+        if f.code in TOOL_CODES:
             out.append(f)
             continue
         verdict = verdicts.get((f.path, f.line, f.code), Verdict(UNVERIFIED, "not reached"))

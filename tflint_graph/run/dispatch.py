@@ -4,7 +4,7 @@ walk of the tree (the libcst side of the analysis; ``run.module`` imports it on 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import libcst as cst
 
@@ -98,9 +98,14 @@ def enabled_rules(config: Config, path: str) -> list[type[Rule]]:
     return [r for r in ALL_RULES if config.is_enabled(r.code, path)]
 
 
+def trigger_words(rules: Iterable[type[Rule]]) -> frozenset[str]:
+    """The words ``rules`` need the prefilter to keep (``Rule.TRIGGERS``)."""
+    return frozenset(word for rule in rules for word in rule.TRIGGERS)
+
+
 def rule_triggers(config: Config, path: str) -> frozenset[str]:
-    """The words the enabled rules need the prefilter to keep (``Rule.TRIGGERS``)."""
-    return frozenset(word for rule in enabled_rules(config, path) for word in rule.TRIGGERS)
+    """The words the rules enabled for ``path`` need the prefilter to keep."""
+    return trigger_words(enabled_rules(config, path))
 
 
 def run_rules(
@@ -112,9 +117,11 @@ def run_rules(
     python_tree: ast.Module | None = None,
     prepared: Prepared | None = None,
     keep: bool = False,
+    rules: Sequence[type[Rule]] | None = None,
 ) -> tuple[list[Finding], ModuleSummary | None, Prepared | None]:
     """Findings and summary of ``module``, and (with ``keep``) what the analysis prepared
-    from the tree alone, for the next analysis of the same tree (``prepared``)."""
+    from the tree alone, for the next analysis of the same tree (``prepared``).  ``rules``
+    are the rules enabled for ``path`` when the caller looked them up already."""
     too_deep = [tool_finding(path, "TFG001", "syntax error: too deeply nested to analyse")]
     ctx: ModuleContext | None = None
     kept: Prepared | None = None
@@ -123,7 +130,7 @@ def run_rules(
         ctx = ModuleContext(path, source, module, config, view, prepared)
         ctx.python_tree = python_tree
         ctx.traced = find_traced(ctx)
-        rules_enabled = enabled_rules(config, path)
+        rules_enabled = enabled_rules(config, path) if rules is None else rules
         findings: list[Finding] = []
         if ctx.traced or not all(r.traced_only for r in rules_enabled):
             rules = [r(ctx, findings) for r in rules_enabled]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tflint_graph.core.config import Config
 from tflint_graph.core.facts import ModuleSummary, ProjectView
@@ -23,6 +24,9 @@ from tflint_graph.source.parse import parse, verdict_of
 from tflint_graph.source.reading import read_source
 from tflint_graph.source.store import STORE
 from tflint_graph.source.syntax import SyntaxVerdict
+
+if TYPE_CHECKING:
+    from tflint_graph.checks import Rule
 
 _log = logging.getLogger("tflint_graph")
 
@@ -64,21 +68,24 @@ def _analyse_source(
     )
     verdict = verdict_of(source, python_tree)
     tree, scan = verdict.tree, None
+    rules: list[type[Rule]] | None = None  # the enabled rules, once looked up
     if not full and prefilter.MAY_TRACE.search(source) is not None:
         # A TensorFlow module whose code names nothing that could be traced (see
         # prefilter.may_hold_traced) has nothing traced of its own and nothing a rule checks
         # outside traced code (data and constant modules, plain tf.Module code): until the
         # run reaches into it (the view), it is summarised from CPython's tree like a module
         # without TensorFlow.
-        # The enabled rules' words: not at start-up (they import libcst and the rules)
-        from tflint_graph.run.dispatch import rule_triggers
-
-        words = prefilter.triggers(rule_triggers(config, path))
         if not prefilter.enabled():
             full = True
-        elif words.text.search(source) is not None:
-            scan = prefilter.Scan(tree, view) if tree is not None else None
-            full = scan is None or prefilter.may_hold_traced(scan, words)
+        else:
+            # The enabled rules and their words: not at start-up (they import libcst)
+            from tflint_graph.run.dispatch import enabled_rules, trigger_words
+
+            rules = enabled_rules(config, path)
+            words = prefilter.triggers(trigger_words(rules))
+            if words.text.search(source) is not None:
+                scan = prefilter.Scan(tree, view) if tree is not None else None
+                full = scan is None or prefilter.may_hold_traced(scan, words)
     if not full:
         findings, summary = _untraced(source, path, view, verdict, scan)
     else:
@@ -93,7 +100,7 @@ def _analyse_source(
             prepared = STORE.take_prepared(source)
             try:
                 findings, summary, prepared = run_rules(
-                    parsed, source, path, config, view, verdict.tree, prepared, keep=True
+                    parsed, source, path, config, view, verdict.tree, prepared, True, rules
                 )
             except Unsupported:
                 # libcst cannot give the positions of a tree built from CPython's (it parses
@@ -103,7 +110,9 @@ def _analyse_source(
                 findings, summary, prepared = (
                     ([parsed], None, None)
                     if isinstance(parsed, Finding)
-                    else run_rules(parsed, source, path, config, view, verdict.tree, keep=True)
+                    else run_rules(
+                        parsed, source, path, config, view, verdict.tree, None, True, rules
+                    )
                 )
             STORE.keep_prepared(source, prepared)
     lines = source_lines(source) if noqa else []

@@ -138,10 +138,9 @@ def _cost(path: Path) -> int:
 def _trace_bytes() -> re.Pattern[bytes]:
     """The prefilter's words with every rule enabled, as bytes (an estimate needs no more)."""
     # Only once a pool runs: dispatch imports libcst and the rules (the pool preloads them).
-    from tflint_graph.run.dispatch import ALL_RULES
+    from tflint_graph.run.dispatch import ALL_RULES, trigger_words
 
-    words = frozenset(word for rule in ALL_RULES for word in rule.TRIGGERS)
-    return re.compile(prefilter.triggers(words).text.pattern.encode())
+    return re.compile(prefilter.triggers(trigger_words(ALL_RULES)).text.pattern.encode())
 
 
 def _preload() -> None:
