@@ -31,7 +31,7 @@ def _code(expr: cst.BaseExpression | None) -> str | None:
         ("f(*xs, b)", 0, (), True, None),  # ... unless the position must be certain
         ("f(a, *xs)", 0, (), True, "a"),
         ("f(a, **kw)", 1, ("fn",), False, None),
-        ("f(a, func=g, fn=h)", 0, ("fn", "func"), False, "h"),  # keywords in the order asked
+        ("f(a, func=g, fn=h)", 0, ("fn", "func"), False, "g"),  # the first keyword given
     ],
 )
 def test_argument_reads_a_position_or_a_keyword(

@@ -153,3 +153,15 @@ def test_a_new_kind_is_one_more_row(monkeypatch: pytest.MonkeyPatch) -> None:
     source = "def f(x):\n    return x\n\nmy_tracer(f)\n"
     [info] = find_traced(_context(source)).values()
     assert (info.display, info.reason) == ("f()", "my_tracer callable")
+
+
+def test_every_query_is_the_definitions_answer() -> None:
+    from tflint_graph.traced import code
+
+    traced = find_traced(_context())
+    declared = {
+        name for name, kind in TracedCode.__annotations__.items() if "Callable" in str(kind)
+    }
+    assert declared == set(code.QUERIES)
+    for name in code.QUERIES:
+        assert getattr(traced, name) == getattr(traced.definitions, name), name

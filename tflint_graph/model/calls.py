@@ -16,22 +16,25 @@ def keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
 def argument(
     call: cst.Call, index: int, *keywords: str, strict: bool = False
 ) -> cst.BaseExpression | None:
-    """The argument given as one of ``keywords=``, else at positional ``index`` (-1: keyword
-    only).  ``*args``/``**kwargs`` are skipped when counting positions; with ``strict`` a
-    starred argument at or before ``index`` makes the position unknown (None)."""
-    for name in keywords:
-        found = keyword(call, name)
-        if found is not None:
-            return found
-    if index < 0:
-        return None
-    positional = [a for a in call.args if a.keyword is None]
-    if strict:
-        if any(a.star for a in positional[: index + 1]):
-            return None
-    else:
-        positional = [a for a in positional if not a.star]
-    return positional[index].value if index < len(positional) else None
+    """The argument given as one of ``keywords=`` (the first such in the call), else at
+    positional ``index`` (-1: keyword only).  ``*args``/``**kwargs`` are skipped when
+    counting positions; with ``strict`` a starred argument at or before ``index`` makes the
+    position unknown (None)."""
+    value = None
+    position = 0
+    unknown = False
+    for arg in call.args:
+        keyword = arg.keyword
+        if keyword is not None:
+            if keyword.value in keywords:
+                return arg.value
+        elif arg.star:
+            unknown = unknown or (strict and position <= index)
+        else:
+            if position == index:
+                value = arg.value
+            position += 1
+    return None if unknown else value
 
 
 def is_true(expr: cst.BaseExpression | None) -> bool:

@@ -8,7 +8,7 @@ into other modules.  ``run.dispatch`` stores it as ``ctx.traced`` before any rul
 
 from __future__ import annotations
 
-from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
@@ -22,9 +22,46 @@ from tflint_graph.traced.outgoing import OutgoingCalls
 from tflint_graph.traced.roots import Search, find_roots
 
 
-class TracedCode(Mapping[FunctionNode, TracedFunction]):
+class TracedCode(dict[FunctionNode, TracedFunction]):
     """Every traced function of a module (``traced[fn]`` says why), and the questions about
-    the module's definitions that rules ask next to it."""
+    the module's definitions that rules ask next to it.
+
+    A dict, so that the lookups every visited node makes (``fn in traced``,
+    ``traced.get(fn)``) cost what a dict's do."""
+
+    # What names and expressions of the module denote: ``model.definitions`` answers, and
+    # its bound methods are set on each instance (rules ask per node; a forwarding method
+    # would double the calls).
+    resolve: Callable[[cst.BaseExpression], Resolution]
+    """Qualified names of an expression, also through simple aliases of the module."""
+    callables: Callable[
+        [cst.BaseExpression | None, FunctionNode | None], Iterator[tuple[FunctionNode, bool]]
+    ]
+    """Functions of this module an expression evaluates to, with an autograph flag."""
+    defined: Callable[[str], list[tuple[FunctionNode, bool]]]
+    """The functions a module-level name (``normalize``, ``Trainer.step``) denotes."""
+    methods_of: Callable[[cst.Attribute, FunctionNode | None], list[cst.FunctionDef]]
+    """The methods of this module ``obj.name`` calls (``self.helper``, ``super().call``)."""
+    attribute_values: Callable[
+        [cst.Attribute, FunctionNode | None], list[tuple[cst.BaseExpression, FunctionNode | None]]
+    ]
+    """What ``self.x = ...`` assignments put in the attribute read, with their methods."""
+    assigned_value: Callable[[cst.Name], cst.BaseExpression | None]
+    """``value`` of a simple ``name = value``."""
+    module_bases: Callable[[cst.ClassDef], list[cst.ClassDef]]
+    """A class's bases defined in this module."""
+    find_method: Callable[[cst.ClassDef, str], cst.FunctionDef | None]
+    """A method of a class or of its bases in this module."""
+    keras_kinds: Callable[[cst.ClassDef], frozenset[str]]
+    """Which Keras bases (``model``, ``layer``, ``loss``, ``metric``) a class derives from."""
+    is_tf_function: Callable[[cst.BaseExpression], bool]
+    """``tf.function`` itself (any spelling) or a configured project wrapper."""
+    tf_function_options: Callable[[cst.BaseExpression], list[cst.Call] | None]
+    """The calls configuring the tf.function an expression applies, or None."""
+    is_dataset: Callable[[cst.BaseExpression], bool]
+    """Plausibly a ``tf.data.Dataset``, and nothing says otherwise."""
+    is_strategy: Callable[[cst.BaseExpression], bool]
+    """A ``tf.distribute`` strategy, by name, construction or annotation."""
 
     def __init__(
         self,
@@ -32,86 +69,31 @@ class TracedCode(Mapping[FunctionNode, TracedFunction]):
         definitions: Definitions,
         outgoing: list[Outgoing],
     ) -> None:
-        self.functions = functions
+        super().__init__(functions)
         self.definitions = definitions
         # The module's defs, classes and calls, from one walk (``model.collect``).
         self.facts: ModuleFacts = definitions.facts
         # Traced calls into other modules of the run, for the project to follow.
         self.outgoing = outgoing
+        for name in QUERIES:
+            setattr(self, name, getattr(definitions, name))
 
-    # -- the mapping ---------------------------------------------------------------------
-    def __getitem__(self, fn: FunctionNode) -> TracedFunction:
-        return self.functions[fn]
 
-    def __iter__(self) -> Iterator[FunctionNode]:
-        return iter(self.functions)
-
-    def __len__(self) -> int:
-        return len(self.functions)
-
-    def __contains__(self, fn: object) -> bool:
-        return fn in self.functions
-
-    # The dict's own views and lookups: the dispatcher asks once per visited node, and the
-    # mixins' versions (a KeyError per miss) cost more than the rest of that lookup.
-    def get(self, fn: FunctionNode, default: TracedFunction | None = None) -> TracedFunction | None:  # type: ignore[override]
-        return self.functions.get(fn, default)
-
-    def keys(self) -> KeysView[FunctionNode]:
-        return self.functions.keys()
-
-    def values(self) -> ValuesView[TracedFunction]:
-        return self.functions.values()
-
-    def items(self) -> ItemsView[FunctionNode, TracedFunction]:
-        return self.functions.items()
-
-    # -- what names and expressions denote (see ``model.definitions``) ------------------
-    def resolve(self, expr: cst.BaseExpression) -> Resolution:
-        """Qualified names of ``expr``, also through simple aliases of the module."""
-        return self.definitions.resolve(expr)
-
-    def callables(
-        self, expr: cst.BaseExpression | None, at: FunctionNode | None
-    ) -> Iterator[tuple[FunctionNode, bool]]:
-        """Functions of this module ``expr`` evaluates to, with an autograph flag."""
-        return self.definitions.callables(expr, at)
-
-    def defined(self, qualname: str) -> list[tuple[FunctionNode, bool]]:
-        """The functions a module-level name (``normalize``, ``Trainer.step``) denotes."""
-        return self.definitions.defined(qualname)
-
-    def methods_of(self, expr: cst.Attribute, at: FunctionNode | None) -> list[cst.FunctionDef]:
-        return self.definitions.methods_of(expr, at)
-
-    def attribute_values(
-        self, expr: cst.Attribute, at: FunctionNode | None
-    ) -> list[tuple[cst.BaseExpression, FunctionNode | None]]:
-        return self.definitions.attribute_values(expr, at)
-
-    def assigned_value(self, target: cst.Name) -> cst.BaseExpression | None:
-        return self.definitions.assigned_value(target)
-
-    def module_bases(self, cls: cst.ClassDef) -> list[cst.ClassDef]:
-        return self.definitions.module_bases(cls)
-
-    def find_method(self, cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
-        return self.definitions.find_method(cls, name)
-
-    def keras_kinds(self, cls: cst.ClassDef) -> frozenset[str]:
-        return self.definitions.keras_kinds(cls)
-
-    def is_tf_function(self, expr: cst.BaseExpression) -> bool:
-        return self.definitions.is_tf_function(expr)
-
-    def tf_function_options(self, expr: cst.BaseExpression) -> list[cst.Call] | None:
-        return self.definitions.tf_function_options(expr)
-
-    def is_dataset(self, expr: cst.BaseExpression) -> bool:
-        return self.definitions.is_dataset(expr)
-
-    def is_strategy(self, expr: cst.BaseExpression) -> bool:
-        return self.definitions.is_strategy(expr)
+QUERIES = (
+    "resolve",
+    "callables",
+    "defined",
+    "methods_of",
+    "attribute_values",
+    "assigned_value",
+    "module_bases",
+    "find_method",
+    "keras_kinds",
+    "is_tf_function",
+    "tf_function_options",
+    "is_dataset",
+    "is_strategy",
+)
 
 
 def find_traced(ctx: ModuleContext) -> TracedCode:
