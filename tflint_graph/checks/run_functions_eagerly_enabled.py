@@ -28,6 +28,24 @@ def is_test_path(path: str) -> bool:
     return any(part in _TEST_DIRS for part in parts[:-1])
 
 
+def _is_main_guard(test: cst.BaseExpression) -> bool:
+    """``__name__ == "__main__"`` (either way round): the script's own entry, no switch."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    sides = [test.left, test.comparisons[0].comparator]
+    names = [s for s in sides if isinstance(s, cst.Name) and s.value == "__name__"]
+    strings = [s for s in sides if isinstance(s, cst.SimpleString)]
+    return isinstance(test.comparisons[0].operator, cst.Equal) and len(names) == len(strings) == 1
+
+
+def _is_switch(test: cst.BaseExpression) -> bool:
+    """A condition decided when the program runs (a flag, an argument, the environment); not
+    a literal and not the script's ``__main__`` guard."""
+    if isinstance(test, cst.Name) and test.value in ("True", "False", "None"):
+        return False
+    return not isinstance(test, cst.BaseNumber | cst.BaseString) and not _is_main_guard(test)
+
+
 def _enabled(call: cst.Call) -> bool:
     """The switch's argument is the literal ``True`` (positionally or as ``run_eagerly=``)."""
     for arg in call.args:
@@ -73,6 +91,20 @@ class config:
 
 config.run_functions_eagerly(True)  # a local class, not TensorFlow's
 """,
+        """
+import os
+import tensorflow as tf
+
+def main(args, FLAGS):
+    if args.debug:
+        tf.config.run_functions_eagerly(True)  # behind a debug switch
+    if not FLAGS.run_eagerly:
+        pass
+    else:
+        tf.config.experimental_run_functions_eagerly(True)
+    if os.environ.get("TF_DEBUG_EAGER") == "1":
+        tf.config.run_functions_eagerly(True)
+""",
     ]
     INVALID = [
         """
@@ -90,13 +122,21 @@ from tensorflow import config as tfc
 def main():
     tfc.experimental_run_functions_eagerly(run_eagerly=True)  # TFG402
 """,
+        """
+import tensorflow as tf
+
+if __name__ == "__main__":
+    tf.config.run_functions_eagerly(True)  # TFG402
+if True:
+    tf.config.run_functions_eagerly(True)  # TFG402
+""",
     ]
 
     def visit_Call(self, node: cst.Call, fn: TracedFunction | None) -> None:
         resolution = self.ctx.resolve(node.func)
         if not resolution.is_(*_SWITCHES) or not _enabled(node):
             return
-        if is_test_path(self.ctx.path):
+        if is_test_path(self.ctx.path) or self._behind_switch(node):
             return
         switch = _SWITCHES[1] if resolution.is_(_SWITCHES[1]) else _SWITCHES[0]
         switch = switch.removeprefix("tensorflow.config.")
@@ -109,3 +149,20 @@ def main():
             fn,
             fix="delete the call, or move it into a test or conftest.py",
         )
+
+    def _behind_switch(self, node: cst.CSTNode) -> bool:
+        """An ``if`` (or conditional expression) around ``node`` in its own function or at
+        module level decides on a switch (``if args.debug:``, ``if FLAGS.run_eagerly:``, an
+        environment check): the author kept eager mode for debugging runs (SPEC: TFG402)."""
+        child = node
+        for parent in self.ctx.ancestors(node):
+            if isinstance(parent, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+                return False
+            if (
+                isinstance(parent, cst.If | cst.IfExp)
+                and child is not parent.test
+                and _is_switch(parent.test)
+            ):
+                return True
+            child = parent
+        return False
