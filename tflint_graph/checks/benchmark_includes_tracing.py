@@ -11,7 +11,7 @@ from tflint_graph.checks.base import ModuleRule
 from tflint_graph.core.facts import may_be_project
 from tflint_graph.core.finding import Severity
 from tflint_graph.model import walk
-from tflint_graph.model.calls import argument
+from tflint_graph.model.calls import argument, keyword
 from tflint_graph.model.context import FunctionNode
 from tflint_graph.model.scopes import ImportAssignment
 from tflint_graph.model.timing import CLOCKS, call_events, timed_block
@@ -242,7 +242,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
             ref = tf_function_of(ctx, stmt, scope)
             if ref is not None:
                 found.append((stmt, ref, stmt))
-        elif isinstance(stmt, cst.SimpleString) and _keyword(config, "globals"):
+        elif isinstance(stmt, cst.SimpleString) and keyword(config, "globals") is not None:
             found += self._string_stmt(stmt)
         if not found:
             return
@@ -442,10 +442,6 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
     def _is_attr(self, name: cst.Name) -> bool:
         parent = self.ctx.parent(name)
         return isinstance(parent, cst.Attribute) and parent.attr is name
-
-
-def _keyword(call: cst.Call, name: str) -> bool:
-    return any(arg.keyword is not None and arg.keyword.value == name for arg in call.args)
 
 
 def _attr(call: cst.Call) -> str:

@@ -6,6 +6,7 @@ import libcst as cst
 
 from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
+from tflint_graph.model.calls import argument, is_true
 from tflint_graph.model.context import TracedFunction
 
 _SWITCHES = (
@@ -48,12 +49,7 @@ def _is_switch(test: cst.BaseExpression) -> bool:
 
 def _enabled(call: cst.Call) -> bool:
     """The switch's argument is the literal ``True`` (positionally or as ``run_eagerly=``)."""
-    for arg in call.args:
-        if arg.star:
-            return False
-        if arg.keyword is None or arg.keyword.value == "run_eagerly":
-            return isinstance(arg.value, cst.Name) and arg.value.value == "True"
-    return False
+    return is_true(argument(call, 0, "run_eagerly", strict=True))
 
 
 class RunFunctionsEagerlyEnabled(Rule):

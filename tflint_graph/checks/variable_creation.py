@@ -26,6 +26,7 @@ import libcst as cst
 
 from tflint_graph.model import walk
 from tflint_graph.model.autograph import under_eager_check
+from tflint_graph.model.calls import keyword
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.names import dotted, root_name
 from tflint_graph.model.values import calls_in, declared_outer_names, is_init_scope
@@ -173,13 +174,6 @@ def keras_creation(ctx: ModuleContext, call: cst.Call, depth: int = 0) -> Creati
     return _local_class_creation(ctx, call, depth)
 
 
-def _kwarg(call: cst.Call, name: str) -> cst.BaseExpression | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg.value
-    return None
-
-
 def _layer_creation(
     ctx: ModuleContext, call: cst.Call, last: str, legacy: bool, depth: int
 ) -> str | None:
@@ -187,15 +181,15 @@ def _layer_creation(
         return "construct"
     if last in _NEVER_WEIGHTED:
         return None
-    if last in _STATELESS_WHEN and all(_kwarg(call, k) is not None for k in _STATELESS_WHEN[last]):
+    if last in _STATELESS_WHEN and all(keyword(call, k) is not None for k in _STATELESS_WHEN[last]):
         return None
     if last == "AdditiveAttention":
-        scale = _kwarg(call, "use_scale")
+        scale = keyword(call, "use_scale")
         if isinstance(scale, cst.Name) and scale.value == "False":
             return None
     if last == "TimeDistributed":
         inner = call.args[0].value if call.args and call.args[0].keyword is None else None
-        inner = inner or _kwarg(call, "layer")
+        inner = inner or keyword(call, "layer")
         if not isinstance(inner, cst.Call) or keras_creation(ctx, inner, depth + 1) is None:
             return None
         return "call"
@@ -208,7 +202,7 @@ def _sequential_creation(
     ctx: ModuleContext, call: cst.Call, legacy: bool, depth: int
 ) -> str | None:
     layers = call.args[0].value if call.args and call.args[0].keyword is None else None
-    layers = layers or _kwarg(call, "layers")
+    layers = layers or keyword(call, "layers")
     if not isinstance(layers, cst.List | cst.Tuple):
         return None
     weighted = False
@@ -221,7 +215,7 @@ def _sequential_creation(
         if any(n in _INPUTS for n in names):
             has_input = True
             continue
-        if _kwarg(value, "input_shape") is not None or _kwarg(value, "input_dim") is not None:
+        if keyword(value, "input_shape") is not None or keyword(value, "input_dim") is not None:
             has_input = True
         inner = keras_creation(ctx, value, depth + 1)
         if inner is not None:
@@ -308,7 +302,7 @@ def optimizer_has_slots(ctx: ModuleContext, call: cst.Call) -> bool:
     names = _resolved_names(ctx, call.func)
     if not any(n.rsplit(".", 1)[-1] in _SLOTLESS for n in names):
         return True
-    momentum = _kwarg(call, "momentum")
+    momentum = keyword(call, "momentum")
     if momentum is None and len(call.args) >= 2 and call.args[1].keyword is None:
         momentum = call.args[1].value
     if momentum is None:

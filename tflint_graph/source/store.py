@@ -98,14 +98,6 @@ class TreeStore:
     def __contains__(self, source: str) -> bool:
         return source in self._trees
 
-    def __len__(self) -> int:
-        return len(self._trees)
-
-    def sources(self) -> list[str]:
-        """The remembered sources, least recently used first."""
-        with self._lock:
-            return list(self._trees)
-
     def first_sources(self) -> frozenset[str]:
         """The remembered sources kept first (of files the run expects to analyse again)."""
         with self._lock:
