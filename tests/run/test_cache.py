@@ -89,6 +89,7 @@ def test_module_summary_round_trips_every_nested_fact() -> None:
             ExportFact("pkg.m.serve", "function", "signatures="),
         ],
         remote=[RemoteFinding("pkg.m.f", "TFG303", "retrace", "warning", "msg", fix="pin it")],
+        tracing_values={"in_graph": True, "Layer.is_eager": False},
     )
     assert all(getattr(summary, f.name) != _default(f) for f in dataclasses.fields(summary))
     back = _roundtrip(summary)

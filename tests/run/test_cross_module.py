@@ -274,3 +274,114 @@ def test_a_package_made_between_runs_is_seen(tmp_path: Path) -> None:
     assert Project(files, Config(), pool).index.module_of(resolved) == "mod"
     (tmp_path / "pkg" / "__init__.py").write_text("")
     assert Project(files, Config(), pool).index.module_of(resolved) == "pkg.mod"
+
+
+GUARD_HELPER = dedent(
+    """
+    try:
+        import tensorflow as tf
+    except ImportError:
+        tf = None
+
+
+    def in_tf_function():
+        if tf is None:
+            return False
+        return not tf.executing_eagerly()
+    """
+)
+GUARD_BASE = dedent(
+    """
+    import keras
+
+    from pkg.utils import in_tf_function
+
+
+    class Preprocessing(keras.layers.Layer):
+        def _use_tf(self):
+            if in_tf_function():
+                return True
+            if self.allow_python:
+                return False
+            return True
+    """
+)
+GUARD_LAYER = dedent(
+    """
+    import random
+
+    import tensorflow as tf
+
+    from pkg.base import Preprocessing
+    from pkg.utils import in_tf_function
+
+
+    class Masker(Preprocessing):
+        def call(self, x):
+            if self._use_tf():
+                return self._call_tf(x)
+            return self._call_python(x)
+
+        def _call_tf(self, x):
+            print("tf path")
+            return tf.identity(x)
+
+        def _call_python(self, x):
+            return x if random.random() < 0.5 else None
+
+
+    @tf.function
+    def step(x):
+        if not in_tf_function():
+            print(x.numpy())
+        return x
+    """
+)
+
+
+def test_guard_helpers_of_other_modules_decide_what_is_traced(tmp_path: Path) -> None:
+    # `in_tf_function()` in one module, a base class method returning it in another, the
+    # layer in a third: the Python path is never traced, the TensorFlow path is.
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/utils.py": GUARD_HELPER,
+            "pkg/base.py": GUARD_BASE,
+            "pkg/layer.py": GUARD_LAYER,
+        },
+    )
+    assert [(path, code) for path, _, code, _ in _run([tmp_path], tmp_path)] == [
+        ("pkg/layer.py", "TFG101")
+    ]
+
+
+def test_tensorflow_re_exported_by_a_project_module_is_tensorflow(tmp_path: Path) -> None:
+    # `from pkg.utils import tf`, where pkg/utils.py imports TensorFlow optionally: its
+    # tf.function, tf.py_function and control flow are TensorFlow's.
+    layer = dedent(
+        """
+        import keras
+
+        from pkg.utils import tf
+
+
+        class Layer(keras.layers.Layer):
+            def call(self, inputs):
+                def to_python(token):
+                    return token.numpy()
+
+                return tf.map_fn(lambda x: tf.py_function(to_python, [x], "bool"), inputs)
+
+
+        @tf.function
+        def step(x):
+            print("traced")
+            return x
+        """
+    )
+    utils = "try:\n    import tensorflow as tf\nexcept ImportError:\n    tf = None\n"
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/utils.py": utils, "pkg/layer.py": layer})
+    assert [(path, line, code) for path, line, code, _ in _run([tmp_path], tmp_path)] == [
+        ("pkg/layer.py", 16, "TFG101")
+    ]

@@ -7,6 +7,7 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.values import declared_outer_names, target_names
+from tflint_graph.traced import traced_of
 
 
 class GlobalWrite(Rule):
@@ -81,7 +82,7 @@ def make_counter():
         if not declared:
             return
         for name in names:
-            if name.value in declared:
+            if name.value in declared and not traced_of(self.ctx).setup.covers(name, fn):
                 self.report(
                     name,
                     f"write to global {name.value} runs only while tracing {fn.where}; later "

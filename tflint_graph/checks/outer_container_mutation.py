@@ -4,6 +4,7 @@ import libcst as cst
 
 from tflint_graph.checks.base import Rule
 from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.state import method_of, readers
 from tflint_graph.model.values import (
     Owner,
     is_container_literal,
@@ -11,6 +12,7 @@ from tflint_graph.model.values import (
     receiver_is_outer,
     values_of,
 )
+from tflint_graph.traced import traced_of
 
 # Only lists/dicts have these, so any receiver that outlives the call is a container.
 _CONTAINER_ONLY = frozenset({"append", "extend", "insert", "setdefault", "popitem"})
@@ -113,6 +115,41 @@ def step(x, outputs=[]):
             fn,
         )
 
+    def _wanted(self, node: cst.CSTNode, receiver: cst.BaseExpression, fn: TracedFunction) -> bool:
+        """Not one-time setup, and not per-trace scratch on ``self``: a container that the
+        traced call (or the traced function that called it) rebinds to a fresh one before
+        filling it, which no eager code reads."""
+        ctx = self.ctx
+        if traced_of(ctx).setup.covers(node, fn):
+            return False
+        if not (
+            isinstance(receiver, cst.Attribute)
+            and isinstance(receiver.value, cst.Name)
+            and receiver.value.value in ("self", "cls")
+        ):
+            return True
+        method = method_of(ctx, fn.node)
+        cls = ctx.enclosing_class(method) if method is not None else None
+        if cls is None or not self._reset_before(cls, receiver.attr.value, node, fn):
+            return True
+        return readers(ctx).eager_reader(receiver.attr.value, cls) is not None
+
+    def _reset_before(
+        self, cls: cst.ClassDef, attr: str, node: cst.CSTNode, fn: TracedFunction
+    ) -> bool:
+        callers = set()
+        caller: TracedFunction | None = fn.parent
+        while caller is not None and len(callers) < 8:
+            callers.add(caller.node)
+            caller = caller.parent
+        order = self.ctx.source_order(node)
+        for value, where in traced_of(self.ctx).facts.self_values.get(cls, {}).get(attr, []):
+            if where is fn.node and self.ctx.source_order(value) < order:
+                return True
+            if where in callers:
+                return True
+        return False
+
     def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:
         func = node.func
         if not isinstance(func, cst.Attribute):
@@ -125,6 +162,8 @@ def step(x, outputs=[]):
         if what is None:
             return
         if method in _AMBIGUOUS and not self._known_container(receiver, fn):
+            return
+        if not self._wanted(node, receiver, fn):
             return
         self._report(node, what, f".{method}()", fn)
 
@@ -142,6 +181,8 @@ def step(x, outputs=[]):
             and owner_of(self.ctx, receiver, fn) is Owner.PARAMETER
             and not self._known_container(receiver, fn)
         ):
+            return
+        if not self._wanted(target, receiver, fn):
             return
         self._report(target, what, "item assignment", fn)
 

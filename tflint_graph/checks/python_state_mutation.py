@@ -5,7 +5,10 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted, root_name
-from tflint_graph.model.values import inside_guard
+from tflint_graph.model.state import method_of, read_before, readers
+from tflint_graph.model.tensors import tensors
+from tflint_graph.model.values import is_container_literal
+from tflint_graph.traced import traced_of
 
 # Values whose creation per trace TFG205/TFG208 report; TFG106 leaves them alone.
 _VARIABLE_OWNERS = (
@@ -17,6 +20,8 @@ _VARIABLE_OWNERS = (
     "keras.Sequential",
     "keras.models.",
 )
+# Objects a layer builds once and keeps (lookup tables, layers, tokenizers' helpers).
+_BUILT_OBJECTS = ("tensorflow.lookup.", "keras.", "tensorflow.keras.")
 
 
 class PythonStateMutation(Rule):
@@ -63,6 +68,32 @@ def step(x):
     cfg.scale = 2.0  # a fresh object of this call
     return x * cfg.scale
 """,
+        """
+import tensorflow as tf
+
+class Backbone(tf.keras.layers.Layer):
+    def call(self, x):
+        self.endpoints = {}  # per-trace scratch: set first, read by no eager code
+        self.endpoints["stem"] = x
+        return self.endpoints["stem"] * 2
+""",
+        """
+import tensorflow as tf
+
+class Tokenizer(tf.keras.layers.Layer):
+    def _maybe_init(self):
+        if getattr(self, "table", None) is None:
+            self._init_table()
+
+    def _init_table(self):
+        keys = tf.constant(["a", "b"])
+        init = tf.lookup.KeyValueTensorInitializer(keys, tf.constant([0, 1]))
+        self.table = tf.lookup.StaticHashTable(init, -1)  # one-time setup via a helper
+
+    def call(self, x):
+        self._maybe_init()
+        return self.table.lookup(x)
+""",
     ]
     INVALID = [
         """
@@ -81,42 +112,95 @@ class Attention(tf.keras.layers.Layer):
         scores = tf.matmul(q, k, transpose_b=True)
         self.last_scores = scores  # TFG106
         return scores
+
+    def attention_map(self):
+        return self.last_scores.numpy()  # eager code reads the graph tensor
+""",
+        """
+import tensorflow as tf
+
+class Model(tf.keras.Model):
+    def train_step(self, data):
+        self.total = self.total + tf.reduce_sum(data)  # TFG106
+        return {}
 """,
     ]
 
     def _check(
-        self, target: cst.BaseExpression, value: cst.BaseExpression | None, fn: TracedFunction
+        self,
+        target: cst.BaseExpression,
+        value: cst.BaseExpression | None,
+        fn: TracedFunction,
+        statement: cst.CSTNode,
+        *,
+        augmented: bool = False,
     ) -> None:
         if not isinstance(target, cst.Attribute):
             if isinstance(target, cst.Tuple | cst.List):  # `self.a, self.b = ...`
                 for el in target.elements:
-                    self._check(el.value, None, fn)
+                    self._check(el.value, None, fn, statement)
             return
+        ctx = self.ctx
         root = root_name(target)
-        if root is not None and self.ctx.bindings(root) and self.ctx.is_local_to(root, fn.node):
+        if root is not None and ctx.bindings(root) and ctx.is_local_to(root, fn.node):
             return  # an object created within this call
-        if isinstance(value, cst.Call) and self.ctx.resolve(value.func).startswith(
-            *_VARIABLE_OWNERS
-        ):
+        if isinstance(value, cst.Call) and ctx.resolve(value.func).startswith(*_VARIABLE_OWNERS):
             return  # creating variables or their Keras owners is TFG205's and TFG208's concern
-        text = dotted(target) or self.ctx.code(target)
-        attr = target.attr.value
-        if inside_guard(self.ctx, target, fn.node, (text, f'"{attr}"', f"'{attr}'")):
+        if traced_of(ctx).setup.covers(target, fn):
+            return
+        text = dotted(target) or ctx.code(target)
+        on_self = isinstance(target.value, cst.Name) and target.value.value in ("self", "cls")
+        # A module object's or a parameter's attribute is anyone's to read: only state on
+        # `self` can be shown to be per-trace scratch.
+        if augmented or not on_self or read_before(ctx, target, statement, fn.node):
+            self.report(
+                target,
+                f"assignment to {text} runs only while tracing {fn.where}; later calls do not "
+                "update it; keep changing state in a tf.Variable and .assign() to it",
+                fn,
+            )
+            return
+        method = method_of(ctx, fn.node)
+        cls = ctx.enclosing_class(method) if method is not None else None
+        reader = readers(ctx).eager_reader(target.attr.value, cls)
+        if reader is None:
+            return  # per-trace scratch: set before any read of this trace, read by no eager code
+        if value is not None and tensors(ctx, fn).is_tensor(value):
+            self.report(
+                target,
+                f"{text} keeps a symbolic tensor of the trace of {fn.where}; {reader} reads it "
+                "outside traced code and gets a graph tensor, not this call's value; return it "
+                "from the traced function, or .assign() it to a tf.Variable",
+                fn,
+            )
             return
         self.report(
             target,
-            f"assignment to {text} runs only while tracing {fn.where}; later calls do not "
-            "update it; keep changing state in a tf.Variable and .assign() to it",
+            f"assignment to {text} runs only while tracing {fn.where}, but {reader} reads it "
+            f"outside traced code and sees what the last trace stored; {self._advice(value)}",
             fn,
         )
 
+    def _advice(self, value: cst.BaseExpression | None) -> str:
+        """What to do instead, for the kind of value stored."""
+        if value is not None and (
+            is_container_literal(self.ctx, value)
+            or (isinstance(value, cst.Call) and not self.ctx.resolve(value.func).imported)
+            or (
+                isinstance(value, cst.Call)
+                and self.ctx.resolve(value.func).startswith(*_BUILT_OBJECTS)
+            )
+        ):
+            return "build it once in __init__() or build(), or return it"
+        return "keep changing state in a tf.Variable and .assign() to it"
+
     def visit_Assign(self, node: cst.Assign, fn: TracedFunction) -> None:
         for t in node.targets:
-            self._check(t.target, node.value, fn)
+            self._check(t.target, node.value, fn, node)
 
     def visit_AugAssign(self, node: cst.AugAssign, fn: TracedFunction) -> None:
-        self._check(node.target, None, fn)
+        self._check(node.target, None, fn, node, augmented=True)
 
     def visit_AnnAssign(self, node: cst.AnnAssign, fn: TracedFunction) -> None:
         if node.value is not None:
-            self._check(node.target, node.value, fn)
+            self._check(node.target, node.value, fn, node)

@@ -20,21 +20,13 @@ dropout-style layers (``Dropout``, ``GaussianNoise``, RNNs) already when constru
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import libcst as cst
 
-from tflint_graph.model import walk
-from tflint_graph.model.autograph import under_eager_check
 from tflint_graph.model.calls import keyword
-from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
-from tflint_graph.model.names import dotted, root_name
-from tflint_graph.model.values import calls_in, declared_outer_names, is_init_scope
+from tflint_graph.model.context import ModuleContext, TracedFunction
+from tflint_graph.model.values import calls_in
 from tflint_graph.traced import traced_of
-
-# Methods where creating variables is the normal, untraced place (Keras calls ``build``
-# once, outside the step's trace or before it).
-CREATION_METHODS = frozenset({"__init__", "build", "_build", "build_from_config"})
 
 # Keras layers that own weights: they create variables when first called.
 WEIGHTED_LAYERS = frozenset(
@@ -316,175 +308,6 @@ def optimizer_has_slots(ctx: ModuleContext, call: cst.Call) -> bool:
 
 
 def created_once(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
-    """``node`` (a creation) runs on the first trace only, or is not really traced: guarded
-    by state the guarded block sets, under ``tf.init_scope()`` or ``if
-    tf.executing_eagerly():``, in ``__init__``/``build``, or in a callee whose every call
-    site is guarded."""
-    return _created_once(ctx, node, fn, 0)
-
-
-def _created_once(
-    ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction, depth: int, *, site: bool = False
-) -> bool:
-    fn_node = fn.node
-    if isinstance(fn_node, cst.FunctionDef) and fn_node.name.value in CREATION_METHODS:
-        return True
-    if _state_guarded(ctx, node, fn_node, site) or under_eager_check(ctx, node, fn):
-        return True
-    parent = fn.parent
-    if fn.kind is not TraceKind.CALLEE or parent is None or depth > 8:
-        return False
-    if isinstance(fn_node, cst.Lambda):
-        # A lambda in a traced body: its creation is guarded where the lambda is written.
-        return _created_once(ctx, fn_node, parent, depth + 1)
-    sites = list(_call_sites(ctx, fn_node, parent))
-    if not sites:
-        return True  # reached some other way (passed as an argument ...): do not guess
-    # At a call site the callee may be what sets the state: `if self.v is None: self._init()`.
-    return all(_created_once(ctx, s, parent, depth + 1, site=True) for s in sites)
-
-
-def _call_sites(
-    ctx: ModuleContext, callee: FunctionNode, parent: TracedFunction
-) -> Iterator[cst.Call]:
-    traced = traced_of(ctx)
-    facts = traced.facts.bodies.get(parent.node)
-    if facts is None:
-        return
-    for call in facts.calls:
-        if any(fn is callee for fn, _ in traced.callables(call.func, parent.node)):
-            yield call
-
-
-def _state_guarded(
-    ctx: ModuleContext, node: cst.CSTNode, fn: FunctionNode, site: bool = False
-) -> bool:
-    child: cst.CSTNode = node
-    for anc in ctx.ancestors(node):
-        if anc is fn:
-            return False
-        if isinstance(anc, cst.If) and child is not anc.test:
-            if _is_state_guard(ctx, anc.test, anc, fn, site):
-                return True
-        elif isinstance(anc, cst.IfExp) and child is not anc.test:
-            if _is_state_guard(ctx, anc.test, _statement_of(ctx, anc), fn, site):
-                return True
-        elif isinstance(anc, cst.BooleanOperation) and child is anc.right:
-            # `self.v = self.v or tf.Variable(...)`
-            if _is_state_guard(ctx, anc.left, _statement_of(ctx, anc), fn, site):
-                return True
-        elif isinstance(anc, cst.With) and is_init_scope(ctx, anc):
-            return True
-        child = anc
-    return False
-
-
-def _statement_of(ctx: ModuleContext, node: cst.CSTNode) -> cst.CSTNode:
-    for anc in ctx.ancestors(node):
-        if isinstance(anc, cst.SimpleStatementLine | cst.BaseCompoundStatement):
-            return anc
-    return node
-
-
-_BUILT_FLAGS = frozenset({"built", "_built", "initialized", "_initialized"})
-
-
-def _is_state_guard(
-    ctx: ModuleContext,
-    test: cst.BaseExpression,
-    block: cst.CSTNode,
-    fn: FunctionNode,
-    site: bool = False,
-) -> bool:
-    """``test`` reads state that outlives the trace and ``block`` (what it guards) sets or
-    touches: the first trace flips it, later traces skip the creation.  Around the call of
-    a creating helper (``site``), reading state is enough: the helper may set it."""
-    refs: set[str] = set()
-    attrs: set[str] = set()
-    for expr in _state_refs(ctx, test, fn):
-        text = dotted(expr)
-        if text is None:
-            continue
-        if isinstance(expr, cst.Attribute) and expr.attr.value in _BUILT_FLAGS:
-            return True  # Keras sets `built` itself
-        refs.add(text)
-    for call in calls_in(test):
-        if (
-            isinstance(call.func, cst.Name)
-            and call.func.value in ("hasattr", "getattr")
-            and len(call.args) >= 2
-            and isinstance(call.args[1].value, cst.SimpleString)
-        ):
-            attr = call.args[1].value.evaluated_value
-            if isinstance(attr, str):
-                attrs.add(attr)
-    if not refs and not attrs:
-        return False
-    if site:
-        return True
-    parts: list[cst.CSTNode] = [block]
-    if isinstance(block, cst.If):
-        parts = [block.body] + ([block.orelse] if block.orelse is not None else [])
-    for part in parts:
-        for expr in _dotted_exprs(part):
-            text = dotted(expr) or ""
-            if any(text == r or text.startswith(r + ".") for r in refs):
-                return True
-            if isinstance(expr, cst.Attribute) and any(
-                text.endswith("." + a) or f".{a}." in text for a in attrs
-            ):
-                return True
-    return False
-
-
-def _state_refs(
-    ctx: ModuleContext, test: cst.BaseExpression, fn: FunctionNode
-) -> Iterator[cst.BaseExpression]:
-    """Names and attribute chains in ``test`` that outlive one trace of ``fn``."""
-    outer = declared_outer_names(ctx, fn)
-    for expr in _dotted_exprs(test):
-        root = root_name(expr)
-        if root is None:
-            continue
-        res = ctx.resolve(root)
-        if res.imported and not res.local:
-            continue  # a module (tf.executing_eagerly) or builtin
-        if root.value in outer:
-            yield expr
-            continue
-        found = ctx.bindings(root)
-        if not found:
-            continue
-        if root.value in ("self", "cls"):
-            yield expr
-            continue
-        own = ctx.function_scope(fn)
-        if any(a.scope is own for a in found):
-            continue  # a local or parameter: reset on every trace
-        yield expr
-
-
-class _Chains(walk.Visitor):
-    def __init__(self) -> None:
-        self.found: list[cst.BaseExpression] = []
-
-    def visit_Attribute(self, attr: cst.Attribute) -> bool:
-        if dotted(attr) is not None:
-            self.found.append(attr)
-        else:
-            self.walk(attr.value)  # not the attribute's own name
-        return False
-
-    def visit_Name(self, name: cst.Name) -> None:
-        self.found.append(name)
-
-    def visit_Arg(self, arg: cst.Arg) -> bool:
-        self.walk(arg.value)  # not the keyword's name
-        return False
-
-
-def _dotted_exprs(node: cst.CSTNode) -> list[cst.BaseExpression]:
-    """Maximal ``a.b.c`` chains and bare names in ``node``."""
-    chains = _Chains()
-    chains.walk(node)
-    return chains.found
+    """``node`` (a creation) runs on the first trace only, or is not really traced: one-time
+    setup as ``model.setup`` defines it."""
+    return traced_of(ctx).setup.covers(node, fn)

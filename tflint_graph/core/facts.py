@@ -119,6 +119,9 @@ class ModuleSummary:
     exports_elsewhere: list[ExportFact] = field(default_factory=list)
     # Findings this module's code makes about functions defined elsewhere.
     remote: list[RemoteFinding] = field(default_factory=list)
+    # Functions and methods (qualnames) whose value while tracing is known: True for
+    # `in_tf_function()`, False for an `is_eager()` helper (``model.eager``).
+    tracing_values: dict[str, bool] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -135,6 +138,12 @@ class ProjectView:
     exported: tuple[ExportFact, ...] = ()
     # Findings other modules make about this module's functions (targets are qualnames).
     remote: tuple[RemoteFinding, ...] = ()
+    # Absolute names of other modules' functions and methods this module calls whose value
+    # while tracing is known (``ModuleSummary.tracing_values``).
+    tracing_values: dict[str, bool] = field(default_factory=dict)
+    # Names of other modules of the run that are a foreign module re-exported
+    # (`pkg.utils.tf` -> `tensorflow` for `from pkg.utils import tf`).
+    aliases: dict[str, str] = field(default_factory=dict)
 
     def absolute(self, name: str) -> str:
         """``.helpers.f`` seen from ``pkg.train`` is ``pkg.helpers.f``."""

@@ -80,6 +80,9 @@ def keras_kinds_of(names: Iterable[str]) -> frozenset[str]:
 # ``def_function.function``, ``from tensorflow import function``), Keras compile(loss=...)
 # and Lambda, vectorized_map.
 TRACE_WORDS = frozenset({"function", "compile", "Lambda", "vectorized_map"})
+# Tests of whether code is being traced: a module naming them may define a helper whose value
+# other modules' guards need (``model.eager``), so it is analysed, not only summarised.
+GUARD_WORDS = frozenset({"executing_eagerly", "inside_function"})
 # tf.data callbacks (SPEC §1): methods of a Dataset (counted as attributes only: ``ds.map(f)``;
 # the builtin ``map(f, xs)`` is no Dataset), and functions of tf.data.experimental (counted
 # as attributes or imported names).  The prefilter counts them too.

@@ -19,6 +19,7 @@ from libcst.metadata import CodeRange
 
 from tflint_graph.core.config import Config
 from tflint_graph.core.facts import ProjectView, RemoteFinding, TraceKind
+from tflint_graph.core.vocabulary import canonical
 from tflint_graph.model import walk
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.names import Resolution, Resolver
@@ -109,6 +110,9 @@ class ModuleContext:
         self._order = self._index.order
         self._scopes = self.prepared.scopes
         self.resolver = self.prepared.resolver
+        if self.view.aliases:
+            self._aliased: dict[cst.CSTNode, Resolution] = {}
+            self.resolve = self._resolve_aliased  # type: ignore[method-assign]
         # Which functions are traced: ``traced.find_traced`` sets its ``TracedCode`` here
         # before any rule runs (``traced.traced_of`` gives it with its queries).
         self.traced: Mapping[FunctionNode, TracedFunction] = {}
@@ -178,6 +182,15 @@ class ModuleContext:
     def resolve(self, node: cst.BaseExpression) -> Resolution:
         return self.resolver.resolve(node)
 
+    def _resolve_aliased(self, node: cst.BaseExpression) -> Resolution:
+        """``resolve``, with the view's re-exported modules read as what they are."""
+        cached = self._aliased.get(node)
+        if cached is None:
+            res = self.resolver.resolve(node)
+            names = {_unalias(n, self.view.aliases) for n in res.imported}
+            cached = self._aliased[node] = Resolution(frozenset(names), res.local)
+        return cached
+
     def code(self, node: cst.CSTNode) -> str:
         """The source of ``node`` as libcst writes it; a statement's code starts at the
         statement (the comments and blank lines above it are not its own)."""
@@ -234,3 +247,10 @@ class ModuleContext:
     def mentions_keras_eager(self) -> bool:
         """``run_eagerly=True`` anywhere: Keras steps may run eagerly, so do not guess."""
         return "run_eagerly" in self.source
+
+
+def _unalias(name: str, aliases: dict[str, str]) -> str:
+    for alias, target in aliases.items():
+        if name == alias or name.startswith(alias + "."):
+            return canonical(target + name[len(alias) :])
+    return name

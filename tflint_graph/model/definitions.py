@@ -34,6 +34,7 @@ from tflint_graph.model.names import Resolution, canonical, dotted, keras_kinds_
 from tflint_graph.model.values import assigned_value
 
 _MAX_DEPTH = 6
+_ESCAPE_NAMES = frozenset({"py_function", "numpy_function"})
 
 
 def _last(name: str) -> str:
@@ -124,7 +125,17 @@ class Definitions:
         return None
 
     def is_escape_hatch(self, expr: cst.BaseExpression) -> bool:
-        return self.resolve(expr).is_(*ESCAPE_HATCHES)
+        res = self.resolve(expr)
+        if res.is_(*ESCAPE_HATCHES):
+            return True
+        # `tf.py_function` through a `tf` the resolution cannot follow (`tf =
+        # try_import_tensorflow()`, re-exported): the name is TensorFlow's alone.
+        return (
+            all(may_be_project(name) for name in res.imported)
+            and isinstance(expr, cst.Attribute)
+            and expr.attr.value in _ESCAPE_NAMES
+            and isinstance(expr.value, cst.Name)
+        )
 
     def no_autograph_decorator(self, fn: FunctionNode) -> bool:
         """``@tf.autograph.experimental.do_not_convert`` on ``fn``."""

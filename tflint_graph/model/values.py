@@ -214,25 +214,6 @@ def target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
         yield from target_names(target.value)
 
 
-def inside_guard(
-    ctx: ModuleContext, node: cst.CSTNode, fn: FunctionNode, needles: tuple[str, ...]
-) -> bool:
-    """``node`` runs under an ``if`` whose test mentions one of ``needles`` (``self.v``,
-    ``"v"`` for ``hasattr``), or under ``with tf.init_scope():``: created once, not per call."""
-    child: cst.CSTNode = node
-    for anc in ctx.ancestors(node):
-        if anc is fn:
-            return False
-        if isinstance(anc, cst.If) and child is not anc.test:
-            test = ctx.code(anc.test)
-            if any(n in test for n in needles):
-                return True
-        if isinstance(anc, cst.With) and is_init_scope(ctx, anc):
-            return True
-        child = anc
-    return False
-
-
 def is_init_scope(ctx: ModuleContext, with_node: cst.With) -> bool:
     """``with tf.init_scope():`` — its body runs eagerly, once, outside the graph."""
     return any(

@@ -14,6 +14,8 @@ from tflint_graph.core.facts import ModuleSummary, ProjectView
 from tflint_graph.core.finding import Finding, Severity, tool_finding
 from tflint_graph.model import walk
 from tflint_graph.model.context import ModuleContext, Prepared, TracedFunction
+from tflint_graph.model.eager import TracingGuards
+from tflint_graph.model.values import is_init_scope
 from tflint_graph.run.summary import summarize
 from tflint_graph.traced import find_traced, traced_of
 
@@ -31,6 +33,7 @@ class Dispatcher:
     def __init__(self, ctx: ModuleContext, rules: Sequence[Rule]) -> None:
         self.ctx = ctx
         self.fn: TracedFunction | None = None
+        self.guards: TracingGuards = traced_of(ctx).guards
         self.traced: dict[str, list[Callable[..., None]]] = {}
         self.anywhere: dict[str, list[Callable[..., None]]] = {}
         for rule in rules:
@@ -88,6 +91,21 @@ class Dispatcher:
                 self.walk(node.returns)  # type: ignore[attr-defined]
         elif kind is cst.Lambda:
             self.walk(node.params)  # type: ignore[attr-defined]
+        elif kind is cst.If or kind is cst.IfExp:
+            # A branch that never runs while tracing (`if tf.executing_eagerly():`) is no
+            # traced code (``model.eager``).
+            skipped = self.guards.skipped_branch(node)  # type: ignore[arg-type]
+            for child in walk.children(node):
+                if child is not skipped:
+                    self.walk(child)
+        elif kind is cst.IndentedBlock:
+            for child in walk.children(node):
+                self.walk(child)
+                if type(child) is cst.If and self.guards.exits_while_tracing(child):  # type: ignore[arg-type]
+                    break  # what follows runs eagerly only
+        elif kind is cst.With and is_init_scope(self.ctx, node):  # type: ignore[arg-type]
+            for item in node.items:  # type: ignore[attr-defined]
+                self.walk(item)  # its body runs eagerly
         else:
             for child in walk.children(node):
                 self.walk(child)

@@ -65,6 +65,8 @@ def _analyse_source(
         or view.tf_functions
         or view.remote
         or view.exported
+        or view.tracing_values
+        or view.aliases
     )
     verdict = verdict_of(source, python_tree)
     tree, scan = verdict.tree, None

@@ -70,6 +70,8 @@ class Project:
         self.keras_classes: dict[Path, dict[str, frozenset[str]]] = {}
         self.exported: dict[Path, list[ExportFact]] = {}
         self.remote: dict[Path, list[RemoteFinding]] = {}
+        self.tracing_values: dict[Path, dict[str, bool]] = {}
+        self.aliases: dict[Path, dict[str, str]] = {}
 
     def _view(self, resolved: Path) -> ProjectView:
         return ProjectView(
@@ -78,6 +80,8 @@ class Project:
             roots=tuple(self.roots.get(resolved, {}).values()),
             tf_functions=self.tables.get(resolved, {}),
             keras_classes=self.keras_classes.get(resolved, {}),
+            tracing_values=self.tracing_values.get(resolved, {}),
+            aliases=self.aliases.get(resolved, {}),
             exported=tuple(self.exported.get(resolved, ())),
             remote=tuple(self.remote.get(resolved, ())),
         )
@@ -159,6 +163,13 @@ class Project:
             # are analysed again first: what they now trace (a subclass's steps) reaches
             # further.
             self._analyse(*sorted(self._link_tf_functions()))
+            # Guard helpers of other modules (`in_tf_function()`), through as many modules
+            # as the values travel (a base class's `_use_tf_workflow()` that calls one).
+            for _ in range(_MAX_ROUNDS):
+                stale = self._link_tracing_values()
+                if not stale:
+                    break
+                self._analyse(*sorted(stale))
             self._propagate()
             self._analyse(*sorted(self._route_remote()))
         finally:
@@ -209,11 +220,22 @@ class Project:
                         kinds = self.class_kinds(*found)
                         if kinds:
                             classes[ref] = kinds
+            aliases: dict[str, str] = {}
+            for name in sorted(set(summary.reexports.values())):
+                found = self.locate(name, resolved) if may_be_project(name) else None
+                if found is None or found[0] == resolved:
+                    continue
+                target = self.summary(found[0])
+                module = target.reexports.get(found[1]) if target is not None else None
+                if module is not None and not may_be_project(module):
+                    aliases[name] = module  # `from pkg.utils import tf`: TensorFlow itself
             if table:
                 self.tables[resolved] = table
             if classes:
                 self.keras_classes[resolved] = classes
-            if table or classes:
+            if aliases:
+                self.aliases[resolved] = aliases
+            if table or classes or aliases:
                 stale.add(resolved)
             for fact in summary.exports_elsewhere:
                 found = self.locate(fact.target, resolved)
@@ -224,6 +246,43 @@ class Project:
                         known.append(local)
                         stale.add(found[0])
         return stale
+
+    def _link_tracing_values(self) -> set[Path]:
+        """Tell each module the value while tracing of the guard helpers it calls or
+        inherits from other modules; the modules whose table changed."""
+        stale: set[Path] = set()
+        for resolved in sorted(self.in_run):
+            summary = self.summaries.get(resolved)
+            if summary is None:
+                continue
+            table: dict[str, bool] = {}
+            for name in sorted(summary.called_imports):
+                value = self._tracing_value(name, resolved)
+                if value is not None:
+                    table[name] = value
+            for bases in summary.classes.values():
+                for ref in bases:
+                    if ref.startswith(LOCAL) or not may_be_project(ref):
+                        continue
+                    found = self.locate(ref, resolved)
+                    target = self.summary(found[0]) if found is not None else None
+                    if found is None or target is None or found[0] == resolved:
+                        continue
+                    prefix = found[1] + "."
+                    for key, value in target.tracing_values.items():
+                        if key.startswith(prefix):
+                            table[f"{ref}.{key[len(prefix) :]}"] = value
+            if table != self.tracing_values.get(resolved, {}):
+                self.tracing_values[resolved] = table
+                stale.add(resolved)
+        return stale
+
+    def _tracing_value(self, name: str, importer: Path) -> bool | None:
+        found = self.locate(name, importer)
+        if found is None or found[0] == importer:
+            return None
+        target = self.summary(found[0])
+        return target.tracing_values.get(found[1]) if target is not None else None
 
     def class_kinds(self, file: Path, qualname: str, depth: int = 0) -> frozenset[str]:
         """Keras kinds of class ``qualname`` of ``file``, through bases in any module."""

@@ -30,6 +30,7 @@ def summarize(ctx: ModuleContext) -> ModuleSummary:
         classes=module_classes(ctx.module, imports),
         exports_elsewhere=foreign_exports(ctx),
         remote=list(ctx.remote),
+        tracing_values=traced.guards.exported(),
     )
 
 
@@ -37,7 +38,11 @@ def module_imports(module: cst.Module, view: ProjectView) -> dict[str, str]:
     """Module-level import bindings, as absolute names: what ``from pkg import name`` can
     reach through this module (``from .helpers import normalize`` in ``__init__.py``)."""
     found: dict[str, str] = {}
+    statements = list(module.body)
     for stmt in module.body:
+        if isinstance(stmt, cst.Try):  # `try: import tensorflow as tf` (an optional import)
+            statements += stmt.body.body
+    for stmt in statements:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, cst.Import | cst.ImportFrom):

@@ -20,6 +20,7 @@ from tflint_graph.core.facts import LOCAL, ProjectView, may_be_project
 from tflint_graph.core.vocabulary import (
     DATASET_CALLBACK_METHODS,
     DATASET_EXPERIMENTAL,
+    GUARD_WORDS,
     TRACE_WORDS,
     canonical,
     keras_kinds_of,
@@ -65,7 +66,11 @@ def _dotted(node: ast.expr) -> str:
 def module_imports(tree: ast.Module, view: ProjectView) -> dict[str, str]:
     """Twin of ``summary.module_imports``: module-level import bindings, absolute."""
     found: dict[str, str] = {}
+    statements = list(tree.body)
     for stmt in tree.body:
+        if isinstance(stmt, ast.Try):
+            statements += stmt.body
+    for stmt in statements:
         if isinstance(stmt, ast.Import | ast.ImportFrom):
             found.update(_bindings(stmt, view))
     return found
@@ -167,7 +172,7 @@ class Triggers:
     and docstrings do not count.  Keras classes are judged by their bases."""
 
     def __init__(self, rule_words: frozenset[str]) -> None:
-        self.names = TRACE_WORDS | rule_words
+        self.names = TRACE_WORDS | GUARD_WORDS | rule_words
         # ``function`` is a common name (``common.function``, ``inspect.isfunction``): it
         # counts only where it resolves to tf.function, as the analysis resolves it.
         self.unresolved = self.names - {"function"}

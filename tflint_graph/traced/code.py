@@ -16,7 +16,9 @@ from tflint_graph.core.facts import Outgoing
 from tflint_graph.model.collect import FunctionNode, ModuleFacts
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
+from tflint_graph.model.eager import TracingGuards
 from tflint_graph.model.names import Resolution
+from tflint_graph.model.setup import OneTimeSetup
 from tflint_graph.traced.follow import Follower
 from tflint_graph.traced.outgoing import OutgoingCalls
 from tflint_graph.traced.roots import Search, find_roots
@@ -68,13 +70,18 @@ class TracedCode(dict[FunctionNode, TracedFunction]):
         functions: dict[FunctionNode, TracedFunction],
         definitions: Definitions,
         outgoing: list[Outgoing],
+        guards: TracingGuards | None = None,
     ) -> None:
         super().__init__(functions)
         self.definitions = definitions
+        # Tests whose value is known while tracing (``model.eager``).
+        self.guards = guards or TracingGuards(definitions)
         # The module's defs, classes and calls, from one walk (``model.collect``).
         self.facts: ModuleFacts = definitions.facts
         # Traced calls into other modules of the run, for the project to follow.
         self.outgoing = outgoing
+        # What runs on the first trace only, by design (``model.setup``).
+        self.setup = OneTimeSetup(definitions)
         for name in QUERIES:
             setattr(self, name, getattr(definitions, name))
 
@@ -102,10 +109,11 @@ def find_traced(ctx: ModuleContext) -> TracedCode:
     outgoing = OutgoingCalls(ctx, definitions)
     search = Search(ctx, definitions, outgoing)
     roots = find_roots(search)
-    follower = Follower(ctx, definitions, search.escaped, outgoing)
+    guards = TracingGuards(definitions)
+    follower = Follower(ctx, definitions, search.escaped, outgoing, guards)
     follower.add_roots(roots)
     follower.add_external(ctx.view.roots)
-    return TracedCode(follower.run(), definitions, outgoing.found)
+    return TracedCode(follower.run(), definitions, outgoing.found, guards)
 
 
 def traced_of(ctx: ModuleContext) -> TracedCode:

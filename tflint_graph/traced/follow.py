@@ -15,6 +15,7 @@ from tflint_graph.model import walk
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
+from tflint_graph.model.eager import TracingGuards
 from tflint_graph.model.names import dotted
 from tflint_graph.traced.outgoing import OutgoingCalls
 from tflint_graph.traced.roots import Root
@@ -42,8 +43,10 @@ class Follower:
         definitions: Definitions,
         escaped: set[FunctionNode],
         outgoing: OutgoingCalls,
+        guards: TracingGuards,
     ) -> None:
         self.ctx = ctx
+        self.guards = guards
         self.definitions = definitions
         self.escaped = escaped
         self.outgoing = outgoing
@@ -128,7 +131,7 @@ class Follower:
                     inner.walk(arg.value)
                 fenced |= inner.found
         for call in facts.calls:
-            if call in fenced:
+            if call in fenced or self.guards.untraced(call, info.node):
                 continue
             func = call.func
             if definitions.is_escape_hatch(func):
@@ -184,5 +187,5 @@ class Follower:
                             info.autograph,
                         )
         for lam in facts.lambdas:
-            if lam not in fenced:
+            if lam not in fenced and not self.guards.untraced(lam, info.node):
                 self.add(lam, TraceKind.CALLEE, f"lambda in {info.display}", info, info.autograph)

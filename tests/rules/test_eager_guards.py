@@ -1,0 +1,192 @@
+"""Branches that never run while tracing (SPEC §1, ``model.eager``) are no traced code for
+any rule, and the calls they make are not followed.  Each source marks exactly the findings
+it must give (``# TFGnnn``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import dedent, expected, found
+
+CASES = {
+    "executing_eagerly": """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            if tf.executing_eagerly():
+                print("value", x.numpy())
+            else:
+                print("graph")  # TFG101
+            return x
+    """,
+    "not inside_function": """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            if not tf.inside_function():
+                print(x.numpy())
+            return x
+    """,
+    "early exit while tracing": """
+        import tensorflow as tf
+        import numpy as np
+
+        @tf.function
+        def step(x):
+            if tf.inside_function():
+                return x * 2
+            return np.asarray(x) * 2
+    """,
+    "hasattr numpy": """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            if hasattr(x, "numpy"):
+                x = x.numpy()
+            return x
+    """,
+    "a project helper that returns the test": """
+        import tensorflow as tf
+
+        def in_tf_function():
+            return not tf.executing_eagerly()
+
+        @tf.function
+        def step(x):
+            if not in_tf_function():
+                print(x.numpy())
+            return x
+    """,
+    "Keras backend checks": """
+        import keras
+        import tensorflow as tf
+
+        class Gate(keras.layers.Layer):
+            def call(self, x):
+                if keras.config.backend() == "jax":
+                    print("jax path")
+                if keras.config.backend() != "tensorflow":
+                    x = x.numpy()
+                if keras.config.backend() == "tensorflow":
+                    print("tf path")  # TFG101
+                return x
+    """,
+    "type tests for other frameworks' arrays": """
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            if isinstance(x, np.ndarray):
+                print("numpy input", np.mean(x))
+            return x
+    """,
+    "the name of another framework in the type": """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            if "torch.Tensor" in str(type(x)):
+                x = tf.constant(x.detach().numpy())
+            elif "jax" in str(type(x)):
+                x = tf.constant(x.__array__())
+            return x
+    """,
+    "a local set from a guard": """
+        import tensorflow as tf
+
+        def in_graph():
+            return tf.inside_function()
+
+        @tf.function
+        def step(x, extra=None):
+            graph = in_graph() or extra is not None
+            if graph:
+                return x * 2
+            print(x.numpy())
+            return x
+    """,
+    "TensorFlow obtained at run time": """
+        import keras
+
+        def _load():
+            import tensorflow
+            return tensorflow
+
+        tf = _load()
+
+        def in_tf_function():
+            if tf is None:
+                return False
+            return not tf.executing_eagerly()
+
+        class Layer(keras.layers.Layer):
+            def call(self, x):
+                if not in_tf_function():
+                    print(x.numpy())
+                return tf.py_function(self._python, [x], "float32")
+
+            def _python(self, x):
+                return x.numpy() * 2
+    """,
+    "and / or": """
+        import tensorflow as tf
+
+        DEBUG = True
+
+        @tf.function
+        def step(x):
+            if DEBUG and tf.executing_eagerly():
+                print(x.numpy())
+            if DEBUG or tf.executing_eagerly():
+                print("maybe")  # TFG101
+            return x
+    """,
+    "a helper called only eagerly is not traced": """
+        import tensorflow as tf
+
+        def dump(x):
+            print(x.numpy())
+
+        def log(x):
+            print("graph")  # TFG101
+
+        @tf.function
+        def step(x):
+            if tf.executing_eagerly():
+                dump(x)
+            log(x)
+            return x
+    """,
+    "init_scope body runs eagerly": """
+        import tensorflow as tf
+
+        class Model(tf.keras.Model):
+            def train_step(self, data):
+                with tf.init_scope():
+                    print("building once")
+                    self.started = True
+                return {}
+
+            def started_yet(self):
+                return self.started
+    """,
+    "an unrelated test guards nothing": """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x, verbose=True):
+            if verbose:
+                print("step")  # TFG101
+            return x
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_eager_guard(name: str) -> None:
+    source = dedent(CASES[name])
+    assert found(source) == expected(source)

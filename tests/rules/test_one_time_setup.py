@@ -1,0 +1,240 @@
+"""One-time setup (SPEC §2, ``model.setup``): code that runs on the first trace only by
+design is silent for TFG102, TFG105, TFG106, TFG205 and TFG208; a guard about something else
+is no excuse.  Each source marks exactly the findings it must give (``# TFGnnn``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import dedent, expected, found
+
+_CODES = ("TFG102", "TFG105", "TFG106", "TFG205", "TFG208")
+
+CASES = {
+    "helper called under a getattr guard": """
+        import tensorflow as tf
+
+        class Tokenizer(tf.keras.layers.Layer):
+            def _init_tables(self, keys):
+                init = tf.lookup.KeyValueTensorInitializer(keys, tf.range(3))
+                self.table = tf.lookup.StaticHashTable(init, -1)
+                self.lookups = {}
+                self.lookups["ids"] = self.table
+
+            def call(self, x):
+                if getattr(self, "table", None) is None:
+                    self._init_tables(tf.constant(["a", "b", "c"]))
+                return self.table.lookup(x)
+
+            def vocabulary(self):
+                return self.lookups
+    """,
+    "guard inside the helper the traced code calls": """
+        import tensorflow as tf
+
+        class Layer(tf.keras.layers.Layer):
+            def _maybe_build(self):
+                if self.cache is None:
+                    self.cache = {}
+                    self.cache["scale"] = 2.0
+
+            def call(self, x):
+                self._maybe_build()
+                return x * self.cache["scale"]
+
+            def summary_of(self):
+                return dict(self.cache)
+    """,
+    "early exit once the state exists": """
+        import tensorflow as tf
+
+        class Masker(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self._selector = None
+
+            def _maybe_init(self):
+                if self._selector is not None:
+                    return
+                self._selector = make_selector()
+                self.rate = 0.15
+
+            def call(self, x):
+                self._maybe_init()
+                return x
+
+            def get_config(self):
+                return {"rate": self.rate, "selector": self._selector}
+
+        def make_selector():
+            return object()
+    """,
+    "flag set by the helper": """
+        import tensorflow as tf
+
+        class Update(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self._is_initialized = False
+
+            def _init_from_spec(self, spec):
+                self._models = {}
+                for name in ("a", "b"):
+                    self._models[name] = name
+                self._is_initialized = True
+
+            def call(self, graph):
+                if not self._is_initialized:
+                    self._init_from_spec(graph)
+                return graph
+
+            def get_config(self):
+                return {"models": self._models}
+    """,
+    "a method that returns the test": """
+        import tensorflow as tf
+
+        class Update(tf.keras.layers.Layer):
+            def _needs_init(self):
+                return not self._receivers
+
+            def _do_init(self, spec):
+                self._receivers = {"a"}
+                self._senders = {"b"}
+
+            def call(self, graph):
+                if self._needs_init():
+                    self._do_init(graph)
+                return graph
+
+            def get_config(self):
+                return {"receivers": self._receivers, "senders": self._senders}
+    """,
+    "hasattr guard around a setter": """
+        import tensorflow as tf
+
+        class Scheduler(tf.keras.layers.Layer):
+            def set_sigmas(self, n):
+                self.sigmas = tf.linspace(0.0, 1.0, n)
+
+            def call(self, x, n):
+                if not hasattr(self, "sigmas"):
+                    self.set_sigmas(n)
+                return x * self.sigmas[0]
+
+            def schedule(self):
+                return self.sigmas
+    """,
+    "Keras build called from call": """
+        import tensorflow as tf
+
+        class Preprocessor(tf.keras.layers.Layer):
+            def build(self, shape):
+                self.packer = make_packer()
+                self.ids = set([0, 1])
+                self.ids.add(2)
+                self.built = True
+
+            def call(self, x):
+                if not self.built:
+                    self.build(None)
+                return x
+
+            def get_config(self):
+                return {"ids": sorted(self.ids), "packer": self.packer}
+
+        def make_packer():
+            return object()
+    """,
+    "global set up once": """
+        import tensorflow as tf
+
+        _table = None
+
+        @tf.function
+        def lookup(x):
+            global _table
+            if _table is None:
+                _table = tf.Variable(tf.zeros([3]))
+            return tf.gather(_table, x)
+    """,
+    "init_scope": """
+        import tensorflow as tf
+
+        class Model(tf.keras.Model):
+            def train_step(self, data):
+                with tf.init_scope():
+                    self.started = True
+                return {}
+
+            def was_started(self):
+                return self.started
+    """,
+    # -- guards about something else: still reported -----------------------------------
+    "a config flag is no one-time guard": """
+        import tensorflow as tf
+
+        class Model(tf.keras.Model):
+            def _count(self):
+                self.steps += 1  # TFG106
+
+            def train_step(self, data):
+                if self.config.count_steps:
+                    self._count()
+                return {}
+    """,
+    "a guard on a local is evaluated on every trace": """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x, training=True):
+            if training:
+                w = tf.Variable(1.0)  # TFG205
+                x = x * w
+            return x
+    """,
+    "a variable-creating helper under a config guard": """
+        import tensorflow as tf
+
+        class Model(tf.keras.Model):
+            def _make_scale(self):
+                return tf.Variable(1.0)  # TFG205
+
+            def train_step(self, data):
+                if self.use_scale:
+                    data = data * self._make_scale()
+                return {}
+    """,
+    "a guard that the helper never sets": """
+        import tensorflow as tf
+
+        history = []
+
+        class Model(tf.keras.Model):
+            def _record(self, loss):
+                history.append(loss)  # TFG102
+
+            def train_step(self, data):
+                loss = tf.reduce_sum(data)
+                if self.optimizer is not None:
+                    self._record(loss)
+                return {"loss": loss}
+    """,
+    "an accumulation after the guarded block": """
+        import tensorflow as tf
+
+        class Model(tf.keras.Model):
+            def train_step(self, data):
+                if getattr(self, "seen", None) is None:
+                    self.seen = 0
+                self.seen += 1  # TFG106
+                return {}
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_one_time_setup(name: str) -> None:
+    source = dedent(CASES[name])
+    got = {(line, code) for line, code in found(source) if code in _CODES}
+    assert got == expected(source)

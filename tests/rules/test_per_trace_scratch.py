@@ -1,0 +1,138 @@
+"""Per-trace scratch and who observes state (SPEC §2, ``model.state``): TFG102/TFG106 report
+a write only when something sees it across calls — accumulation, a read earlier in the same
+call, eager code reading it later — and say what is wrong with the value held."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import dedent, expected, found
+from tflint_graph import lint_source
+
+_CODES = ("TFG102", "TFG106")
+
+CASES = {
+    "scratch dict reset at the top of call": """
+        import tensorflow as tf
+
+        class Backbone(tf.keras.Model):
+            def call(self, x):
+                self.endpoints = {}
+                for i in range(3):
+                    x = x * 2
+                    self.endpoints["block_%d" % i] = x
+                self.endpoints.update({"features": x})
+                return self.endpoints["features"]
+    """,
+    "scratch attribute read by a traced helper": """
+        import tensorflow as tf
+
+        class Decoder(tf.keras.layers.Layer):
+            def _pad(self, x):
+                return tf.pad(x, [[0, 0], [0, self.cur_len]])
+
+            def call(self, x, training=None):
+                self.cur_len = x.shape[1]
+                self.training = training
+                return self._pad(x)
+    """,
+    "a dead write": """
+        import tensorflow as tf
+
+        class Augment(tf.Module):
+            @tf.function
+            def __call__(self, image):
+                size = tf.shape(image)[0]
+                self.mask_size = size
+                return image
+    """,
+    "read before the write carries state between calls": """
+        import tensorflow as tf
+
+        class Smoother(tf.keras.layers.Layer):
+            def call(self, x):
+                prev = self.prev
+                self.prev = x  # TFG106
+                return (x + prev) / 2
+    """,
+    "accumulating assignment": """
+        import tensorflow as tf
+
+        class Model(tf.keras.Model):
+            def train_step(self, data):
+                self.total = self.total + tf.reduce_sum(data)  # TFG106
+                self.count += 1  # TFG106
+                return {}
+    """,
+    "a tensor that eager code reads": """
+        import tensorflow as tf
+
+        class Model(tf.keras.Model):
+            def train_step(self, data):
+                self.last_loss = tf.reduce_mean(data)  # TFG106
+                return {}
+
+        class Logger(tf.keras.callbacks.Callback):
+            def on_epoch_end(self, epoch, logs=None):
+                print(self.model.last_loss)
+    """,
+    "scratch dict that eager code reads": """
+        import tensorflow as tf
+
+        class Backbone(tf.keras.Model):
+            def call(self, x):
+                self.endpoints = {}  # TFG106
+                self.endpoints["stem"] = x  # TFG102
+                return x
+
+            def feature_names(self):
+                return list(self.endpoints)
+    """,
+    "a container created outside the call": """
+        import tensorflow as tf
+
+        class Trainer(tf.Module):
+            def __init__(self):
+                self.history = []
+
+            @tf.function
+            def step(self, x):
+                self.history.append(x)  # TFG102
+                return x
+    """,
+    "a module object's attribute": """
+        import tensorflow as tf
+
+        class Stats:
+            count = 0
+
+        stats = Stats()
+
+        @tf.function
+        def step(x):
+            stats.count = 1  # TFG106
+            return x
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_state_observed_across_calls(name: str) -> None:
+    source = dedent(CASES[name])
+    got = {(line, code) for line, code in found(source) if code in _CODES}
+    assert got == expected(source)
+
+
+def test_a_leaked_tensor_is_named_as_such() -> None:
+    source = dedent(CASES["a tensor that eager code reads"])
+    (finding,) = [f for f in lint_source(source) if f.code == "TFG106"]
+    assert "symbolic tensor" in finding.message
+    assert "on_epoch_end()" in finding.message
+
+
+def test_advice_fits_a_dict_of_tensors() -> None:
+    source = dedent(CASES["scratch dict that eager code reads"])
+    (finding,) = [f for f in lint_source(source) if f.code == "TFG106"]
+    assert "feature_names()" in finding.message
+    assert "tf.Variable" not in finding.message
+    assert "__init__() or build()" in finding.message

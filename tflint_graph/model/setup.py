@@ -1,0 +1,318 @@
+"""One-time setup (SPEC §2): code in traced bodies that runs on the first trace only *by
+design*, which TFG102, TFG105, TFG106, TFG205 and TFG208 leave alone.
+
+Setup is a region guarded by a test of whether the state it sets up exists yet (``if not
+self.built:``, ``if self.table is None:``, ``if getattr(self, "cache", None) is None:``,
+``if not hasattr(self, "x"):``, a method that returns such a test, an early ``if self.x is not
+None: return``), together with every function the region calls; a guard may also sit inside
+the helper the traced code calls (``self._maybe_init()``).  The test only counts when the
+region, or what it calls, sets (or at least touches) the state it tests: ``if
+self.config.use_b:`` guards something else and is re-evaluated on every trace.  The body of
+``with tf.init_scope():``, Keras ``build()`` and ``__init__`` (a fresh object), and code under
+``if tf.executing_eagerly():`` are setup too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from tflint_graph.core.facts import TraceKind
+from tflint_graph.model import walk
+from tflint_graph.model.autograph import under_eager_check
+from tflint_graph.model.collect import FunctionNode
+from tflint_graph.model.context import ModuleContext, TracedFunction
+from tflint_graph.model.definitions import Definitions
+from tflint_graph.model.names import dotted, root_name
+from tflint_graph.model.values import calls_in, declared_outer_names, is_init_scope
+
+# Methods that set an object up: Keras calls ``build`` once, before or outside the step's
+# trace; ``__init__`` makes a fresh object.
+CREATION_METHODS = frozenset({"__init__", "build", "_build", "build_from_config"})
+
+# Flags Keras (or the usual lazy-init idiom) sets itself, so the region need not.
+_BUILT_FLAGS = frozenset({"built", "_built", "initialized", "_initialized"})
+
+# How far call sites, helper writes and guard methods are followed.
+_MAX_DEPTH = 8
+
+
+class OneTimeSetup:
+    """Answers "does this node run on the first trace only, by design?" for one module."""
+
+    def __init__(self, definitions: Definitions) -> None:
+        self.definitions = definitions
+        self.ctx = definitions.ctx
+        self._writes: dict[FunctionNode, frozenset[str]] = {}
+        self._returned_tests: dict[cst.FunctionDef, list[str]] = {}
+
+    # -- public -----------------------------------------------------------------------
+    def covers(self, node: cst.CSTNode, fn: TracedFunction) -> bool:
+        """``node`` (inside ``fn``) is one-time setup, or does not run while tracing."""
+        return self._covers(node, fn, 0)
+
+    def writes(self, fn: FunctionNode) -> frozenset[str]:
+        """``self.x`` chains and ``global`` names ``fn`` assigns or mutates, with those of the
+        functions it calls (as far as this module shows)."""
+        return self._writes_of(fn, 0)
+
+    # -- regions ----------------------------------------------------------------------
+    def _covers(self, node: cst.CSTNode, fn: TracedFunction, depth: int) -> bool:
+        fn_node = fn.node
+        if isinstance(fn_node, cst.FunctionDef) and fn_node.name.value in CREATION_METHODS:
+            return True
+        if self._guarded(node, fn_node) or under_eager_check(self.ctx, node, fn):
+            return True
+        parent = fn.parent
+        if fn.kind is not TraceKind.CALLEE or parent is None or depth > _MAX_DEPTH:
+            return False
+        if isinstance(fn_node, cst.Lambda):
+            # A lambda in a traced body: its creation is guarded where the lambda is written.
+            return self._covers(fn_node, parent, depth + 1)
+        sites = list(self._call_sites(fn_node, parent))
+        if not sites:
+            return True  # reached some other way (passed as an argument ...): do not guess
+        return all(self._covers(s, parent, depth + 1) for s in sites)
+
+    def _call_sites(self, callee: FunctionNode, parent: TracedFunction) -> Iterator[cst.Call]:
+        facts = self.definitions.facts.bodies.get(parent.node)
+        if facts is None:
+            return
+        for call in facts.calls:
+            if any(f is callee for f, _ in self.definitions.callables(call.func, parent.node)):
+                yield call
+
+    def _guarded(self, node: cst.CSTNode, fn: FunctionNode) -> bool:
+        """Under a one-time guard of ``fn`` itself, or ``with tf.init_scope():``."""
+        child: cst.CSTNode = node
+        for anc in self.ctx.ancestors(node):
+            if anc is fn:
+                return False
+            if self._guards(anc, child, fn):
+                return True
+            child = anc
+        return False
+
+    def _guards(self, anc: cst.CSTNode, child: cst.CSTNode, fn: FunctionNode) -> bool:
+        """``anc`` makes its part ``child`` one-time setup."""
+        ctx = self.ctx
+        if isinstance(anc, cst.If) and child is not anc.test:
+            region = [anc.body] + ([anc.orelse] if anc.orelse is not None else [])
+            return self._is_guard(anc.test, region, fn)
+        if isinstance(anc, cst.IfExp) and child is not anc.test:
+            return self._is_guard(anc.test, [_statement_of(ctx, anc)], fn)
+        if isinstance(anc, cst.BooleanOperation) and child is anc.right:
+            # `self.v = self.v or tf.Variable(...)`
+            return self._is_guard(anc.left, [_statement_of(ctx, anc)], fn)
+        if isinstance(anc, cst.With):
+            return is_init_scope(ctx, anc)
+        if isinstance(anc, cst.IndentedBlock):
+            # `if self.x is not None: return` earlier in the block, and what follows sets x.
+            body = list(anc.body)
+            for i, stmt in enumerate(body):
+                if stmt is child:
+                    return False
+                if (
+                    isinstance(stmt, cst.If)
+                    and stmt.orelse is None
+                    and _exits(stmt.body)
+                    and self._is_guard(stmt.test, body[i + 1 :], fn)
+                ):
+                    return True
+        return False
+
+    # -- guards -----------------------------------------------------------------------
+    def _is_guard(
+        self, test: cst.BaseExpression, region: list[cst.CSTNode], fn: FunctionNode
+    ) -> bool:
+        """``test`` reads state that outlives the trace, and ``region`` (what it guards, with
+        the functions it calls) sets or touches that state: the first trace flips it."""
+        tested = self._tested_state(test, fn, 0)
+        if not tested:
+            return False
+        if any(t.rsplit(".", 1)[-1] in _BUILT_FLAGS for t in tested):
+            return True  # Keras sets `built` itself
+        for part in region:
+            for expr in _dotted_exprs(part):
+                if any(_related(dotted(expr) or "", t) for t in tested):
+                    return True
+            for call in calls_in(part):
+                for callee, _ in self.definitions.callables(call.func, fn):
+                    if any(_related(w, t) for w in self.writes(callee) for t in tested):
+                        return True
+        return False
+
+    def _tested_state(self, test: cst.BaseExpression, fn: FunctionNode, depth: int) -> list[str]:
+        """The ``self.x`` chains and outer names ``test`` reads: directly, through
+        ``hasattr``/``getattr`` with a literal name, or through a method of the class that
+        returns such a test (``self._needs_init()``)."""
+        ctx = self.ctx
+        found = [text for expr in _state_refs(ctx, test, fn) if (text := dotted(expr))]
+        for call in calls_in(test):
+            func = call.func
+            if (
+                isinstance(func, cst.Name)
+                and func.value in ("hasattr", "getattr")
+                and len(call.args) >= 2
+                and isinstance(call.args[1].value, cst.SimpleString)
+            ):
+                attr = call.args[1].value.evaluated_value
+                owner = dotted(call.args[0].value)
+                if isinstance(attr, str) and owner is not None:
+                    found.append(f"{owner}.{attr}")
+            elif isinstance(func, cst.Attribute) and depth < 2:
+                for method in self.definitions.methods_of(func, fn):
+                    found.extend(self._returned_test(method, depth + 1))
+        return found
+
+    def _returned_test(self, method: cst.FunctionDef, depth: int) -> list[str]:
+        if method not in self._returned_tests:
+            self._returned_tests[method] = []  # a recursive method tests nothing more
+            returns = self.definitions.facts.bodies.get(method)
+            tested: list[str] = []
+            for value in returns.returns if returns is not None else ():
+                tested.extend(self._tested_state(value, method, depth))
+            self._returned_tests[method] = tested
+        return self._returned_tests[method]
+
+    # -- what functions set -------------------------------------------------------------
+    def _writes_of(self, fn: FunctionNode, depth: int) -> frozenset[str]:
+        cached = self._writes.get(fn)
+        if cached is not None:
+            return cached
+        self._writes[fn] = frozenset()  # a call cycle adds nothing
+        written = _Written(declared_outer_names(self.ctx, fn))
+        written.walk(fn.body)
+        found = set(written.found)
+        facts = self.definitions.facts.bodies.get(fn)
+        if facts is not None and depth < _MAX_DEPTH:
+            for call in facts.calls:
+                for callee, _ in self.definitions.callables(call.func, fn):
+                    found |= self._writes_of(callee, depth + 1)
+        self._writes[fn] = frozenset(found)
+        return self._writes[fn]
+
+
+def _related(written: str, tested: str) -> bool:
+    """Setting ``self.a`` sets ``self.a.b``; setting ``self.a.b`` touches ``self.a``."""
+    return written == tested or written.startswith(tested + ".") or tested.startswith(written + ".")
+
+
+def _exits(body: cst.BaseSuite) -> bool:
+    stmts = body.body
+    last = stmts[-1] if stmts else None
+    if isinstance(last, cst.SimpleStatementLine) and last.body:
+        return isinstance(last.body[-1], cst.Return | cst.Raise)
+    return isinstance(body, cst.SimpleStatementSuite) and isinstance(
+        body.body[-1], cst.Return | cst.Raise
+    )
+
+
+def _statement_of(ctx: ModuleContext, node: cst.CSTNode) -> cst.CSTNode:
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, cst.SimpleStatementLine | cst.BaseCompoundStatement):
+            return anc
+    return node
+
+
+class _Written(walk.Visitor):
+    """Targets ``self.x`` / ``self.x[k]`` / ``self.x.append(...)`` / ``setattr(self, "x", v)``
+    and writes to the function's ``global`` names."""
+
+    def __init__(self, outer: set[str]) -> None:
+        self.outer = outer
+        self.found: list[str] = []
+
+    def _target(self, target: cst.BaseExpression) -> None:
+        while isinstance(target, cst.Subscript):
+            target = target.value
+        if isinstance(target, cst.Tuple | cst.List):
+            for el in target.elements:
+                self._target(el.value)
+            return
+        text = dotted(target)
+        if text is None:
+            return
+        if isinstance(target, cst.Attribute) or text in self.outer:
+            self.found.append(text)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._target(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._target(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._target(node.target)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Name) and func.value == "setattr" and len(node.args) >= 2:
+            owner, attr = dotted(node.args[0].value), node.args[1].value
+            if owner is not None and isinstance(attr, cst.SimpleString):
+                name = attr.evaluated_value
+                if isinstance(name, str):
+                    self.found.append(f"{owner}.{name}")
+        elif isinstance(func, cst.Attribute):
+            receiver = dotted(func.value)
+            root = receiver.partition(".")[0] if receiver is not None else ""
+            if receiver is not None and (
+                (isinstance(func.value, cst.Attribute) and root in ("self", "cls"))
+                or receiver in self.outer
+            ):
+                self.found.append(receiver)  # `self.cache.insert(...)` fills the cache
+
+
+def _state_refs(
+    ctx: ModuleContext, test: cst.BaseExpression, fn: FunctionNode
+) -> Iterator[cst.BaseExpression]:
+    """Names and attribute chains in ``test`` that outlive one trace of ``fn``."""
+    outer = declared_outer_names(ctx, fn)
+    for expr in _dotted_exprs(test):
+        root = root_name(expr)
+        if root is None:
+            continue
+        res = ctx.resolve(root)
+        if res.imported and not res.local:
+            continue  # a module (tf.executing_eagerly) or builtin
+        if root.value in outer:
+            yield expr
+            continue
+        found = ctx.bindings(root)
+        if not found:
+            continue
+        if root.value in ("self", "cls"):
+            yield expr
+            continue
+        own = ctx.function_scope(fn)
+        if any(a.scope is own for a in found):
+            continue  # a local or parameter: reset on every trace
+        yield expr
+
+
+class _Chains(walk.Visitor):
+    def __init__(self) -> None:
+        self.found: list[cst.BaseExpression] = []
+
+    def visit_Attribute(self, attr: cst.Attribute) -> bool:
+        if dotted(attr) is not None:
+            self.found.append(attr)
+        else:
+            self.walk(attr.value)  # not the attribute's own name
+        return False
+
+    def visit_Name(self, name: cst.Name) -> None:
+        self.found.append(name)
+
+    def visit_Arg(self, arg: cst.Arg) -> bool:
+        self.walk(arg.value)  # not the keyword's name
+        return False
+
+
+def _dotted_exprs(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    """Maximal ``a.b.c`` chains and bare names in ``node``."""
+    chains = _Chains()
+    chains.walk(node)
+    return chains.found
