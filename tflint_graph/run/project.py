@@ -139,9 +139,15 @@ class Project:
             if b"tensorflow" not in head and b"keras" not in head:
                 continue
             ends = [at for word in FIRST_CODE if (at := head.find(word)) >= 0]
-            view = ProjectView(module, resolved.name == "__init__.py")
+            package = resolved.name == "__init__.py"
+            view = ProjectView(module, package)
+            # Inside a package, its own folder is a root too (``ModuleIndex.file_of``).
+            top = module.partition(".")[0] + "." if module and ("." in module or package) else ""
             for name in imported_modules(head[: min(ends, default=len(head))]):
-                target = by_module.get(view.absolute(name))
+                absolute = view.absolute(name)
+                target = by_module.get(absolute)
+                if target is None and top and not name.startswith("."):
+                    target = by_module.get(top + absolute)
                 if target is not None and target != resolved:
                     found.add(target)
         return found
