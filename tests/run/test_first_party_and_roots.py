@@ -1,5 +1,6 @@
-"""Which modules are the project's own (SPEC §1.6): a project folder holding an
-``__init__.py`` resolves its imports both from its parent and from inside."""
+"""Which modules are the project's own (SPEC §1.6): a package of the run is first-party
+whatever its name, and a project folder holding an ``__init__.py`` resolves its imports
+both from its parent and from inside."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import pytest
 
 from tests.cli_support import write_tree
 from tflint_graph import Config, lint_paths
-from tflint_graph.source.modules import ModuleIndex, package_root
+from tflint_graph.core.facts import ProjectView, may_be_project
+from tflint_graph.source.modules import ModuleIndex, first_party, package_root
 
 # Package names: plain, and one FOREIGN_PREFIXES would take for a TensorFlow library.
-PACKAGES = ("demo",)
+PACKAGES = ("demo", "tensorflow_demo")
 HELPER = "def helper(x):\n    print('hi')\n    return x\n"
 
 
@@ -25,6 +27,94 @@ def _run(paths: list[Path], root: Path) -> list[tuple[str, int, str, tuple[str, 
         (Path(f.path).relative_to(root).as_posix(), f.line, f.code, f.chain)
         for f in lint_paths(paths, Config())
     ]
+
+
+# -- 1. a first-party package named like a TensorFlow library ---------------------------
+
+
+def test_first_party_tensorflow_named_package_is_followed(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "tensorflow_demo/__init__.py": "",
+            "tensorflow_demo/core/__init__.py": "",
+            "tensorflow_demo/core/helpers.py": HELPER,
+            "tensorflow_demo/train.py": _step("from tensorflow_demo.core.helpers import helper"),
+        },
+    )
+    assert _run([tmp_path], tmp_path) == [
+        ("tensorflow_demo/core/helpers.py", 2, "TFG101", ("step()", "helper()"))
+    ]
+
+
+def test_tf_function_of_a_tensorflow_named_package_is_judged_at_the_call_site(
+    tmp_path: Path,
+) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "tensorflow_demo/__init__.py": "",
+            "tensorflow_demo/model.py": "import tensorflow as tf\n\n@tf.function\n"
+            "def step(x):\n    return x * 2\n",
+            "tensorflow_demo/run.py": "from tensorflow_demo.model import step\n\n"
+            "for i in range(10):\n    step(i)\n",
+        },
+    )
+    assert [(p, code) for p, _, code, _ in _run([tmp_path], tmp_path)] == [
+        ("tensorflow_demo/run.py", "TFG303")
+    ]
+
+
+def test_third_party_tensorflow_package_outside_the_run_stays_foreign(tmp_path: Path) -> None:
+    # A module outside the run that an import resolves to is followed (tests/run/
+    # test_cross_module.py); a TensorFlow library's name is not, though a copy lies there.
+    write_tree(
+        tmp_path,
+        {
+            "tensorflow_probability/__init__.py": HELPER,
+            "train.py": _step("import tensorflow_probability as tfp", "tfp.helper(x)"),
+            "other.py": _step("import mine", "mine.helper(x)"),
+            "mine.py": HELPER,
+        },
+    )
+    found = _run([tmp_path / "train.py", tmp_path / "other.py"], tmp_path)
+    assert found == []  # mine.py is reached, but outside the run: not reported
+    assert _run([tmp_path / "train.py", tmp_path / "mine.py", tmp_path / "other.py"], tmp_path) == [
+        ("mine.py", 2, "TFG101", ("step()", "helper()"))
+    ]
+
+
+def test_first_party_names() -> None:
+    assert first_party({"tensorflow_demo", "utils", "keras"}, {"tensorflow_x", "keras", "y"}) == {
+        "tensorflow_demo",
+        "keras",  # a top-level module of the run: first-party whatever its name
+        "tensorflow_x",
+    }
+    assert first_party({"builtins"}, ()) == frozenset()
+    assert may_be_project("tensorflow_demo.core.f", frozenset({"tensorflow_demo"}))
+    assert not may_be_project("tensorflow_probability.f", frozenset({"tensorflow_demo"}))
+    assert not may_be_project("tensorflow_demo.core.f")
+    assert not may_be_project("tensorflow.function", frozenset({"tensorflow_demo"}))
+    assert ProjectView(first_party=frozenset({"tensorflow_demo"})).may_be_project(
+        "tensorflow_demo.f"
+    )
+
+
+def test_index_first_party_comes_from_the_run(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "examples/__init__.py": "",
+            "examples/tensorflow_demo/__init__.py": "",
+            "examples/tensorflow_demo/m.py": "",
+            "examples/keras/__init__.py": "",
+            "tensorflow_probability/__init__.py": "",
+        },
+    )
+    index = ModuleIndex(
+        [tmp_path / "examples/tensorflow_demo/m.py", tmp_path / "examples/keras/__init__.py"]
+    )
+    assert index.first_party == {"tensorflow_demo"}
 
 
 # -- 2. an __init__.py at the root of the linted folder ---------------------------------

@@ -80,7 +80,11 @@ class Project:
             keras_classes=self.keras_classes.get(resolved, {}),
             exported=tuple(self.exported.get(resolved, ())),
             remote=tuple(self.remote.get(resolved, ())),
+            first_party=self.index.first_party,
         )
+
+    def _may_be_project(self, name: str) -> bool:
+        return may_be_project(name, self.index.first_party)
 
     def _analyse(self, *files: Path) -> None:
         """Analyse ``files`` (resolved) with what the run knows now.  They are independent
@@ -208,7 +212,7 @@ class Project:
             classes: dict[str, frozenset[str]] = {}
             for bases in summary.classes.values():
                 for ref in bases:
-                    if ref.startswith(LOCAL) or not may_be_project(ref):
+                    if ref.startswith(LOCAL) or not self._may_be_project(ref):
                         continue
                     found = self.locate(ref, resolved)
                     if found is not None and found[0] != resolved:
@@ -245,7 +249,7 @@ class Project:
             direct = keras_kinds_of([canonical(ref)])
             if direct:
                 kinds |= direct
-            elif may_be_project(ref):
+            elif self._may_be_project(ref):
                 found = self.locate(ref, file)
                 if found is not None and found != (file, qualname):
                     kinds |= self.class_kinds(*found, depth + 1)

@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
+from tflint_graph.core.facts import FOREIGN_PREFIXES, may_be_project
+
 
 def real_path(path: Path) -> Path:
     """The canonical path; never raises (``Path.resolve`` does on symlink loops).
@@ -87,12 +89,19 @@ class ModuleIndex:
 
     def __init__(self, files: Iterable[Path]) -> None:
         roots: set[Path] = set()
+        tops: set[str] = set()  # top-level names of the run's modules
+        inner: set[str] = set()  # and the names they have inside their top-level package
         for file in files:
             root, name = package_root(real_path(file))
             if not name:
                 continue
             roots.add(root)
+            head, _, rest = name.partition(".")
+            tops.add(head)
+            if rest:
+                inner.add(rest.partition(".")[0])
         self.roots = sorted(roots)
+        self.first_party = first_party(tops, inner)
         self._cache: dict[tuple[str, tuple[Path, ...]], Path | None] = {}
         # Candidate files looked for and not found: one created later changes what imports
         # resolve to (the cache's run record checks they are still absent).
@@ -142,6 +151,19 @@ def own_roots(importer: Path) -> tuple[Path, ...]:
     if dot or (name and importer.name == "__init__.py"):
         return root, root / head
     return (root,)
+
+
+def first_party(tops: Iterable[str], inner: Iterable[str]) -> frozenset[str]:
+    """The top-level names of the run's modules that ``FOREIGN_PREFIXES`` would take for
+    libraries (a package ``tensorflow_examples``): code of the run is first-party whatever
+    its name.  ``inner`` are names below a top-level package, importable as top-level names
+    only when that package's folder is a source root: they override prefixes
+    (``tensorflow_examples`` inside a folder ``examples/``) but never a library's own name
+    (a subpackage ``mylib/keras/`` is glue for Keras, not a second Keras).  ``builtins`` is
+    never a file."""
+    libraries = {p.rstrip(".") for p in FOREIGN_PREFIXES if p.endswith(".")}
+    names = {*tops, *(n for n in inner if n not in libraries)} - {"builtins"}
+    return frozenset(n for n in names if not may_be_project(f"{n}.x"))
 
 
 # Import statements in a file's text (``Project.likely_reached``): ``from a import b, c`` and
