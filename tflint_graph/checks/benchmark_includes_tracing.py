@@ -8,7 +8,6 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from tflint_graph.checks.base import ModuleRule
-from tflint_graph.core.facts import may_be_project
 from tflint_graph.core.finding import Severity
 from tflint_graph.model import walk
 from tflint_graph.model.calls import argument, keyword
@@ -410,7 +409,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         parent = self.ctx.parent(use)
         assert isinstance(parent, cst.Attribute)
         res = self.ctx.resolve(parent)
-        return not any(may_be_project(name) for name in res.imported)
+        return not any(self.ctx.view.may_be_project(name) for name in res.imported)
 
     # -- small helpers -------------------------------------------------------------------
     def _deliberate(self, stmt: cst.CSTNode) -> bool:

@@ -15,7 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-# Canonical prefixes that never name code of the analysed project.
+# Canonical prefixes of libraries, not code of the analysed project: unless a module of the
+# run has that top-level name (``ProjectView.first_party``: a package ``tensorflow_examples``
+# of the run is first-party; ``tensorflow_probability``, not in the run, stays foreign).
 FOREIGN_PREFIXES = (
     "tensorflow.",
     "keras.",
@@ -144,6 +146,12 @@ class ProjectView:
     # Names of other modules of the run that are a foreign module re-exported
     # (`pkg.utils.tf` -> `tensorflow` for `from pkg.utils import tf`).
     aliases: dict[str, str] = field(default_factory=dict)
+    # Top-level names of the run's modules that FOREIGN_PREFIXES would take for libraries.
+    first_party: frozenset[str] = frozenset()
+
+    def may_be_project(self, name: str) -> bool:
+        """``name`` (absolute) could be code of the analysed project (see ``may_be_project``)."""
+        return may_be_project(name, self.first_party)
 
     def absolute(self, name: str) -> str:
         """``.helpers.f`` seen from ``pkg.train`` is ``pkg.helpers.f``."""
@@ -163,9 +171,13 @@ class ProjectView:
         return ".".join([*base, rest]) if rest else ".".join(base)
 
 
-def may_be_project(name: str) -> bool:
-    """``name`` (absolute) could be code of the analysed project, not a library we know."""
-    return not name.startswith(FOREIGN_PREFIXES) and "." in name
+def may_be_project(name: str, first_party: frozenset[str] = frozenset()) -> bool:
+    """``name`` (absolute) could be code of the analysed project, not a library we know:
+    a dotted name outside ``FOREIGN_PREFIXES``, or under a top-level name of the run's own
+    modules (``first_party``), whatever that name is."""
+    if "." not in name:
+        return False
+    return not name.startswith(FOREIGN_PREFIXES) or name.partition(".")[0] in first_party
 
 
 # Marks a base class defined in the same module: "<local>Name".

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from tflint_graph.core.facts import may_be_project
 from tflint_graph.core.vocabulary import (
     DATASET_CALLBACK_METHODS,
     DATASET_EXPERIMENTAL,
@@ -131,7 +130,7 @@ class Definitions:
         # `tf.py_function` through a `tf` the resolution cannot follow (`tf =
         # try_import_tensorflow()`, re-exported): the name is TensorFlow's alone.
         return (
-            all(may_be_project(name) for name in res.imported)
+            all(self.ctx.view.may_be_project(name) for name in res.imported)
             and isinstance(expr, cst.Attribute)
             and expr.attr.value in _ESCAPE_NAMES
             and isinstance(expr.value, cst.Name)
@@ -227,7 +226,7 @@ class Definitions:
         names = sorted(
             {self.ctx.view.absolute(n) for n in res.imported if n.startswith(".") or "." in n}
         )
-        return [n for n in names if may_be_project(n)]
+        return [n for n in names if self.ctx.view.may_be_project(n)]
 
     def assigned_value(self, target: cst.Name) -> cst.BaseExpression | None:
         """``value`` for a simple ``target = value`` assignment."""

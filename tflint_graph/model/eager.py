@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.core.facts import may_be_project
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.definitions import Definitions
@@ -131,7 +130,7 @@ class TracingGuards:
             isinstance(func, cst.Attribute)
             and func.attr.value == name
             and isinstance(func.value, cst.Name)
-            and all(may_be_project(n) for n in res.imported)
+            and all(self.ctx.view.may_be_project(n) for n in res.imported)
             and (bool(res.imported) or func.value.value in self._tf_receivers())
         )
 

@@ -84,7 +84,11 @@ class Project:
             aliases=self.aliases.get(resolved, {}),
             exported=tuple(self.exported.get(resolved, ())),
             remote=tuple(self.remote.get(resolved, ())),
+            first_party=self.index.first_party,
         )
+
+    def _may_be_project(self, name: str) -> bool:
+        return may_be_project(name, self.index.first_party)
 
     def _analyse(self, *files: Path) -> None:
         """Analyse ``files`` (resolved) with what the run knows now.  They are independent
@@ -143,9 +147,15 @@ class Project:
             if b"tensorflow" not in head and b"keras" not in head:
                 continue
             ends = [at for word in FIRST_CODE if (at := head.find(word)) >= 0]
-            view = ProjectView(module, resolved.name == "__init__.py")
+            package = resolved.name == "__init__.py"
+            view = ProjectView(module, package)
+            # Inside a package, its own folder is a root too (``ModuleIndex.file_of``).
+            top = module.partition(".")[0] + "." if module and ("." in module or package) else ""
             for name in imported_modules(head[: min(ends, default=len(head))]):
-                target = by_module.get(view.absolute(name))
+                absolute = view.absolute(name)
+                target = by_module.get(absolute)
+                if target is None and top and not name.startswith("."):
+                    target = by_module.get(top + absolute)
                 if target is not None and target != resolved:
                     found.add(target)
         return found
@@ -213,7 +223,7 @@ class Project:
             classes: dict[str, frozenset[str]] = {}
             for bases in summary.classes.values():
                 for ref in bases:
-                    if ref.startswith(LOCAL) or not may_be_project(ref):
+                    if ref.startswith(LOCAL) or not self._may_be_project(ref):
                         continue
                     found = self.locate(ref, resolved)
                     if found is not None and found[0] != resolved:
@@ -222,12 +232,12 @@ class Project:
                             classes[ref] = kinds
             aliases: dict[str, str] = {}
             for name in sorted(set(summary.reexports.values())):
-                found = self.locate(name, resolved) if may_be_project(name) else None
+                found = self.locate(name, resolved) if self._may_be_project(name) else None
                 if found is None or found[0] == resolved:
                     continue
                 target = self.summary(found[0])
                 module = target.reexports.get(found[1]) if target is not None else None
-                if module is not None and not may_be_project(module):
+                if module is not None and not self._may_be_project(module):
                     aliases[name] = module  # `from pkg.utils import tf`: TensorFlow itself
             if table:
                 self.tables[resolved] = table
@@ -262,7 +272,7 @@ class Project:
                     table[name] = value
             for bases in summary.classes.values():
                 for ref in bases:
-                    if ref.startswith(LOCAL) or not may_be_project(ref):
+                    if ref.startswith(LOCAL) or not self._may_be_project(ref):
                         continue
                     found = self.locate(ref, resolved)
                     target = self.summary(found[0]) if found is not None else None
@@ -298,7 +308,7 @@ class Project:
             direct = keras_kinds_of([canonical(ref)])
             if direct:
                 kinds |= direct
-            elif may_be_project(ref):
+            elif self._may_be_project(ref):
                 found = self.locate(ref, file)
                 if found is not None and found != (file, qualname):
                     kinds |= self.class_kinds(*found, depth + 1)

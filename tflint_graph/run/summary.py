@@ -133,7 +133,9 @@ def called_imports(module: cst.Module, view: ProjectView) -> set[str]:
     module that cannot hold traced code (see ``prefilter.project_calls``)."""
     visitor = _CalledImports(view)
     visitor.walk(module)
-    return prefilter.project_calls(visitor.imports, visitor.instances, visitor.calls)
+    return prefilter.project_calls(
+        visitor.imports, visitor.instances, visitor.calls, view.first_party
+    )
 
 
 def _dotted(node: cst.BaseExpression) -> str:

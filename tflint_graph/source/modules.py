@@ -2,16 +2,22 @@
 
 Imports are resolved against the analysed roots only: the directory above each file's
 top-level package (the ``sys.path`` entry that makes its imports work), or the file's own
-directory for scripts.  Installed packages are never read.
+directory for scripts.  A top-level package's own folder is a root too, for the modules in
+it: a project whose folder holds an ``__init__.py`` is as often run from inside
+(``from helpers import f``) as from its parent (``from myproject.helpers import f``).
+Installed packages are never read.
 """
 
 from __future__ import annotations
 
+import keyword
 import os
 import re
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
+
+from tflint_graph.core.facts import FOREIGN_PREFIXES, may_be_project
 
 
 def real_path(path: Path) -> Path:
@@ -54,11 +60,21 @@ def package_root(path: Path) -> tuple[Path, str]:
 
 @lru_cache(maxsize=4096)
 def _package_of(folder: Path) -> tuple[Path, tuple[str, ...]]:
-    """(the ``sys.path`` entry above ``folder``, the package names down to it)."""
-    if folder.parent == folder or not (folder / "__init__.py").is_file():
+    """(the ``sys.path`` entry above ``folder``, the package names down to it).  A folder
+    whose name no import can spell (``tensorflow+examples``, ``my-project``) is no package,
+    whatever it holds: the walk stops there."""
+    if (
+        folder.parent == folder
+        or not _importable(folder.name)
+        or not (folder / "__init__.py").is_file()
+    ):
         return folder, ()
     root, packages = _package_of(folder.parent)
     return root, (*packages, folder.name)
+
+
+def _importable(name: str) -> bool:
+    return name.isidentifier() and not keyword.iskeyword(name)
 
 
 def forget_paths() -> None:
@@ -73,12 +89,20 @@ class ModuleIndex:
 
     def __init__(self, files: Iterable[Path]) -> None:
         roots: set[Path] = set()
+        tops: set[str] = set()  # top-level names of the run's modules
+        inner: set[str] = set()  # and the names they have inside their top-level package
         for file in files:
             root, name = package_root(real_path(file))
-            if name:
-                roots.add(root)
+            if not name:
+                continue
+            roots.add(root)
+            head, _, rest = name.partition(".")
+            tops.add(head)
+            if rest:
+                inner.add(rest.partition(".")[0])
         self.roots = sorted(roots)
-        self._cache: dict[tuple[str, Path | None], Path | None] = {}
+        self.first_party = first_party(tops, inner)
+        self._cache: dict[tuple[str, tuple[Path, ...]], Path | None] = {}
         # Candidate files looked for and not found: one created later changes what imports
         # resolve to (the cache's run record checks they are still absent).
         self.absent: set[Path] = set()
@@ -88,16 +112,16 @@ class ModuleIndex:
         return name if name and root in self.roots else None
 
     def file_of(self, module: str, importer: Path | None = None) -> Path | None:
-        """The file of ``module``; the importer's own root is searched first, as Python's
-        ``sys.path[0]`` is the script's directory."""
-        first = package_root(importer)[0] if importer is not None else None
-        key = (module, first)
+        """The file of ``module``; the importer's own roots are searched first, as Python's
+        ``sys.path[0]`` is the script's directory: the folder above its top-level package,
+        then that package's own folder (``from helpers import f`` inside ``myproject/``)."""
+        own = own_roots(importer) if importer is not None else ()
+        key = (module, own)
         if key in self._cache:
             return self._cache[key]
         found: Path | None = None
         rel = Path(*module.split("."))
-        roots = ([first] if first is not None else []) + [r for r in self.roots if r != first]
-        for root in roots:
+        for root in [*own, *(r for r in self.roots if r not in own)]:
             for candidate in (root / rel.with_suffix(".py"), root / rel / "__init__.py"):
                 if candidate.is_file():
                     found = real_path(candidate)
@@ -117,6 +141,29 @@ class ModuleIndex:
             if self.file_of(module, importer) is not None:
                 return module, ".".join(parts[i:])
         return None
+
+
+def own_roots(importer: Path) -> tuple[Path, ...]:
+    """Where the imports of ``importer`` are looked for first: the ``sys.path`` entry
+    above its top-level package, then, for a module in a package, that package's folder."""
+    root, name = package_root(importer)
+    head, dot, _ = name.partition(".")
+    if dot or (name and importer.name == "__init__.py"):
+        return root, root / head
+    return (root,)
+
+
+def first_party(tops: Iterable[str], inner: Iterable[str]) -> frozenset[str]:
+    """The top-level names of the run's modules that ``FOREIGN_PREFIXES`` would take for
+    libraries (a package ``tensorflow_examples``): code of the run is first-party whatever
+    its name.  ``inner`` are names below a top-level package, importable as top-level names
+    only when that package's folder is a source root: they override prefixes
+    (``tensorflow_examples`` inside a folder ``examples/``) but never a library's own name
+    (a subpackage ``mylib/keras/`` is glue for Keras, not a second Keras).  ``builtins`` is
+    never a file."""
+    libraries = {p.rstrip(".") for p in FOREIGN_PREFIXES if p.endswith(".")}
+    names = {*tops, *(n for n in inner if n not in libraries)} - {"builtins"}
+    return frozenset(n for n in names if not may_be_project(f"{n}.x"))
 
 
 # Import statements in a file's text (``Project.likely_reached``): ``from a import b, c`` and

@@ -123,6 +123,7 @@ def project_calls(
     imports: dict[str, set[str]],
     instances: list[tuple[str, str]],
     calls: list[tuple[str, str | None, str | None]],
+    first_party: frozenset[str] = frozenset(),
 ) -> set[str]:
     """The project names a module may call, given every import binding in it (any scope),
     every ``name = <call of a dotted name>`` and every call (its dotted callee, and for
@@ -146,7 +147,7 @@ def project_calls(
         found.update(absolute(callee))
         if method is not None and receiver in classes:
             found.update(f"{cls}.{method}" for cls in classes[receiver])
-    return {name for name in found if may_be_project(name)}
+    return {name for name in found if may_be_project(name, first_party)}
 
 
 def child_nodes(node: ast.AST) -> list[ast.AST]:
@@ -311,6 +312,7 @@ class Scan:
         self.names = names | attributes
         self.attributes = attributes
         self.imports = imports
+        self.first_party = view.first_party
 
     def absolute(self, text: str) -> list[str]:
         """The canonical names dotted ``text`` may denote through the module's imports."""
@@ -326,4 +328,4 @@ class Scan:
             for c in self._calls
         ]
         instances = [(n, _dotted(v.func)) for n, v in self._instances if isinstance(v, ast.Call)]
-        return project_calls(self.imports, instances, calls)
+        return project_calls(self.imports, instances, calls, self.first_party)

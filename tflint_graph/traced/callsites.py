@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from tflint_graph.core.facts import TfFunction, may_be_project
+from tflint_graph.core.facts import TfFunction
 from tflint_graph.model.calls import argument, is_true
 from tflint_graph.model.context import FunctionNode, ModuleContext
 from tflint_graph.model.scopes import ImportAssignment
@@ -165,7 +165,9 @@ def imported_names(ctx: ModuleContext, expr: cst.BaseExpression) -> list[str]:
     (``trainer.step`` with ``trainer = Trainer(...)`` bound once)."""
     res = ctx.resolve(expr)
     if not res.local:
-        return sorted({n for n in map(ctx.view.absolute, res.imported) if may_be_project(n)})
+        return sorted(
+            {n for n in map(ctx.view.absolute, res.imported) if ctx.view.may_be_project(n)}
+        )
     if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
         return [f"{cls}.{expr.attr.value}" for cls in instance_classes(ctx, expr.value)]
     return []
@@ -187,7 +189,7 @@ def instance_classes(ctx: ModuleContext, expr: cst.BaseExpression) -> list[str]:
     owner = ctx.resolve(expr.func)
     if owner.local:
         return []
-    return sorted({n for n in map(ctx.view.absolute, owner.imported) if may_be_project(n)})
+    return sorted({n for n in map(ctx.view.absolute, owner.imported) if ctx.view.may_be_project(n)})
 
 
 def module_tf_functions(ctx: ModuleContext) -> dict[str, TfFunction]:

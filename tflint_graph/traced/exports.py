@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from tflint_graph.core.facts import ExportFact, may_be_project
+from tflint_graph.core.facts import ExportFact
 from tflint_graph.model import walk
 from tflint_graph.model.calls import argument
 from tflint_graph.model.context import FunctionNode, ModuleContext
@@ -164,7 +164,7 @@ def export_references(ctx: ModuleContext) -> set[str]:
             continue
         for name in res.imported:
             absolute = ctx.view.absolute(name)
-            if may_be_project(absolute):
+            if ctx.view.may_be_project(absolute):
                 found.add(absolute)
     return found
 
