@@ -125,7 +125,7 @@ def train(x, steps):
             return
         if is_trace_time_diagnostic(self.ctx, node, fn):
             return  # print("tracing", x.shape): meant to run once per trace
-        static = [v for v in _shown(node) if static_metadata(v)]
+        static = [v for v in _shown(node) if _trace_time_value(v)]
         if static:
             fix = (
                 "replace print(...) with tf.print(...) by hand: "
@@ -146,7 +146,7 @@ def train(x, steps):
         """Unsafe where the print shows static metadata (``x.shape``, ``x.dtype``): tf.print
         would show the trace-time value on every call, spelled differently
         (``TensorShape([2])`` for ``(2,)``)."""
-        if isinstance(node, cst.Call) and any(static_metadata(v) for v in _shown(node)):
+        if isinstance(node, cst.Call) and any(_trace_time_value(v) for v in _shown(node)):
             return "unsafe"
         return cls.FIX_SAFETY
 
@@ -206,6 +206,15 @@ def _shown(call: cst.Call) -> list[cst.BaseExpression]:
         found = pieces(arg.value) if is_format(arg.value) else None
         shown.extend(values(found) if found is not None else [arg.value])
     return shown
+
+
+def _trace_time_value(expr: cst.BaseExpression) -> bool:
+    """Static metadata that tf.print would show on every call as it was while tracing: a
+    shape (``x.shape``, ``x.shape[0]``, ``len(x.shape)``) or a dtype.  A name (``x.name``,
+    ``x.dtype.name``) is a string tf.print prints as print() does."""
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "name":
+        return False
+    return static_metadata(expr)
 
 
 def _split_formats(args: Sequence[cst.Arg]) -> list[cst.Arg] | None:
