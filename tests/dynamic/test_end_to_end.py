@@ -125,7 +125,7 @@ def test_text_and_sarif_carry_the_status(tmp_path: Path) -> None:
 
             @tf.function(input_signature=[tf.TensorSpec(shape=[None], dtype=tf.float32)])
             def step(x):
-                print("tracing")
+                print("step")
                 return x + 1.0
             """
         ),
@@ -155,7 +155,7 @@ import tensorflow as tf
 
 @tf.function
 def step(x):
-    print("tracing")
+    print("step")
     return x
 """
 
@@ -195,7 +195,7 @@ UNRULY = textwrap.dedent(
 
     @tf.function(input_signature=[tf.TensorSpec(shape=[2], dtype=tf.float32)])
     def step(x):
-        print("tracing")
+        print("step")
         return x * 2.0
 
 

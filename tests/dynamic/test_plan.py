@@ -90,7 +90,7 @@ DECORATED = src(
 
     @tf.function
     def step(x):
-        print("tracing step")
+        print("step done")
         return x * 2.0
     """
 )
@@ -629,7 +629,7 @@ def test_guesses_follow_parameter_names() -> None:
 
         @tf.function
         def train_step(images, labels, serialized, weights):
-            print("tracing")
+            print("step")
             return images
 
 

@@ -121,7 +121,7 @@ def test_modules_reached_from_other_modules_are_parsed_once(
             return x + 1
 
         def helper{k}(x):
-            print("traced from c_train")
+            print("called from c_train")
             return x * 2
         """
     )

@@ -6,7 +6,8 @@ holding the node), in one shared traversal of the module.  A rule carries its ow
 ``VALID`` sources must give no finding of the rule, ``INVALID`` sources must give exactly the
 findings marked with a trailing ``# TFGnnn`` comment.  ``tests/rules/test_rule_examples.py``
 runs them all.  A rule that can rewrite what it reports declares ``FIX_SAFETY`` and overrides
-``fix()``; ``tflint_graph.output.fix`` applies it for ``--fix`` and ``--diff``.
+``fix()``; ``tflint_graph.output.fix`` applies it for ``--fix`` and ``--diff`` where
+``fix_safety()`` says the rewrite of that node is safe.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ class Rule:
     TRIGGERS: ClassVar[frozenset[str]] = frozenset()
     VALID: ClassVar[list[str]] = []
     INVALID: ClassVar[list[str]] = []
-    # Set by a rule that overrides fix(); only "safe" fixes are applied.
+    # Set by a rule that overrides fix(): "safe" when --fix applies its fixes (those that
+    # fix_safety() does not call unsafe), "unsafe" when it never does.
     FIX_SAFETY: ClassVar[FixSafety | None] = None
 
     def __init__(self, ctx: ModuleContext, sink: list[Finding]) -> None:
@@ -59,6 +61,13 @@ class Rule:
         instead, and replaces that whole statement.
         """
         return None
+
+    @classmethod
+    def fix_safety(cls, node: cst.CSTNode, site: FixSite) -> FixSafety | None:
+        """How safe the rule's fix of ``node`` (the node ``fix()`` is handed) is:
+        ``FIX_SAFETY``, unless the rule's fixes differ from site to site and it says
+        ``"unsafe"`` for some (only ``"safe"`` ones are applied)."""
+        return cls.FIX_SAFETY
 
     def report(
         self,

@@ -5,9 +5,10 @@ import re
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
+from tflint_graph.checks.trace_diagnostics import decided_statically, is_trace_time_diagnostic
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.context import TracedFunction
-from tflint_graph.model.names import dotted
+from tflint_graph.model.names import Resolution, dotted
 from tflint_graph.model.values import values_of
 
 _LEVELS = frozenset(
@@ -69,6 +70,24 @@ def step(x, log=None):
     tf.debugging.assert_all_finite(x, "bad x")
     return tf.math.log(x)
 """,
+        """
+import logging
+import warnings
+import tensorflow as tf
+
+class Block(tf.keras.layers.Layer):
+    def __init__(self, units):
+        super().__init__()
+        self.units = units
+
+    def call(self, a, b):
+        # Trace-time diagnostics: static metadata only, meant once per trace.
+        logging.info("built with %d units for %s", self.units, a.shape)
+        tf.get_logger().debug("retracing for dtype %s", a.dtype)
+        if a.shape[-1] != b.shape[-1]:
+            warnings.warn("last dimensions differ; broadcasting")
+        return a + b
+""",
     ]
     INVALID = [
         """
@@ -81,6 +100,7 @@ logger = logging.getLogger(__name__)
 def step(x):
     logging.info("step")  # TFG107
     logger.debug("x=%s", x)  # TFG107
+    logger.info(f"shape {tf.shape(x)}")  # TFG107
     return x
 """,
         """
@@ -92,6 +112,8 @@ class Net(tf.keras.layers.Layer):
     def call(self, x):
         logging.info("call")  # TFG107
         warnings.warn("slow path")  # TFG107
+        if self.slow:
+            warnings.warn("slow path taken")  # TFG107
         return x
 """,
     ]
@@ -119,14 +141,24 @@ class Net(tf.keras.layers.Layer):
         )
         if not hit and isinstance(func, cst.Attribute) and func.attr.value in _LEVELS:
             hit = self._is_logger(func.value, fn)
-        if hit:
-            shown = dotted(func) or f"{self.ctx.code(func)}"
-            self.report(
-                node,
-                f"{shown}() runs only while tracing {fn.where}, not on every call; "
-                "use tf.print() for per-call output, or log outside the traced function",
-                fn,
-            )
+        if not hit or is_trace_time_diagnostic(self.ctx, node, fn):
+            return
+        if _is_warning(func, res) and decided_statically(self.ctx, node, fn):
+            return  # `if x.shape.rank != 4: warnings.warn(...)`: a check of the trace itself
+        shown = dotted(func) or f"{self.ctx.code(func)}"
+        self.report(
+            node,
+            f"{shown}() runs only while tracing {fn.where}, not on every call; "
+            "use tf.print() for per-call output, or log outside the traced function",
+            fn,
+        )
+
+
+def _is_warning(func: cst.BaseExpression, res: Resolution) -> bool:
+    """``warnings.warn``, ``logging.warning``, ``logger.warning``/``warn``."""
+    return res.is_("warnings.warn") or (
+        isinstance(func, cst.Attribute) and func.attr.value in ("warning", "warn")
+    )
 
 
 def _last(func: cst.Attribute | cst.Name) -> str:

@@ -1,9 +1,22 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
-from tflint_graph.checks.fixing import FixSite
+from tflint_graph.checks.fixing import FixSafety, FixSite
+from tflint_graph.checks.format_pieces import (
+    Piece,
+    is_format,
+    joined,
+    pieces,
+    quote_of,
+    spaced,
+    string_node,
+    values,
+)
+from tflint_graph.checks.trace_diagnostics import is_trace_time_diagnostic, static_metadata
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.context import TracedFunction
 
@@ -62,6 +75,19 @@ def log_value(v):
 def step(x):
     return tf.py_function(lambda v: print(v), [x], [])
 """,
+        """
+import tensorflow as tf
+
+class Dense(tf.keras.layers.Layer):
+    def __init__(self, units):
+        super().__init__()
+        self.units = units
+
+    def call(self, inputs):
+        print("tracing", inputs.shape)  # a trace-time diagnostic: meant once per trace
+        print(f"building {self.units} units for {inputs.shape[-1]} features")
+        return inputs
+""",
     ]
     INVALID = [
         """
@@ -76,30 +102,63 @@ def step(x):
 import tensorflow as tf
 
 def normalize(x):
-    print(x.shape)  # TFG101
+    print("normalized a batch")  # TFG101
+    print(f"max {tf.reduce_max(x)}, shape {x.shape}")  # TFG101
     return x / 255.0
 
 ds = tf.data.Dataset.from_tensor_slices([1.0]).map(lambda x: normalize(x))
 """,
+        """
+import tensorflow as tf
+
+@tf.function
+def train(x, steps):
+    for step in range(steps):
+        print("step", step, "of", x.shape)  # TFG101
+        print("tracing shape", tf.shape(x))  # TFG101
+    return x
+""",
     ]
 
     def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:
-        if self.ctx.resolve(node.func).is_builtin("print"):
-            self.report(
-                node,
-                f"print() runs only while tracing {fn.where}; "
-                "use tf.print() to print on every call",
-                fn,
-                fix="replace print(...) with tf.print(...) (file= becomes output_stream=)",
+        if not self.ctx.resolve(node.func).is_builtin("print"):
+            return
+        if is_trace_time_diagnostic(self.ctx, node, fn):
+            return  # print("tracing", x.shape): meant to run once per trace
+        static = [v for v in _shown(node) if _trace_time_value(v)]
+        if static:
+            fix = (
+                "replace print(...) with tf.print(...) by hand: "
+                f"{self.quote(static[0], 30)} is fixed while tracing "
+                "(tf.shape(x) is the shape of each call)"
             )
+        else:
+            fix = "replace print(...) with tf.print(...) (file= becomes output_stream=)"
+        self.report(
+            node,
+            f"print() runs only while tracing {fn.where}; use tf.print() to print on every call",
+            fn,
+            fix=fix,
+        )
+
+    @classmethod
+    def fix_safety(cls, node: cst.CSTNode, site: FixSite) -> FixSafety | None:
+        """Unsafe where the print shows static metadata (``x.shape``, ``x.dtype``): tf.print
+        would show the trace-time value on every call, spelled differently
+        (``TensorShape([2])`` for ``(2,)``)."""
+        if isinstance(node, cst.Call) and any(_trace_time_value(v) for v in _shown(node)):
+            return "unsafe"
+        return cls.FIX_SAFETY
 
     @classmethod
     def fix(cls, node: cst.CSTNode, updated: cst.CSTNode, site: FixSite) -> cst.CSTNode | None:
         """``print(a, b)`` -> ``tf.print(a, b)`` with the module's own ``import tensorflow as
         X`` binding; ``file=sys.stdout``/``sys.stderr`` becomes ``output_stream=``, ``sep=``
-        and ``end=`` are kept.  None when no such binding is visible at the call, or an
-        argument has no ``tf.print`` equivalent (``flush=``, ``file=`` an open file,
-        ``**kwargs``)."""
+        and ``end=`` are kept; a formatted argument becomes its text and values, as separate
+        arguments (``f"loss {loss}"`` -> ``"loss", loss``; ``sep=""`` where the text is not
+        space-separated).  None when no such binding is visible at the call, or an argument
+        has no ``tf.print`` equivalent (``flush=``, ``file=`` an open file, ``**kwargs``, a
+        format spec, ``%d``)."""
         if not isinstance(node, cst.Call) or not isinstance(updated, cst.Call):
             return None
         if not isinstance(updated.func, cst.Name) or updated.func.value != "print":
@@ -123,6 +182,11 @@ ds = tf.data.Dataset.from_tensor_slices([1.0]).map(lambda x: normalize(x))
             if keyword == "file" and not _is_std_stream(value, site):
                 return None  # tf.print cannot write to an arbitrary file object
             args.append(arg.with_changes(keyword=cst.Name(_PRINT_KEYWORDS[keyword])))
+        if any(arg.keyword is None and is_format(arg.value) for arg in args):
+            split = _split_formats(args)
+            if split is None:
+                return None
+            args = split
         return updated.with_changes(
             func=cst.Attribute(value=cst.Name(alias), attr=cst.Name("print")), args=args
         )
@@ -131,3 +195,81 @@ ds = tf.data.Dataset.from_tensor_slices([1.0]).map(lambda x: normalize(x))
 def _is_std_stream(value: cst.BaseExpression, site: FixSite) -> bool:
     names = site.qualified_names(value)
     return bool(names) and all(q.name in _STREAMS for q in names)
+
+
+def _shown(call: cst.Call) -> list[cst.BaseExpression]:
+    """The values a print shows: its positional arguments, a format's values in its place."""
+    shown: list[cst.BaseExpression] = []
+    for arg in call.args:
+        if arg.keyword is not None:
+            continue
+        found = pieces(arg.value) if is_format(arg.value) else None
+        shown.extend(values(found) if found is not None else [arg.value])
+    return shown
+
+
+def _trace_time_value(expr: cst.BaseExpression) -> bool:
+    """Static metadata that tf.print would show on every call as it was while tracing: a
+    shape (``x.shape``, ``x.shape[0]``, ``len(x.shape)``) or a dtype.  A name (``x.name``,
+    ``x.dtype.name``) is a string tf.print prints as print() does."""
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "name":
+        return False
+    return static_metadata(expr)
+
+
+def _split_formats(args: Sequence[cst.Arg]) -> list[cst.Arg] | None:
+    """``args`` (tf.print's) with each formatted positional argument replaced by its text
+    and values; None where that cannot print the same text."""
+    sep_arg = next((a for a in args if a.keyword is not None and a.keyword.value == "sep"), None)
+    sep = " " if sep_arg is None else _text(sep_arg.value)
+    positional = [a for a in args if a.keyword is None]
+    keywords = [a for a in args if a.keyword is not None]
+    if sep is None or any(a.star for a in positional):
+        return None  # a computed sep=, or *values whose count decides the separators
+    found: list[list[Piece] | None] = []
+    for arg in positional:
+        if is_format(arg.value):
+            split = pieces(arg.value)
+            if split is None:
+                return None
+            found.append(split)
+        else:
+            found.append(None)
+    quote = next(quote_of(a.value) for a, f in zip(positional, found, strict=True) if f)
+    if sep == " ":
+        spaced_args: list[cst.Arg] = []
+        for arg, split in zip(positional, found, strict=True):
+            items = [arg.value] if split is None else spaced(split)
+            if items is None:
+                break
+            spaced_args += _args(arg, items, quote)
+        else:
+            return spaced_args + keywords
+    everything: list[Piece] = []
+    for i, (arg, split) in enumerate(zip(positional, found, strict=True)):
+        if i:
+            everything.append(sep)
+        everything.extend([arg.value] if split is None else split)
+    joined_args = _args(positional[-1], joined(everything), quote)
+    empty = string_node("", quote)
+    if sep_arg is None:
+        return [*joined_args, *keywords, cst.Arg(value=empty, keyword=cst.Name("sep"), equal=_EQ)]
+    return [*joined_args, *(a.with_changes(value=empty) if a is sep_arg else a for a in keywords)]
+
+
+_EQ = cst.AssignEqual(
+    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+)
+
+
+def _args(last: cst.Arg, items: Sequence[Piece], quote: str) -> list[cst.Arg]:
+    """Arguments for ``items``, the last keeping ``last``'s comma and spacing."""
+    nodes = [string_node(i, quote) if isinstance(i, str) else i for i in items]
+    return [cst.Arg(value=n) for n in nodes[:-1]] + [last.with_changes(value=nodes[-1])]
+
+
+def _text(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.SimpleString | cst.ConcatenatedString):
+        value = expr.evaluated_value
+        return value if isinstance(value, str) else None
+    return None

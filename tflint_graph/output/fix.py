@@ -4,7 +4,8 @@ rules propose (``Rule.fix``) and this module applies.
 A fix is planned from a finding the run already reported (so ``# noqa``,
 ``--select``/``--ignore`` and per-file ignores have already been applied): the file is parsed
 again, the node whose exact range the finding names is located, and the finding's rule
-rewrites it, or declines when the rewrite would not be provably equivalent.  Only the
+rewrites it, or declines when the rewrite would not be provably equivalent (or calls that
+node's fix unsafe: ``Rule.fix_safety``).  Only the
 replaced nodes change: everything else in the module, comments and whitespace included,
 keeps its bytes, and a result that does not parse is thrown away.
 """
@@ -26,7 +27,8 @@ from tflint_graph.checks import ALL_RULES, Rule
 from tflint_graph.checks.fixing import FixSite
 from tflint_graph.core.finding import Finding
 
-# The rules --fix applies, by code: those whose fix is declared safe.
+# The rules --fix applies, by code: those whose fix is declared safe (applied where the
+# rule's fix_safety() says so).
 FIXERS: Mapping[str, type[Rule]] = {r.code: r for r in ALL_RULES if r.FIX_SAFETY == "safe"}
 
 _Span = tuple[int, int, int, int]  # line, column (1-based), end line, end column
@@ -167,6 +169,8 @@ class _Apply(cst.CSTTransformer):
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:
         updated = updated_node
         for rule in self.targets.get(original_node, ()):
+            if rule.fix_safety(original_node, self.site) != "safe":
+                continue  # proposed at most: --fix applies safe fixes only
             replacement = rule.fix(original_node, updated, self.site)
             if isinstance(replacement, cst.BaseSmallStatement):
                 self.statements[original_node] = replacement

@@ -1,0 +1,427 @@
+"""Trace-time diagnostics (SPEC §2, TFG101 and TFG107): prints and log calls meant to run once
+per trace are not reported; a tensor value, a per-call value or a literal-only message is.
+Also TFG101's fix of formatted prints and its safety, checked against TensorFlow's output."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from tests.cli_support import invoke, write_tree
+from tests.helpers import dedent
+from tflint_graph import lint_source
+from tflint_graph.checks.fixing import FixSite
+from tflint_graph.checks.print_in_traced import PrintInTraced
+from tflint_graph.output.fix import fix_source
+
+LAYER = dedent(
+    """
+    import logging
+    import logging as pylog
+    import warnings
+
+    import tensorflow as tf
+    from absl import logging as absl_logging
+
+    logger = logging.getLogger(__name__)
+    LOG = pylog.getLogger("block")
+    CHANNELS = 3
+
+
+    class Block(tf.keras.layers.Layer):
+        def __init__(self, units):
+            super().__init__()
+            self.units = units
+            self.calls = 0
+            self.logger = logging.getLogger("block")
+
+        def call(self, x, training=False):
+            y = tf.nn.relu(x)
+            LINE
+            self.calls += 1
+            return y
+    """
+)
+LINE = LAYER.splitlines().index("        LINE") + 1
+
+STEP = dedent(
+    """
+    import logging
+
+    import tensorflow as tf
+
+
+    @tf.function
+    def step(x, n, scale=2.0):
+        for i in range(3):
+            LINE
+        return x * scale
+    """
+)
+STEP_LINE = STEP.splitlines().index("        LINE") + 1
+
+
+def codes_at(template: str, line_no: int, line: str) -> set[str]:
+    source = template.replace("LINE", line)
+    return {
+        f.code
+        for f in lint_source(source, "m.py")
+        if f.line == line_no and f.code in ("TFG101", "TFG107")
+    }
+
+
+# --- not reported: no tensor value, and static metadata or a message about tracing -------
+
+DIAGNOSTICS = [
+    'print("tracing", x.shape)',
+    'print("retracing for", x.dtype, x.shape.rank)',
+    "print(x.shape, x.dtype, x.name)",
+    'print("rank", x.shape.rank, "last", x.shape[-1], "dims", len(x.shape))',
+    'print("dims", x.shape.as_list(), x.get_shape())',
+    'print(f"building for {x.shape}")',
+    'print(f"{self.units} units for {x.shape[1:]}")',
+    'print("building for {}".format(x.shape))',
+    'print("building for %s" % (x.shape,))',
+    'print("shape of y", y.shape)',
+    'print("training", training, "shape", x.shape)',
+    'print("tracing")',
+    'print("Traced Block.call")',
+    'logging.info("built with %d units for %s", self.units, x.shape)',
+    'logging.warning("input shape %s", x.shape)',
+    'absl_logging.info("tracing call for %s", x.dtype)',
+    'logger.debug("shape %s", x.shape)',
+    'LOG.info("retraced with %s channels", CHANNELS)',
+    'self.logger.info("shape %s", x.shape)',
+    'tf.get_logger().warning("input shape %s", x.shape)',
+    'tf.get_logger().info(f"input shape {x.shape}")',
+    'pylog.log(pylog.INFO, "shape %s", x.shape)',
+    'warnings.warn(f"casting {x.dtype} inputs", UserWarning, stacklevel=2)',
+    'warnings.warn("traced with a ragged input")',
+]
+
+
+@pytest.mark.parametrize("line", DIAGNOSTICS)
+def test_trace_time_diagnostic_is_not_reported(line: str) -> None:
+    assert codes_at(LAYER, LINE, line) == set()
+
+
+# --- reported: a tensor value, a per-call value, a literal-only message -------------------
+
+REPORTED = [
+    ('print("step done")', "TFG101"),
+    ('print("tracing", x)', "TFG101"),
+    ('print("shape", tf.shape(x))', "TFG101"),
+    ('print(f"loss {y}")', "TFG101"),
+    ('print(f"shape {x.shape}, sum {tf.reduce_sum(y)}")', "TFG101"),
+    ('print("tracing {}".format(y))', "TFG101"),
+    ('print("tracing %s" % y)', "TFG101"),
+    ('print("tracing %s %s" % (x.shape, y))', "TFG101"),
+    ('print("call", self.calls, x.shape)', "TFG101"),  # a counter: per call
+    ('print("first row", x[0].shape, x[0])', "TFG101"),
+    ('logging.info("epoch done")', "TFG107"),
+    ('logging.info("loss %s", y)', "TFG107"),
+    ('absl_logging.info("absl %s", y)', "TFG107"),
+    ('logger.info("done")', "TFG107"),
+    ('LOG.info(f"mean {tf.reduce_mean(y)}")', "TFG107"),
+    ('self.logger.info("x=%s", x)', "TFG107"),
+    ('tf.get_logger().info("dynamic shape %s", tf.shape(x))', "TFG107"),
+    ('warnings.warn("slow path")', "TFG107"),
+    ('warnings.warn(f"value {y}")', "TFG107"),
+]
+
+
+@pytest.mark.parametrize(("line", "code"), REPORTED)
+def test_per_call_message_is_reported(line: str, code: str) -> None:
+    assert codes_at(LAYER, LINE, line) == {code}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'print("iteration", i, x.shape)',  # a loop counter
+        'print("tracing with", n)',  # a parameter without a default: per call
+        'logging.info("iteration %d of %s", i, x.shape)',
+        'print(f"step {i}: {x.shape}")',
+    ],
+)
+def test_per_call_python_value_is_reported(line: str) -> None:
+    assert codes_at(STEP, STEP_LINE, line)
+
+
+def test_python_setting_beside_static_metadata_is_not_reported() -> None:
+    assert codes_at(STEP, STEP_LINE, 'print("scale", scale, "for", x.shape)') == set()
+
+
+def test_name_bound_to_static_metadata_is_static() -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            shape = x.shape
+            batch = tf.shape(x)[0]
+            print("tracing for", shape)
+            print("batch", batch)  # TFG101
+            return x
+        """
+    )
+    assert {(f.line, f.code) for f in lint_source(source, "m.py")} == {(8, "TFG101")}
+
+
+# --- one-time setup ----------------------------------------------------------------------
+
+
+def test_message_in_one_time_setup_is_not_reported() -> None:
+    source = dedent(
+        """
+        import logging
+        import tensorflow as tf
+
+        class Model(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.table = None
+
+            def call(self, x):
+                if self.table is None:
+                    logging.info("creating the lookup table")
+                    print("first call")
+                    self.table = tf.lookup.StaticHashTable(
+                        tf.lookup.KeyValueTensorInitializer([1], [2]), -1
+                    )
+                    print("table for", x)  # TFG101
+                logging.info("lookup done")  # TFG107
+                return self.table.lookup(x)
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source, "m.py") if f.code < "TFG2"}
+    assert got == {(16, "TFG101"), (17, "TFG107")}
+
+
+# --- TFG107: warnings under an `if` decided by static values ------------------------------
+
+WARN = dedent(
+    """
+    import logging
+    import warnings
+    import tensorflow as tf
+
+    logger = logging.getLogger(__name__)
+
+    class Add(tf.keras.layers.Layer):
+        def __init__(self, strict=False):
+            super().__init__()
+            self.strict = strict
+
+        def call(self, a, b):
+            if TEST:
+                LINE
+            return a + b
+    """
+)
+WARN_LINE = WARN.splitlines().index("            LINE") + 1
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        "a.shape[-1] != b.shape[-1]",
+        "a.shape.rank != 4",
+        "len(a.shape) == 3 and self.strict",
+        "a.shape[0] is None",
+        "not a.shape.is_fully_defined()",
+        "isinstance(a, tf.RaggedTensor)",
+        "a.dtype != b.dtype",
+    ],
+)
+@pytest.mark.parametrize(
+    "line",
+    [
+        'warnings.warn("inputs differ; broadcasting")',
+        'logger.warning("inputs differ")',
+        'logging.warning("inputs differ")',
+        'tf.get_logger().warn("inputs differ")',
+    ],
+)
+def test_warning_under_static_condition_is_not_reported(test: str, line: str) -> None:
+    source = WARN.replace("TEST", test)
+    assert codes_at(source, WARN_LINE, line) == set()
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        "tf.reduce_any(a > b)",  # decided per call
+        "self.strict",  # a setting, no static metadata: not a check of the trace
+        "a.shape[-1] != tf.shape(b)[-1]",  # one side is a tensor
+    ],
+)
+def test_warning_under_other_condition_is_reported(test: str) -> None:
+    source = WARN.replace("TEST", test)
+    assert codes_at(source, WARN_LINE, 'warnings.warn("inputs differ")') == {"TFG107"}
+
+
+def test_static_condition_covers_else_branches_but_not_other_levels() -> None:
+    source = dedent(
+        """
+        import logging
+        import warnings
+        import tensorflow as tf
+
+        @tf.function
+        def f(a):
+            if a.shape.rank == 2:
+                pass
+            elif a.shape.rank == 3:
+                warnings.warn("3-D input")
+            else:
+                logging.warning("input of another rank")
+                logging.info("input of another rank")  # TFG107
+            return a
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source, "m.py")}
+    assert got == {(13, "TFG107")}
+
+
+# --- TFG101's fix ------------------------------------------------------------------------
+
+FIX = dedent(
+    """
+    import tensorflow as tf
+
+    @tf.function
+    def step(x, n):
+        LINE
+        return x
+    """
+)
+FIX_LINE = FIX.splitlines().index("    LINE")
+
+SPLITS = [
+    ('print(f"loss {x}")', 'tf.print("loss", x)'),
+    ('print(f"loss={x}")', 'tf.print("loss=", x, sep="")'),
+    ('print(f"loss: {x} at step {n}!")', 'tf.print("loss: ", x, " at step ", n, "!", sep="")'),
+    ('print(f"{x}{n}")', 'tf.print(x, n, sep="")'),
+    ('print("a", f"b {x}", sep=", ")', 'tf.print("a", ", b ", x, sep="")'),
+    ('print(f"[{x}]", end="!\\n")', 'tf.print("[", x, "]", end="!\\n", sep="")'),
+    ('print("loss %s" % x)', 'tf.print("loss", x)'),
+    ('print("%s and %s, 100%%" % (x, n))', 'tf.print(x, " and ", n, ", 100%", sep="")'),
+    ('print("loss {} step {}".format(x, n))', 'tf.print("loss", x, "step", n)'),
+    ('print("loss {a} step {b}".format(a=x, b=n))', 'tf.print("loss", x, "step", n)'),
+    ('print(f"  {x}  ")', 'tf.print(" ", x, " ")'),
+    ('print("a" f" {x} " "b")', 'tf.print("a", x, "b")'),
+    ("print(f'it\\'s {x}')", 'tf.print("it\'s", x)'),
+    ('print(f"{{x}} {x}")', 'tf.print("{x}", x)'),
+    ('print(f"tab\\t{x}\\n")', 'tf.print("tab\\t", x, "\\n", sep="")'),
+    ('print(f"loss {x!s}", n, sep="|")', 'tf.print("loss ", x, "|", n, sep="")'),
+    ("print('loss', f'{x}')", "tf.print('loss', x)"),
+]
+
+
+def fixed_line(line: str) -> str:
+    source = FIX.replace("LINE", line)
+    text, _ = fix_source(source, lint_source(source, "m.py"))
+    return text.splitlines()[FIX_LINE].strip()
+
+
+@pytest.mark.parametrize(("line", "want"), SPLITS)
+def test_formatted_print_becomes_separate_tf_print_arguments(line: str, want: str) -> None:
+    assert fixed_line(line) == want
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'print(f"{x:.3f}")',  # a format spec: tf.print cannot format
+        'print(f"{x!r}")',
+        'print(f"{x=}")',
+        'print("%d steps" % n)',
+        'print("%5s" % x)',
+        'print("{0.dtype} {0}".format(x))',
+        'print("{1} {0}".format(x, n))',  # evaluated in another order
+        'print("{}".format(x, n))',  # n would no longer be evaluated
+        'print(f"loss {x}", sep=s)',
+        'print(f"loss {x}", *rest)',
+        'print(rf"\\{x}")',
+    ],
+)
+def test_format_without_a_faithful_tf_print_spelling_is_not_fixed(line: str) -> None:
+    source = FIX.replace("LINE", line).replace("def step(x, n):", "def step(x, n, s, rest):")
+    assert "TFG101" in {f.code for f in lint_source(source, "m.py")}
+    text, count = fix_source(source, lint_source(source, "m.py"))
+    assert (text, count) == (source, 0)
+
+
+def _site_and_call(source: str) -> tuple[FixSite, cst.Call]:
+    wrapper = cst.MetadataWrapper(cst.parse_module(source))
+    site = FixSite(wrapper)
+    calls = [n for n in _walk(wrapper.module) if isinstance(n, cst.Call)]
+    return site, next(c for c in calls if isinstance(c.func, cst.Name) and c.func.value == "print")
+
+
+def _walk(node: cst.CSTNode):  # type: ignore[no-untyped-def]
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'print("x", x, x.shape)',
+        'print(f"{x.shape}: {x}")',
+        'print("x %s of %s" % (x, x.dtype))',
+        'print(x, "rank", len(x.shape))',
+    ],
+)
+def test_static_metadata_next_to_a_tensor_makes_the_fix_unsafe(line: str) -> None:
+    source = FIX.replace("LINE", line)
+    findings = [f for f in lint_source(source, "m.py") if f.code == "TFG101"]
+    assert len(findings) == 1
+    assert findings[0].fix is not None and "by hand" in findings[0].fix
+    site, call = _site_and_call(source)
+    assert PrintInTraced.fix_safety(call, site) == "unsafe"
+    assert PrintInTraced.fix(call, call, site) is not None  # proposed, never applied
+    assert fix_source(source, findings) == (source, 0)
+
+
+def test_plain_print_stays_safe() -> None:
+    source = FIX.replace("LINE", 'print("x", x, x.name)')
+    site, call = _site_and_call(source)
+    assert PrintInTraced.fix_safety(call, site) == "safe"
+    assert fixed_line('print("x", x, x.name)') == 'tf.print("x", x, x.name)'
+
+
+def test_cli_fix_leaves_the_unsafe_print_and_fixes_the_safe_one(tmp_path: Path) -> None:
+    source = FIX.replace("LINE", 'print(f"loss {x}")\n    print("x", x, x.shape)')
+    write_tree(tmp_path, {"m.py": source})
+    result = invoke(["--fix", "m.py"], tmp_path)
+    assert "Fixed 1 finding." in result.output
+    text = (tmp_path / "m.py").read_text()
+    assert '    tf.print("loss", x)\n    print("x", x, x.shape)\n' in text
+    assert "m.py:6:5: TFG101" in result.output
+
+
+# --- the fixed calls print what print() printed, under TensorFlow --------------------------
+
+
+def test_split_prints_the_same_text_under_tensorflow(tmp_path: Path) -> None:
+    tf = pytest.importorskip("tensorflow")
+    target = tmp_path / "out.txt"
+    for line, want in SPLITS:
+        # print() of Python values whose str() is what tf.print shows for these tensors.
+        expected = io.StringIO()
+        with contextlib.redirect_stdout(expected):
+            exec(line, {"x": 0.5, "n": 3})
+        target.unlink(missing_ok=True)
+        call = want[:-1] + f", output_stream='file://{target}')"
+        namespace: dict = {"tf": tf}
+        exec(f"def g(x, n):\n    {call}\n", namespace)
+        tf.function(namespace["g"])(tf.constant(0.5), tf.constant(3))
+        assert target.read_text() == expected.getvalue(), line

@@ -1,0 +1,323 @@
+"""Shared by TFG101/TFG107: trace-time diagnostics (SPEC §2), the prints and log calls that
+are *meant* to run once per trace.
+
+A message with no tensor value among its arguments that shows static metadata
+(``x.shape``, ``x.dtype``, ``x.name``, ``x.shape.rank``, ``len(x.shape)``) or says it is
+about tracing (``"tracing"``, ``"retracing"``, ``"traced"``) describes the trace itself:
+``print("tracing", x.shape)`` is the documented way to see when a function traces.  Python
+configuration (``self.units``, a literal default, an imported constant) may stand beside
+such metadata.  A literal-only message (``print("step done")``) and a message showing any
+other value (a loop counter, ``step``, something unknown) claim to run per call and are
+still reported; so is one showing a tensor (``tf.shape(x)`` is a tensor).  Code that runs on
+the first trace only by design (one-time setup) may say anything without a tensor value.
+
+Each part of a message is read as one of :class:`Part`; the same reading decides whether an
+``if`` around a warning is decided by static values (``if x.shape.rank != 4:``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from enum import Enum
+
+import libcst as cst
+
+from tflint_graph.checks.variable_creation import created_once
+from tflint_graph.model import walk
+from tflint_graph.model.context import ModuleContext, TracedFunction
+from tflint_graph.model.tensors import holds_variable, tensors
+from tflint_graph.model.values import assigned_value, attribute_values, module_constant
+
+# Attributes every value TensorFlow traces with carries statically (a tensor, a variable, a
+# TensorShape, a layer): reading them gives the same Python value on every call.
+STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "name", "ndim", "rank", "ndims"})
+# Methods that read static metadata (``x.get_shape()``, ``x.shape.as_list()``).
+_STATIC_METHODS = frozenset({"get_shape", "as_list", "num_elements", "is_fully_defined"})
+# Builtins that turn static metadata into another static value (``len(x.shape)``).
+_STATIC_BUILTINS = frozenset({"len", "str", "repr", "tuple", "list", "int", "bool", "format"})
+# Builtins that test a value's type or attributes: decided while tracing.
+_TYPE_TESTS = frozenset({"isinstance", "hasattr", "callable"})
+# The methods where a class is set up once (Keras ``build``, ``__init__``).
+_SETUP_METHODS = frozenset({"__init__", "build", "_build", "build_from_config"})
+# "tracing", "retracing", "traced", "trace", "re-traced": the message is about the trace.
+_TRACE_WORD = re.compile(r"\b(?:re-?)?trac(?:e|ed|es|ing)\b", re.IGNORECASE)
+# Keywords of print/logging/warnings calls that carry the message (the others configure it).
+MESSAGE_KEYWORDS = frozenset({"msg", "message"})
+
+
+class Part(str, Enum):
+    """What one part of a message (or of an ``if`` test) shows."""
+
+    TENSOR = "tensor"  # a tensor value, or something interpolating one
+    STATIC = "static"  # static metadata: x.shape, x.dtype, len(x.shape), isinstance(...)
+    LITERAL = "literal"  # a literal written in the code
+    CONFIG = "config"  # a Python setting: self.units, a literal default, a module constant
+    OTHER = "other"  # anything else: may differ from call to call
+
+
+def static_metadata(
+    expr: cst.BaseExpression, is_builtin: Callable[[cst.Name, str], bool] | None = None
+) -> bool:
+    """``expr`` reads static metadata only, judged from its syntax: ``x.shape``,
+    ``x.shape.rank``, ``x.shape[1]``, ``x.shape.as_list()``, ``x.get_shape()``,
+    ``len(x.shape)``.  ``is_builtin(name, builtin)`` says whether a called name is that
+    builtin (by default: spelled so)."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value in STATIC_ATTRIBUTES or static_metadata(expr.value, is_builtin)
+    if isinstance(expr, cst.Subscript):
+        return static_metadata(expr.value, is_builtin)
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        if isinstance(func, cst.Attribute):
+            return func.attr.value in _STATIC_METHODS or static_metadata(func.value, is_builtin)
+        if isinstance(func, cst.Name) and func.value in _STATIC_BUILTINS and expr.args:
+            builtin = is_builtin(func, func.value) if is_builtin else True
+            return builtin and static_metadata(expr.args[0].value, is_builtin)
+    return False
+
+
+def says_tracing(text: str) -> bool:
+    """``text`` says it is about tracing ("tracing", "retraced", ...)."""
+    return _TRACE_WORD.search(text) is not None
+
+
+class MessageReader:
+    """Reads the parts of messages within one traced function."""
+
+    def __init__(self, ctx: ModuleContext, fn: TracedFunction) -> None:
+        self.ctx = ctx
+        self.fn = fn
+        self.inference = tensors(ctx, fn)
+        self.parts: set[Part] = set()
+        self.texts: list[str] = []
+        self._following: set[str] = set()
+
+    def read_all(self, exprs: Iterable[cst.BaseExpression]) -> MessageReader:
+        for expr in exprs:
+            self.read(expr)
+        return self
+
+    def read(self, expr: cst.BaseExpression) -> None:
+        """Adds what ``expr`` shows to ``self.parts`` (and its literal text to ``self.texts``)."""
+        if isinstance(expr, cst.SimpleString):
+            value = expr.evaluated_value
+            if isinstance(value, str):
+                self.texts.append(value)
+            self.parts.add(Part.LITERAL)
+        elif isinstance(expr, cst.ConcatenatedString):
+            self.read(expr.left)
+            self.read(expr.right)
+        elif isinstance(expr, cst.FormattedString):
+            self._read_fstring(expr.parts)
+        elif isinstance(expr, cst.Tuple | cst.List):
+            self.read_all(el.value for el in expr.elements)
+        elif _literal(expr):
+            self.parts.add(Part.LITERAL)
+        elif self._is_format(expr):
+            assert isinstance(expr, cst.Call)
+            assert isinstance(expr.func, cst.Attribute)
+            self.read(expr.func.value)
+            self.read_all(arg.value for arg in expr.args)
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
+            self.read(expr.left)
+            right = expr.right
+            if isinstance(right, cst.Tuple | cst.Dict):
+                self.read_all(el.value for el in right.elements)
+            else:
+                self.read(right)
+        elif isinstance(expr, cst.UnaryOperation):
+            self.read(expr.expression)
+        elif isinstance(expr, cst.BooleanOperation):
+            self.read(expr.left)
+            self.read(expr.right)
+        elif isinstance(expr, cst.BinaryOperation):
+            self._read_compound(expr, [expr.left, expr.right])
+        elif isinstance(expr, cst.Comparison):
+            self._read_compound(expr, [expr.left, *(c.comparator for c in expr.comparisons)])
+        else:
+            self.parts.add(self._part(expr))
+
+    def _read_fstring(self, parts: Iterable[cst.BaseFormattedStringContent]) -> None:
+        self.parts.add(Part.LITERAL)
+        for part in parts:
+            if isinstance(part, cst.FormattedStringText):
+                self.texts.append(part.value)
+            elif isinstance(part, cst.FormattedStringExpression):
+                self.read(part.expression)
+                if part.format_spec is not None:
+                    self._read_fstring(part.format_spec)
+
+    def _read_compound(self, expr: cst.BaseExpression, operands: list[cst.BaseExpression]) -> None:
+        if self.inference.is_tensor(expr):
+            self.parts.add(Part.TENSOR)
+        else:
+            self.read_all(operands)
+
+    @staticmethod
+    def _is_format(expr: cst.BaseExpression) -> bool:
+        """``"...".format(...)`` on a string literal."""
+        return (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value == "format"
+            and isinstance(expr.func.value, cst.SimpleString | cst.ConcatenatedString)
+        )
+
+    def _is_builtin(self, name: cst.Name, builtin: str) -> bool:
+        return self.ctx.resolve(name).is_builtin(builtin)
+
+    def _part(self, expr: cst.BaseExpression) -> Part:
+        if static_metadata(expr, self._is_builtin):
+            return Part.STATIC
+        if (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Name)
+            and any(self._is_builtin(expr.func, test) for test in _TYPE_TESTS)
+        ):
+            return Part.STATIC
+        if self.inference.may_be_tensor(expr) or holds_variable(self.ctx, self.fn, expr):
+            return Part.TENSOR
+        if isinstance(expr, cst.Name):
+            return self._name_part(expr)
+        if isinstance(expr, cst.Attribute):
+            return self._attribute_part(expr)
+        return Part.OTHER
+
+    def _name_part(self, name: cst.Name) -> Part:
+        res = self.ctx.resolve(name)
+        if res.imported and not res.local:
+            return Part.CONFIG  # an imported constant, a builtin (UserWarning)
+        constant = module_constant(self.ctx, name)
+        if constant is not None:
+            return Part.CONFIG if _literal(constant) else Part.OTHER
+        found = self.ctx.bindings(name)
+        if not found or name.value in self._following:
+            return Part.OTHER
+        parts: set[Part] = set()
+        self._following.add(name.value)
+        try:
+            for a in found:
+                node = a.node
+                if isinstance(node, cst.Param):
+                    # `training=False`: a Python setting each trace is made for.
+                    default = node.default
+                    ok = (
+                        self.ctx.parent(self.ctx.parent(node)) is self.fn.node
+                        and self.inference.param_kind(node) is None
+                        and default is not None
+                        and _literal(default)
+                    )
+                    parts.add(Part.CONFIG if ok else Part.OTHER)
+                    continue
+                value = assigned_value(self.ctx, node, with_items=False)
+                if value is None or self.ctx.enclosing_function(node) is not self.fn.node:
+                    return Part.OTHER
+                inner = MessageReader(self.ctx, self.fn)
+                inner._following = self._following
+                inner.read(value)
+                parts |= inner.parts
+        finally:
+            self._following.discard(name.value)
+        return _worst(parts)
+
+    def _attribute_part(self, attr: cst.Attribute) -> Part:
+        if self.ctx.resolve(attr).imported:
+            return Part.CONFIG  # tf.float32, logging.INFO, FLAGS.batch_size
+        base = attr.value
+        while isinstance(base, cst.Attribute):
+            if holds_variable(self.ctx, self.fn, base):
+                return Part.TENSOR
+            attr, base = base, base.value
+        if not (isinstance(base, cst.Name) and base.value in ("self", "cls")):
+            return Part.OTHER
+        if attr.attr.value in self._accumulated():
+            return Part.OTHER  # `self.steps += 1`: a count, not a setting
+        # `self.units`: configuration when only set up once (in __init__/build, or in the
+        # class body) to a value that is no tensor.
+        for value in attribute_values(self.ctx, attr, self.fn):
+            where = self.ctx.enclosing_function(value)
+            if where is not None and not (
+                isinstance(where, cst.FunctionDef) and where.name.value in _SETUP_METHODS
+            ):
+                return Part.OTHER
+            if isinstance(value, cst.Call) and self.ctx.resolve(value.func).startswith(
+                "tensorflow.", "keras."
+            ):
+                return Part.OTHER
+        return Part.CONFIG
+
+    def _accumulated(self) -> frozenset[str]:
+        """Attributes of ``self`` that the class of ``self.fn`` updates in place."""
+        node = self.fn.node
+        cls = self.ctx.enclosing_class(node) if isinstance(node, cst.FunctionDef) else None
+        if cls is None:
+            return frozenset()
+        return self.ctx.memo("accumulated-attributes", cls, lambda: _accumulated_in(cls))
+
+
+def _accumulated_in(cls: cst.ClassDef) -> frozenset[str]:
+    return frozenset(
+        n.target.attr.value
+        for n in walk.descendants(cls)
+        if isinstance(n, cst.AugAssign) and isinstance(n.target, cst.Attribute)
+    )
+
+
+def _literal(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.UnaryOperation):
+        expr = expr.expression
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    if isinstance(expr, cst.Tuple | cst.List):
+        return all(_literal(el.value) for el in expr.elements)
+    return isinstance(
+        expr, cst.SimpleString | cst.ConcatenatedString | cst.Integer | cst.Float | cst.Imaginary
+    )
+
+
+def _worst(parts: set[Part]) -> Part:
+    for part in (Part.TENSOR, Part.OTHER, Part.STATIC, Part.CONFIG, Part.LITERAL):
+        if part in parts:
+            return part
+    return Part.OTHER
+
+
+def message_arguments(call: cst.Call) -> list[cst.BaseExpression]:
+    """What a print/logging/warnings call shows: its positional arguments (the format and
+    its values, a level, a category) and ``msg=``/``message=``."""
+    return [
+        arg.value
+        for arg in call.args
+        if arg.keyword is None or arg.keyword.value in MESSAGE_KEYWORDS
+    ]
+
+
+def is_trace_time_diagnostic(ctx: ModuleContext, call: cst.Call, fn: TracedFunction) -> bool:
+    """``call`` (a print, a log call, ``warnings.warn``) is a trace-time diagnostic: no tensor
+    value among its arguments, and it shows static metadata or says it is about tracing, or
+    it is part of one-time setup."""
+    reader = MessageReader(ctx, fn).read_all(message_arguments(call))
+    if Part.TENSOR in reader.parts:
+        return False
+    if created_once(ctx, call, fn):
+        return True
+    if Part.OTHER in reader.parts:
+        return False
+    return Part.STATIC in reader.parts or any(says_tracing(t) for t in reader.texts)
+
+
+def decided_statically(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
+    """``node`` runs under an ``if`` (either branch) whose test reads static metadata and
+    nothing that may change from call to call: ``if a.shape[-1] != b.shape[-1]:``,
+    ``if x.shape.rank != 4:``, ``if isinstance(x, tf.RaggedTensor):``."""
+    child: cst.CSTNode = node
+    for anc in ctx.ancestors(node):
+        if anc is fn.node:
+            return False
+        if isinstance(anc, cst.If) and child is not anc.test:
+            parts = MessageReader(ctx, fn).read_all([anc.test]).parts
+            if Part.STATIC in parts and not parts & {Part.TENSOR, Part.OTHER}:
+                return True
+        child = anc
+    return False
