@@ -88,6 +88,43 @@ CASES = {
             def feature_names(self):
                 return list(self.endpoints)
     """,
+    "named slots overwritten by every trace": """
+        import tensorflow as tf
+
+        class Head(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.endpoints = {}
+
+            def call(self, x):
+                self.endpoints["head"] = x
+                for i in range(2):
+                    self.endpoints["block_%s" % i] = x
+                    self.endpoints[f"out_{i}"] = x
+                return x
+
+        class Model(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.head = Head()
+
+            def call(self, x):
+                y = self.head(x)
+                return y + self.head.endpoints["head"]
+    """,
+    "a slot per call is a cache filled per call": """
+        import tensorflow as tf
+
+        class Trainer(tf.Module):
+            def __init__(self):
+                self.cache = {}
+
+            @tf.function
+            def run(self, key, x):
+                self.cache[key] = x  # TFG102
+                self.cache["total"] += x  # TFG102
+                return x
+    """,
     "a container created outside the call": """
         import tensorflow as tf
 

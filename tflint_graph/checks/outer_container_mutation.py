@@ -93,6 +93,9 @@ class Trainer(tf.Module):
         self.seen.add("call")  # TFG102
         self.cache["last"] = x  # TFG102
         return x
+
+    def latest(self):
+        return self.cache["last"]  # eager code reads what the trace stored
 """,
         """
 import tensorflow as tf
@@ -167,7 +170,9 @@ def step(x, outputs=[]):
             return
         self._report(node, what, f".{method}()", fn)
 
-    def _check_item_target(self, target: cst.BaseExpression, fn: TracedFunction) -> None:
+    def _check_item_target(
+        self, target: cst.BaseExpression, fn: TracedFunction, *, overwrite: bool = False
+    ) -> None:
         if not isinstance(target, cst.Subscript):
             return
         receiver = target.value
@@ -184,11 +189,31 @@ def step(x, outputs=[]):
             return
         if not self._wanted(target, receiver, fn):
             return
+        if overwrite and self._named_slot(target, receiver, fn):
+            return
         self._report(target, what, "item assignment", fn)
+
+    def _named_slot(
+        self, target: cst.Subscript, receiver: cst.BaseExpression, fn: TracedFunction
+    ) -> bool:
+        """``self.endpoints["head"] = x``: every trace overwrites the same named slot of a
+        container on ``self`` (nothing accumulates) and no eager code reads it."""
+        if not (
+            isinstance(receiver, cst.Attribute)
+            and isinstance(receiver.value, cst.Name)
+            and receiver.value.value in ("self", "cls")
+            and len(target.slice) == 1
+            and isinstance(target.slice[0].slice, cst.Index)
+            and _fixed_key(target.slice[0].slice.value)
+        ):
+            return False
+        method = method_of(self.ctx, fn.node)
+        cls = self.ctx.enclosing_class(method) if method is not None else None
+        return readers(self.ctx).eager_reader(receiver.attr.value, cls) is None
 
     def visit_Assign(self, node: cst.Assign, fn: TracedFunction) -> None:
         for t in node.targets:
-            self._check_item_target(t.target, fn)
+            self._check_item_target(t.target, fn, overwrite=True)
 
     def visit_AugAssign(self, node: cst.AugAssign, fn: TracedFunction) -> None:
         self._check_item_target(node.target, fn)
@@ -197,3 +222,17 @@ def step(x, outputs=[]):
         targets = node.target.elements if isinstance(node.target, cst.Tuple) else []
         for t in [el.value for el in targets] or [node.target]:
             self._check_item_target(t, fn)
+
+
+def _fixed_key(key: cst.BaseExpression) -> bool:
+    """A key spelled from literals (``"head"``, ``"block_%s" % i``, ``f"block_{i}"``,
+    ``"a/" + name``): the same slot on every trace, not one per call."""
+    if isinstance(key, cst.SimpleString | cst.Integer | cst.FormattedString):
+        return True
+    if isinstance(key, cst.ConcatenatedString):
+        return True
+    if isinstance(key, cst.BinaryOperation) and isinstance(key.operator, cst.Modulo | cst.Add):
+        return isinstance(key.left, cst.SimpleString | cst.FormattedString)
+    if isinstance(key, cst.Call) and isinstance(key.func, cst.Attribute):
+        return key.func.attr.value == "format" and isinstance(key.func.value, cst.SimpleString)
+    return False

@@ -127,6 +127,11 @@ def _exits_unless_eager(ctx: ModuleContext, stmt: cst.BaseStatement) -> bool:
 def _mentions_eager_check(ctx: ModuleContext, test: cst.BaseExpression) -> bool:
     if isinstance(test, cst.UnaryOperation):
         return False  # `if not tf.executing_eagerly():` guards the graph branch
+    if isinstance(test, cst.BooleanOperation):
+        # `eager and x` runs eagerly only; `eager or x` may run while tracing.
+        return isinstance(test.operator, cst.And) and (
+            _mentions_eager_check(ctx, test.left) or _mentions_eager_check(ctx, test.right)
+        )
     for node in calls_in(test):
         if ctx.resolve(node.func).is_(
             "tensorflow.executing_eagerly", "tensorflow.python.eager.context.executing_eagerly"

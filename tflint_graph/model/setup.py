@@ -20,10 +20,10 @@ import libcst as cst
 
 from tflint_graph.core.facts import TraceKind
 from tflint_graph.model import walk
-from tflint_graph.model.autograph import under_eager_check
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
+from tflint_graph.model.eager import TracingGuards
 from tflint_graph.model.names import dotted, root_name
 from tflint_graph.model.values import calls_in, declared_outer_names, is_init_scope
 
@@ -41,8 +41,9 @@ _MAX_DEPTH = 8
 class OneTimeSetup:
     """Answers "does this node run on the first trace only, by design?" for one module."""
 
-    def __init__(self, definitions: Definitions) -> None:
+    def __init__(self, definitions: Definitions, guards: TracingGuards) -> None:
         self.definitions = definitions
+        self.guards = guards
         self.ctx = definitions.ctx
         self._writes: dict[FunctionNode, frozenset[str]] = {}
         self._returned_tests: dict[cst.FunctionDef, list[str]] = {}
@@ -62,7 +63,7 @@ class OneTimeSetup:
         fn_node = fn.node
         if isinstance(fn_node, cst.FunctionDef) and fn_node.name.value in CREATION_METHODS:
             return True
-        if self._guarded(node, fn_node) or under_eager_check(self.ctx, node, fn):
+        if self._guarded(node, fn_node) or self.guards.untraced(node, fn_node):
             return True
         parent = fn.parent
         if fn.kind is not TraceKind.CALLEE or parent is None or depth > _MAX_DEPTH:

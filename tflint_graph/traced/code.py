@@ -76,12 +76,12 @@ class TracedCode(dict[FunctionNode, TracedFunction]):
         self.definitions = definitions
         # Tests whose value is known while tracing (``model.eager``).
         self.guards = guards or TracingGuards(definitions)
+        # What runs on the first trace only, by design (``model.setup``).
+        self.setup = OneTimeSetup(definitions, self.guards)
         # The module's defs, classes and calls, from one walk (``model.collect``).
         self.facts: ModuleFacts = definitions.facts
         # Traced calls into other modules of the run, for the project to follow.
         self.outgoing = outgoing
-        # What runs on the first trace only, by design (``model.setup``).
-        self.setup = OneTimeSetup(definitions)
         for name in QUERIES:
             setattr(self, name, getattr(definitions, name))
 
