@@ -7,8 +7,10 @@ import pytest
 
 from tests.helpers import dedent
 from tflint_graph.core.config import Config
+from tflint_graph.core.vocabulary import canonical
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.tensors import Kind, tensors
+from tflint_graph.model.tf_returns import FLAGS, PYTHON_KINDS, RETURNS
 from tflint_graph.traced import find_traced
 
 
@@ -103,7 +105,7 @@ def test_ops_methods_operators_and_static_facts() -> None:
         "e": None,
         "f": None,
         "g": Kind.TENSOR,
-        "h": Kind.STRUCTURE,
+        "h": Kind.SEQUENCE,
         "i": None,
         "j": None,
         "m": None,
@@ -174,3 +176,148 @@ def test_callee_parameters_are_unknown() -> None:
         "helper",
     )
     assert got["v"] is None
+
+
+# -- the verified table of model.tf_returns ----------------------------------------------
+
+
+def test_table_kinds_are_known() -> None:
+    known = PYTHON_KINDS | {"sequence", "structure", "dict", "tensor"}
+    assert set(RETURNS.values()) <= known
+    for name, (_, _, _, when_true, when_false) in FLAGS.items():
+        assert {when_true, when_false} <= known, name
+    # Names are canonical: the compat spellings are rewritten before the lookup.
+    assert all(canonical(name) == name for name in (*RETURNS, *FLAGS))
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "import tensorflow as tf",
+        "import tensorflow.compat.v1 as tf1\nimport tensorflow as tf",
+        "from tensorflow.compat import v1 as tf1\nimport tensorflow as tf",
+    ],
+)
+def test_apis_that_return_python_values_are_not_tensors(header: str) -> None:
+    v1 = "tf1" if "tf1" in header else "tf.compat.v1"
+    got = kinds(
+        f"""
+{header}
+
+@tf.function
+def step(x):
+    a = {v1}.executing_eagerly_outside_functions()
+    b = tf.config.list_physical_devices("GPU")
+    c = tf.distribute.has_strategy()
+    d = tf.get_static_value(x)
+    e = {v1}.trainable_variables()
+    f = tf.nest.flatten(x)
+    g = tf.shape(x)
+    return a, b, c, d, e, f, g
+""",
+        "step",
+    )
+    assert got == {
+        "a": None,
+        "b": None,
+        "c": None,
+        "d": None,
+        "e": None,
+        "f": None,
+        "g": Kind.TENSOR,
+    }
+
+
+def test_python_sequences_of_tensors_and_their_items() -> None:
+    got = kinds(
+        """
+        import tensorflow as tf
+        from tensorflow.linalg import normalize
+
+        @tf.function
+        def step(x):
+            parts = tf.split(x, 2)
+            a, b = tf.split(x, 2)
+            first, *rest = tf.unstack(x)
+            head, tail = parts
+            p0 = tf.split(x, 2)[0]
+            later = parts[1:]
+            unit, norm = normalize(x)
+            mean, var = tf.compat.v1.nn.moments(x, [0])
+            top = tf.math.top_k(x, 2)
+            vals = top.values
+            for part in tf.split(x, 3):
+                pass
+            for i, row in enumerate(parts):
+                pass
+            return parts, a, first, rest, head, p0, later, unit, norm, mean, top, vals, part, row, i
+        """,
+        "step",
+    )
+    assert got == {
+        "parts": Kind.SEQUENCE,
+        "a": Kind.TENSOR,
+        "first": Kind.TENSOR,
+        "rest": Kind.SEQUENCE,
+        "head": Kind.TENSOR,
+        "p0": Kind.TENSOR,
+        "later": Kind.SEQUENCE,
+        "unit": Kind.TENSOR,
+        "norm": Kind.TENSOR,
+        "mean": Kind.TENSOR,
+        "top": Kind.SEQUENCE,
+        "vals": Kind.TENSOR,
+        "part": Kind.TENSOR,
+        "row": Kind.TENSOR,
+        "i": None,
+    }
+
+
+def test_structures_and_flag_dependent_results() -> None:
+    got = kinds(
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x, pred, uv=True):
+            s = tf.linalg.svd(x)
+            t = tf.linalg.svd(x, compute_uv=False)
+            u = tf.linalg.svd(x, False, uv)
+            e = tf.linalg.eigh_tridiagonal(x, x)
+            f = tf.linalg.eigh_tridiagonal(x, x, eigvals_only=False)
+            c = tf.cond(pred, lambda: x, lambda: x)
+            c1, c2 = tf.cond(pred, lambda: (x, x), lambda: (x, x))
+            feats = tf.io.parse_single_example(x, {})
+            seed = tf.random.experimental.stateless_split([1, 2])
+            return s, t, u, e, f, c, c1, feats, seed
+        """,
+        "step",
+    )
+    assert got == {
+        "s": Kind.SEQUENCE,
+        "t": Kind.TENSOR,
+        "u": Kind.STRUCTURE,
+        "e": Kind.TENSOR,
+        "f": Kind.SEQUENCE,
+        "c": Kind.STRUCTURE,
+        "c1": Kind.STRUCTURE,
+        "feats": Kind.STRUCTURE,
+        "seed": Kind.TENSOR,
+    }
+
+
+def test_names_bound_to_a_sequence_and_a_tensor_are_structures() -> None:
+    got = kinds(
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x, flag=True):
+            y = tf.split(x, 2)
+            if flag:
+                y = tf.concat([x, x], 0)
+            return y, 1
+        """,
+        "step",
+    )
+    assert got["y"] is Kind.STRUCTURE

@@ -352,6 +352,8 @@ def step(x: tf.Tensor):
                 return "list" if res.is_builtin("list") else "tuple"
             if res.is_builtin("dict") or res.is_(*_DICT_CALLS):
                 return "dict"
+            if certain_tensors(self.ctx, fn).kind(expr) is Kind.SEQUENCE:
+                return "sequence"  # `tf.unstack(t)`: a Python list of tensors
             return None
         if depth > 3:
             return None

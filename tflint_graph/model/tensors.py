@@ -4,15 +4,21 @@ A small, explainable, flow-insensitive analysis per traced function.  Every answ
 three kinds:
 
 * ``TENSOR``: certainly a symbolic ``tf.Tensor`` (or ``tf.Variable``) while tracing;
+* ``SEQUENCE``: a Python tuple, list or namedtuple of tensors (``tf.split``,
+  ``tf.nn.moments``, ``tf.math.top_k``): unpacking it, ``len()`` and Python iteration are
+  fine, and its items (names bound by unpacking it, ``parts[0]``, the variable of a loop
+  over it, a namedtuple field) are tensors;
 * ``STRUCTURE``: a tensor *or* a Python structure of tensors (Keras ``call`` inputs, a
-  ``tf.data`` element, the result of ``tf.unstack``): NumPy calls and ``.numpy()`` fail on
+  ``tf.data`` element, the result of ``tf.cond``): NumPy calls and ``.numpy()`` fail on
   either, but unpacking or ``bool()`` may be fine, so rules about those stay silent;
 * ``None``: a Python value, or unknown.  When unsure, the answer is ``None``.
 
 Sources of tensors: parameters of ``tf.function`` roots without a Python default (unless an
 annotation or ``input_signature`` says otherwise), results of ``tensorflow``/``keras.ops``
 calls and tensor methods, operators and subscripts on tensors, names assigned only from
-tensors, and loop variables of loops over tensors.  Static facts (``x.shape[0]``,
+tensors, and loop variables of loops over tensors.  The APIs that return Python values or
+Python sequences of tensors (``tf.compat.v1.executing_eagerly_outside_functions``,
+``tf.split``) are the verified table of ``model.tf_returns``.  Static facts (``x.shape[0]``,
 ``x.dtype``, ``len()`` of a Python list) are not tensors.
 """
 
@@ -22,16 +28,30 @@ from enum import Enum
 
 import libcst as cst
 
+from tflint_graph.model.calls import argument
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
+from tflint_graph.model.tf_returns import FLAGS, RETURNS
 from tflint_graph.model.values import assigned_value, attribute_values
 
 
 class Kind(str, Enum):
     TENSOR = "tensor"
+    SEQUENCE = "sequence"
     STRUCTURE = "structure"
 
 
-# tensorflow.* calls that do not return a tensor (prefixes match whole namespaces).
+# What the kinds of model.tf_returns mean here; the Python kinds (PYTHON_KINDS) are no
+# tensor (None).
+_TABLE_KINDS: dict[str, Kind] = {
+    "sequence": Kind.SEQUENCE,
+    "structure": Kind.STRUCTURE,
+    "dict": Kind.STRUCTURE,
+    "tensor": Kind.TENSOR,
+}
+
+
+# tensorflow.* calls that do not return a tensor (prefixes match whole namespaces); the
+# verified table of model.tf_returns comes first.
 _NOT_TENSOR_PREFIXES = (
     "tensorflow.data.",
     "tensorflow.config.",
@@ -96,105 +116,7 @@ _NOT_TENSOR = NO_OP_CALLS | frozenset(
         "tensorflow.custom_gradient",
         "tensorflow.recompute_grad",
         "tensorflow.group",
-        "tensorflow.is_symbolic_tensor",
-        "tensorflow.random.get_global_generator",
-        # keras.ops.shape returns a Python tuple (ints, or tensors for unknown dims).
-        "keras.ops.shape",
         "keras.ops.convert_to_numpy",
-        "keras.ops.is_tensor",
-        "keras.ops.dtype",
-    }
-)
-# Calls that return a Python list/tuple of tensors (iterating and unpacking them is fine).
-_STRUCTURE_CALLS = frozenset(
-    {
-        "tensorflow.unstack",
-        "tensorflow.split",
-        "tensorflow.meshgrid",
-        "tensorflow.dynamic_partition",
-        "tensorflow.unique",
-        "tensorflow.unique_with_counts",
-        "tensorflow.nn.moments",
-        "tensorflow.nn.weighted_moments",
-        "tensorflow.nn.top_k",
-        "tensorflow.math.top_k",
-        "tensorflow.linalg.eigh",
-        "tensorflow.linalg.qr",
-        "tensorflow.linalg.svd",
-        "tensorflow.linalg.slogdet",
-        "tensorflow.shape_n",
-        "tensorflow.gradients",
-        "tensorflow.while_loop",
-        "tensorflow.cond",
-        "tensorflow.case",
-        "tensorflow.switch_case",
-        "tensorflow.map_fn",
-        "tensorflow.scan",
-        "tensorflow.vectorized_map",
-        "tensorflow.tuple",
-        "tensorflow.identity_n",
-        "tensorflow.clip_by_global_norm",
-        "tensorflow.math.unsorted_segment_max",
-        "keras.ops.unstack",
-        "keras.ops.split",
-        "keras.ops.meshgrid",
-        "keras.ops.top_k",
-        "keras.ops.moments",
-        "keras.ops.cond",
-        "keras.ops.while_loop",
-        "keras.ops.fori_loop",
-        "keras.ops.scan",
-        # More calls that return a tuple, list or dict of tensors (unpacking them is fine).
-        "tensorflow.io.decode_csv",
-        "tensorflow.io.parse_example",
-        "tensorflow.io.parse_single_example",
-        "tensorflow.io.parse_sequence_example",
-        "tensorflow.io.parse_single_sequence_example",
-        "tensorflow.audio.decode_wav",
-        "tensorflow.linalg.eig",
-        "tensorflow.linalg.lu",
-        "tensorflow.linalg.eigh_tridiagonal",
-        "tensorflow.nn.sufficient_statistics",
-        "tensorflow.nn.normalize_moments",
-        "tensorflow.nn.max_pool_with_argmax",
-        "tensorflow.nn.fractional_max_pool",
-        "tensorflow.nn.fractional_avg_pool",
-        "tensorflow.nn.ctc_beam_search_decoder",
-        "tensorflow.nn.ctc_greedy_decoder",
-        "tensorflow.nn.compute_accidental_hits",
-        "tensorflow.nn.fixed_unigram_candidate_sampler",
-        "tensorflow.nn.learned_unigram_candidate_sampler",
-        "tensorflow.nn.log_uniform_candidate_sampler",
-        "tensorflow.nn.uniform_candidate_sampler",
-        "tensorflow.random.fixed_unigram_candidate_sampler",
-        "tensorflow.random.learned_unigram_candidate_sampler",
-        "tensorflow.random.log_uniform_candidate_sampler",
-        "tensorflow.random.uniform_candidate_sampler",
-        "tensorflow.random.all_candidate_sampler",
-        "tensorflow.image.sample_distorted_bounding_box",
-        "tensorflow.image.stateless_sample_distorted_bounding_box",
-        "tensorflow.image.non_max_suppression_padded",
-        "tensorflow.image.non_max_suppression_with_scores",
-        "tensorflow.image.combined_non_max_suppression",
-        "tensorflow.math.approx_max_k",
-        "tensorflow.math.approx_min_k",
-        "tensorflow.strings.unicode_decode_with_offsets",
-        "tensorflow.strings.unicode_split_with_offsets",
-        "keras.ops.svd",
-        "keras.ops.qr",
-        "keras.ops.eig",
-        "keras.ops.eigh",
-        "keras.ops.lu_factor",
-        "keras.ops.slogdet",
-        "keras.ops.fft",
-        "keras.ops.fft2",
-        "keras.ops.ifft2",
-        "keras.ops.rfft",
-        "keras.ops.stft",
-        "keras.ops.map",
-        "keras.ops.switch",
-        "keras.ops.vectorized_map",
-        "keras.ops.associative_scan",
     }
 )
 # Attributes of a tensor that are static Python values.
@@ -260,6 +182,40 @@ def _not_a_tensor(name: str) -> bool:
     return name in _NOT_TENSOR or name.startswith(_NOT_TENSOR_PREFIXES)
 
 
+# Kinds whose items are tensors when a Python loop iterates them.
+_HOLDS_TENSORS = (Kind.TENSOR, Kind.SEQUENCE)
+
+
+def _table_kind(call: cst.Call, names: list[str]) -> Kind | None:
+    """The kind model.tf_returns gives a call of one of ``names`` (all listed there)."""
+    found = {
+        _flag_kind(call, name) if name in FLAGS else _TABLE_KINDS.get(RETURNS[name])
+        for name in names
+    }
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def _flag_kind(call: cst.Call, name: str) -> Kind | None:
+    """``tf.linalg.svd(x, compute_uv=False)`` is a tensor, ``tf.linalg.svd(x)`` a tuple."""
+    keyword, position, default, when_true, when_false = FLAGS[name]
+    if any(arg.star for arg in call.args):
+        return Kind.STRUCTURE
+    value = argument(call, position, keyword)
+    if value is None:
+        flag = default
+    elif isinstance(value, cst.Name) and value.value in ("True", "False"):
+        flag = value.value == "True"
+    else:
+        return Kind.STRUCTURE  # decided at run time: a tensor or a tuple of tensors
+    return _TABLE_KINDS.get(when_true if flag else when_false)
+
+
+def _field(attr: cst.Attribute) -> bool:
+    """``attr`` may name a namedtuple field (not a private name or ``index``)."""
+    name = attr.attr.value
+    return not name.startswith("_") and name != "index"
+
+
 class TensorInference:
     """Answers "is this expression a symbolic tensor?" within one traced function."""
 
@@ -283,11 +239,18 @@ class TensorInference:
                 return None
             if self.ctx.resolve(expr).imported:
                 return None  # tf.float32, tf.newaxis, a module constant
+            if _field(expr) and self.kind(expr.value) is Kind.SEQUENCE:
+                return Kind.TENSOR  # `tf.math.top_k(x, 2).values`: a namedtuple's field
             return None
         if isinstance(expr, cst.Subscript):
             base = self.kind(expr.value)
             if base is Kind.TENSOR:
                 return Kind.TENSOR
+            if base is Kind.SEQUENCE:
+                # `parts[0]` is one of the tensors; `parts[1:]` is a shorter list of them.
+                if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+                    return Kind.TENSOR
+                return Kind.SEQUENCE if len(expr.slice) == 1 else None
             return Kind.STRUCTURE if base is Kind.STRUCTURE else None
         if isinstance(expr, cst.BinaryOperation):
             kinds = {self.kind(expr.left), self.kind(expr.right)}
@@ -324,12 +287,11 @@ class TensorInference:
         func = call.func
         res = self.ctx.resolve(func)
         if res.imported:
-            if any(n in _STRUCTURE_CALLS for n in res.imported):
-                return Kind.STRUCTURE
+            listed = [n for n in res.imported if n in RETURNS or n in FLAGS]
+            if listed:
+                return _table_kind(call, listed)
             if res.startswith("tensorflow.", "keras.ops."):
-                if any(
-                    n in _NOT_TENSOR or n.startswith(_NOT_TENSOR_PREFIXES) for n in res.imported
-                ):
+                if any(_not_a_tensor(n) for n in res.imported):
                     return None
                 return Kind.TENSOR
             return None
@@ -374,7 +336,7 @@ class TensorInference:
                 return None
         if len(kinds) == 1:
             return next(iter(kinds))
-        return Kind.STRUCTURE if kinds <= {Kind.TENSOR, Kind.STRUCTURE} else None
+        return Kind.STRUCTURE if None not in kinds else None
 
     def _binding_kind(self, target: cst.CSTNode) -> Kind | None:
         value = assigned_value(self.ctx, target, with_items=False)
@@ -386,16 +348,46 @@ class TensorInference:
         if isinstance(parent, cst.NamedExpr):
             return self.kind(parent.value)
         if isinstance(parent, cst.For) and parent.target is target:
-            # `for row in t` (converted by AutoGraph): each row is a tensor.
-            return Kind.TENSOR if self.kind(parent.iter) is Kind.TENSOR else None
-        if isinstance(parent, cst.Element):
-            # `a, b = tf.unstack(t)` / `a, b = pair`: elements of a structure of tensors.
-            holder = self.ctx.parent(parent)
-            container = self.ctx.parent(holder) if holder is not None else None
-            if isinstance(container, cst.AssignTarget):
-                stmt = self.ctx.parent(container)
-                if isinstance(stmt, cst.Assign) and self.kind(stmt.value) is not None:
-                    return Kind.STRUCTURE
+            # `for row in t` (converted by AutoGraph), `for part in tf.split(t, 3)` (a Python
+            # loop over a list of tensors): each item is a tensor.
+            return Kind.TENSOR if self.kind(parent.iter) in _HOLDS_TENSORS else None
+        if isinstance(parent, cst.Element | cst.StarredElement):
+            return self._unpacked_kind(parent)
+        return None
+
+    def _unpacked_kind(self, element: cst.Element | cst.StarredElement) -> Kind | None:
+        """A name in a tuple/list target: ``a, b = tf.split(t, 2)`` binds tensors, ``first,
+        *rest = ...`` a list of them; ``a, b = pair`` parts of a structure of tensors; ``for
+        i, part in enumerate(tf.unstack(t))`` a tensor for ``part``."""
+        holder = self.ctx.parent(element)
+        container = self.ctx.parent(holder) if holder is not None else None
+        starred = isinstance(element, cst.StarredElement)
+        if isinstance(container, cst.AssignTarget):
+            stmt = self.ctx.parent(container)
+            if not isinstance(stmt, cst.Assign):
+                return None
+            value = self.kind(stmt.value)
+            if value is Kind.SEQUENCE:
+                return Kind.SEQUENCE if starred else Kind.TENSOR
+            return Kind.STRUCTURE if value is not None and not starred else None
+        if (
+            isinstance(container, cst.For)
+            and container.target is holder
+            and isinstance(holder, cst.Tuple | cst.List)
+            and not starred
+            and len(holder.elements) == 2
+            and holder.elements[1] is element
+        ):
+            it = container.iter
+            if (
+                isinstance(it, cst.Call)
+                and self.ctx.resolve(it.func).is_builtin("enumerate")
+                and len(it.args) >= 1
+                and not it.args[0].star
+                and it.args[0].keyword is None
+                and self.kind(it.args[0].value) is Kind.SEQUENCE
+            ):
+                return Kind.TENSOR
         return None
 
 
