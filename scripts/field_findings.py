@@ -1,6 +1,7 @@
 """Lint a real project and print every finding in a form a reviewer can judge.
 
     python scripts/field_findings.py PATH [PATH ...] [--context 3] [--select TFG1]
+    python scripts/field_findings.py PATH --gone BEFORE.json   # what a change stopped reporting
 
 Each finding comes with the lines around it, why its code is traced (the chain) and an empty
 verdict line (``real bug`` / ``wrong`` / ``true but unwanted``, with the reason) for the
@@ -11,11 +12,13 @@ repository: point this at an unpacked wheel or a checkout elsewhere.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections import Counter
 from pathlib import Path
 
 from tflint_graph import Config, lint_paths
+from tflint_graph.core.finding import Finding, Severity
 from tflint_graph.core.noqa import source_lines
 from tflint_graph.source.reading import decode
 
@@ -36,15 +39,45 @@ def _context(path: str, line: int, around: int) -> list[str]:
     ]
 
 
+def _gone(before: Path, now: list[Finding]) -> list[Finding]:
+    """The findings of an earlier run's JSON output that ``now`` no longer has."""
+    data = json.loads(before.read_text(encoding="utf-8"))
+    rows = data if isinstance(data, list) else data.get("findings", [])
+    kept = {(f.path, f.line, f.code) for f in now}
+    return [
+        Finding(
+            path=row["path"],
+            line=row["line"],
+            column=row["column"],
+            code=row["code"],
+            name=row.get("name", ""),
+            message=row["message"],
+            severity=Severity(row.get("severity", "error")),
+            context=row.get("context"),
+            chain=tuple(row.get("chain") or ()),
+        )
+        for row in rows
+        if (row["path"], row["line"], row["code"]) not in kept
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("--context", type=int, default=3, help="lines shown around a finding")
     parser.add_argument("--select", default="ALL", help="codes or prefixes, comma-separated")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument(
+        "--gone",
+        type=Path,
+        help="the JSON output (--output-format json) of an earlier run on the same paths: "
+        "list the findings it had that this run no longer reports, to judge what was dropped",
+    )
     args = parser.parse_args(argv)
     config = Config(select=tuple(c.strip() for c in args.select.split(",") if c.strip()))
     findings = list(lint_paths(args.paths, config, jobs=args.jobs))
+    if args.gone is not None:
+        findings = _gone(args.gone, findings)
     for number, f in enumerate(findings, start=1):
         print(f"### {number}. {f.code} {f.name} ({f.severity.value}) {f.path}:{f.line}:{f.column}")
         print()

@@ -238,3 +238,37 @@ def test_one_time_setup(name: str) -> None:
     source = dedent(CASES[name])
     got = {(line, code) for line, code in found(source) if code in _CODES}
     assert got == expected(source)
+
+
+def test_a_global_initialised_lazily_is_not_stale() -> None:
+    # TFG109: `if _TABLE is None: _TABLE = ...` in a loader sets the global up once; a
+    # setter that can run between calls still makes the traced read stale.
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        _TABLE = None
+        _RATE = 0.1
+
+
+        def _maybe_load():
+            global _TABLE
+            if _TABLE is None:
+                _TABLE = tf.constant([1, 2, 3])
+            return _TABLE
+
+
+        def set_rate(value):
+            global _RATE
+            _RATE = value
+
+
+        def decode(x):
+            return tf.gather(_TABLE, x) * _RATE  # TFG109
+
+
+        ds = tf.data.Dataset.range(3).map(decode)
+        """
+    )
+    got = {(line, code) for line, code in found(source) if code == "TFG109"}
+    assert got == expected(source)

@@ -46,6 +46,17 @@ CASES = {
                 self.mask_size = size
                 return image
     """,
+    "a method of the same name called elsewhere is no read": """
+        import tensorflow as tf
+
+        class Mechanism(tf.keras.layers.Layer):
+            def call(self, memory):
+                self.values = memory * 2
+                return self.values
+
+        def total(stats):
+            return sum(stats.values())
+    """,
     "read before the write carries state between calls": """
         import tensorflow as tf
 

@@ -12,7 +12,7 @@ import libcst as cst
 import pytest
 
 from tests.cli_support import invoke, write_tree
-from tests.helpers import dedent
+from tests.helpers import dedent, expected, found
 from tflint_graph import lint_source
 from tflint_graph.checks.fixing import FixSite
 from tflint_graph.checks.print_in_traced import PrintInTraced
@@ -101,6 +101,9 @@ DIAGNOSTICS = [
     'pylog.log(pylog.INFO, "shape %s", x.shape)',
     'warnings.warn(f"casting {x.dtype} inputs", UserWarning, stacklevel=2)',
     'warnings.warn("traced with a ragged input")',
+    # Python shows a fixed warning once per place and text, traced or not.
+    'warnings.warn("slow path")',
+    'warnings.warn("deprecated", DeprecationWarning)',
 ]
 
 
@@ -129,7 +132,6 @@ REPORTED = [
     ('LOG.info(f"mean {tf.reduce_mean(y)}")', "TFG107"),
     ('self.logger.info("x=%s", x)', "TFG107"),
     ('tf.get_logger().info("dynamic shape %s", tf.shape(x))', "TFG107"),
-    ('warnings.warn("slow path")', "TFG107"),
     ('warnings.warn(f"value {y}")', "TFG107"),
 ]
 
@@ -237,6 +239,7 @@ WARN_LINE = WARN.splitlines().index("            LINE") + 1
         "not a.shape.is_fully_defined()",
         "isinstance(a, tf.RaggedTensor)",
         "a.dtype != b.dtype",
+        "b is not None",  # whether an argument was given: fixed for each trace
     ],
 )
 @pytest.mark.parametrize(
@@ -257,7 +260,6 @@ def test_warning_under_static_condition_is_not_reported(test: str, line: str) ->
     "test",
     [
         "tf.reduce_any(a > b)",  # decided per call
-        "self.strict",  # a setting, no static metadata: not a check of the trace
         "a.shape[-1] != tf.shape(b)[-1]",  # one side is a tensor
     ],
 )
@@ -266,7 +268,14 @@ def test_warning_under_other_condition_is_reported(test: str) -> None:
     assert codes_at(source, WARN_LINE, 'warnings.warn("inputs differ")') == {"TFG107"}
 
 
-def test_static_condition_covers_else_branches_but_not_other_levels() -> None:
+def test_fixed_message_under_a_setting_is_not_reported() -> None:
+    # Shown once when the setting holds, traced or eager: it says how the trace was built.
+    source = WARN.replace("TEST", "self.strict")
+    assert codes_at(source, WARN_LINE, 'warnings.warn("inputs differ")') == set()
+    assert codes_at(source, WARN_LINE, 'logging.warning("inputs differ")') == set()
+
+
+def test_static_condition_covers_every_branch_and_level() -> None:
     source = dedent(
         """
         import logging
@@ -274,19 +283,66 @@ def test_static_condition_covers_else_branches_but_not_other_levels() -> None:
         import tensorflow as tf
 
         @tf.function
-        def f(a):
+        def f(a, method=None):
             if a.shape.rank == 2:
                 pass
             elif a.shape.rank == 3:
                 warnings.warn("3-D input")
             else:
                 logging.warning("input of another rank")
-                logging.info("input of another rank")  # TFG107
+                logging.info("input of another rank")
+            if tf.reduce_any(a < 0):
+                logging.info("negative input")  # TFG107
+            logging.info("step done")  # TFG107
+            if method is not None:
+                logging.info("custom method")
+                return a
+            logging.info("default method")
             return a
         """
     )
     got = {(f.line, f.code) for f in lint_source(source, "m.py")}
-    assert got == {(13, "TFG107")}
+    assert got == expected(source)
+
+
+def test_a_graph_branch_is_traced_whatever_the_values() -> None:
+    # tf.cond traces both branches: a fixed warning there fires at trace time for any input.
+    source = dedent(
+        """
+        import warnings
+        import tensorflow as tf
+
+        @tf.function
+        def check(audio):
+            def warn():
+                warnings.warn("audio too long")  # TFG107
+                return audio
+
+            return tf.cond(tf.shape(audio)[0] > 100, warn, lambda: audio)
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source, "m.py")}
+    assert got == expected(source)
+
+
+def test_an_import_error_path_is_decided_when_tracing() -> None:
+    source = dedent(
+        """
+        import logging
+        import tensorflow as tf
+
+        def augment(image):
+            try:
+                import augmentations
+            except ImportError:
+                logging.exception("augmentations are not installed")
+                raise
+            return augmentations.apply(image)
+
+        ds = tf.data.Dataset.range(3).map(augment)
+        """
+    )
+    assert {f.code for f in lint_source(source, "m.py")} == set()
 
 
 # --- TFG101's fix ------------------------------------------------------------------------
@@ -425,3 +481,20 @@ def test_split_prints_the_same_text_under_tensorflow(tmp_path: Path) -> None:
         exec(f"def g(x, n):\n    {call}\n", namespace)
         tf.function(namespace["g"])(tf.constant(0.5), tf.constant(3))
         assert target.read_text() == expected.getvalue(), line
+
+
+def test_a_fixed_warning_is_shown_once_anyway() -> None:
+    # Python's filters show a warning once per place and text: the trace changes nothing.
+    source = dedent(
+        """
+        import warnings
+        import tensorflow as tf
+
+        @tf.function
+        def gelu(x, approximate=False):
+            warnings.warn("gelu moved to tf.nn", DeprecationWarning)
+            warnings.warn(f"gelu called on {tf.reduce_max(x)}")  # TFG107
+            return tf.nn.gelu(x, approximate)
+        """
+    )
+    assert {f for f in found(source) if f[1] == "TFG107"} == expected(source)

@@ -376,7 +376,7 @@ def test_tensorflow_re_exported_by_a_project_module_is_tensorflow(tmp_path: Path
 
         @tf.function
         def step(x):
-            print("traced")
+            print("step")
             return x
         """
     )

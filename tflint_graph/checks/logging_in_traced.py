@@ -5,7 +5,15 @@ import re
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
-from tflint_graph.checks.trace_diagnostics import decided_statically, is_trace_time_diagnostic
+from tflint_graph.checks.trace_diagnostics import (
+    MessageReader,
+    Part,
+    decided_statically,
+    decided_when_tracing,
+    is_trace_time_diagnostic,
+    message_arguments,
+)
+from tflint_graph.core.facts import TraceKind
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import Resolution, dotted
@@ -111,9 +119,8 @@ import tensorflow as tf
 class Net(tf.keras.layers.Layer):
     def call(self, x):
         logging.info("call")  # TFG107
-        warnings.warn("slow path")  # TFG107
-        if self.slow:
-            warnings.warn("slow path taken")  # TFG107
+        warnings.warn("slow path")  # shown once per place anyway: not flagged
+        warnings.warn(f"slow path for {tf.reduce_max(x)}")  # TFG107
         return x
 """,
     ]
@@ -131,6 +138,34 @@ class Net(tf.keras.layers.Layer):
         )
         return bool(_LOGGER_NAME.match(last)) and not self.ctx.resolve(receiver).imported
 
+    def _same_every_call(self, node: cst.Call, fn: TracedFunction) -> bool:
+        """The warning's text and category, and the tests of the ``if``/``while`` around it,
+        hold nothing that changes between calls."""
+        if _in_graph_branch(fn):
+            return False
+        reader = MessageReader(self.ctx, fn).read_all(message_arguments(node))
+        child: cst.CSTNode = node
+        for anc in self.ctx.ancestors(node):
+            if anc is fn.node:
+                break
+            if isinstance(anc, cst.If | cst.While | cst.IfExp) and child is not anc.test:
+                reader.read(anc.test)
+            child = anc
+        return not reader.parts & {Part.TENSOR, Part.OTHER}
+
+    def _built_path(self, node: cst.Call, fn: TracedFunction) -> bool:
+        """A message about how this trace is built, the same on every call: it shows Python
+        settings (``logging.info("policy %s", augment_name)``), or it is a literal under a
+        branch decided when tracing (``if method is not None:``, ``except ImportError:``)."""
+        if _in_graph_branch(fn):
+            return False  # a tf.cond/while_loop branch is traced whatever the values
+        parts = MessageReader(self.ctx, fn).read_all(message_arguments(node)).parts
+        if parts & {Part.TENSOR, Part.OTHER}:
+            return False
+        if parts & {Part.CONFIG, Part.STATIC}:
+            return True
+        return decided_when_tracing(self.ctx, node, fn)
+
     def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:
         func = node.func
         res = self.ctx.resolve(func)
@@ -145,6 +180,11 @@ class Net(tf.keras.layers.Layer):
             return
         if _is_warning(func, res) and decided_statically(self.ctx, node, fn):
             return  # `if x.shape.rank != 4: warnings.warn(...)`: a check of the trace itself
+        if res.is_("warnings.warn") and self._same_every_call(node, fn):
+            # Python shows a warning once per place and text anyway: tracing changes nothing.
+            return
+        if self._built_path(node, fn):
+            return
         shown = dotted(func) or f"{self.ctx.code(func)}"
         self.report(
             node,
@@ -163,3 +203,14 @@ def _is_warning(func: cst.BaseExpression, res: Resolution) -> bool:
 
 def _last(func: cst.Attribute | cst.Name) -> str:
     return func.attr.value if isinstance(func, cst.Attribute) else func.value
+
+
+def _in_graph_branch(fn: TracedFunction) -> bool:
+    """``fn`` is (called from) a callable of graph control flow: ``tf.cond`` traces both
+    branches and ``tf.while_loop`` its body once, whatever the values."""
+    current: TracedFunction | None = fn
+    while current is not None:
+        if current.kind is TraceKind.CONTROL_FLOW:
+            return True
+        current = current.parent
+    return False

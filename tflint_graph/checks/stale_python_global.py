@@ -9,6 +9,7 @@ from tflint_graph.core.finding import Severity
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
 from tflint_graph.model.scopes import Assignment, FunctionScope, GlobalScope, Scope
 from tflint_graph.model.values import declared_outer_names
+from tflint_graph.traced import traced_of
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,8 @@ def keep(x):
             line = ctx.line(a.node)
             holder = ctx.enclosing_function(a.node) if not isinstance(a.node, cst.Param) else stop
             if holder is not stop:
+                if traced_of(ctx).setup.guarded(a.node, holder):
+                    continue  # lazy initialisation (`if X is None: X = ...`): set up once
                 name = holder.name.value if isinstance(holder, cst.FunctionDef) else "a lambda"
                 return _Rebinding(line, f"is reassigned in {name}()")
             stmt = _statement_of(ctx, a.node)

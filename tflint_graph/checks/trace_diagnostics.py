@@ -133,6 +133,10 @@ class MessageReader:
             self.read(expr.right)
         elif isinstance(expr, cst.BinaryOperation):
             self._read_compound(expr, [expr.left, expr.right])
+        elif isinstance(expr, cst.Comparison) and _none_test(expr):
+            # `mask is not None`: whether an argument was given is fixed for each trace (a
+            # tensor is never None, and passing None instead retraces).
+            self.parts.add(Part.STATIC)
         elif isinstance(expr, cst.Comparison):
             self._read_compound(expr, [expr.left, *(c.comparator for c in expr.comparisons)])
         else:
@@ -276,6 +280,19 @@ def _literal(expr: cst.BaseExpression) -> bool:
     )
 
 
+def _none_test(expr: cst.Comparison) -> bool:
+    """``x is None`` / ``x is not None`` on a name or attribute."""
+    if len(expr.comparisons) != 1:
+        return False
+    target = expr.comparisons[0]
+    return (
+        isinstance(target.operator, cst.Is | cst.IsNot)
+        and isinstance(target.comparator, cst.Name)
+        and target.comparator.value == "None"
+        and isinstance(expr.left, cst.Name | cst.Attribute)
+    )
+
+
 def _worst(parts: set[Part]) -> Part:
     for part in (Part.TENSOR, Part.OTHER, Part.STATIC, Part.CONFIG, Part.LITERAL):
         if part in parts:
@@ -320,4 +337,55 @@ def decided_statically(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction
             if Part.STATIC in parts and not parts & {Part.TENSOR, Part.OTHER}:
                 return True
         child = anc
+    return False
+
+
+# Handlers of errors that can only come from Python while the trace is built.
+_TRACE_TIME_ERRORS = ("builtins.ImportError", "builtins.ModuleNotFoundError")
+
+
+def decided_when_tracing(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
+    """``node`` runs on a path chosen while the trace is built: under an ``if`` (either
+    branch) whose test holds static metadata, Python settings or literals only (``if method
+    is not None:``, ``if max_inputs > 0:``), after ``if <such a test>: return`` in the same
+    block, or in an ``except ImportError:`` handler."""
+    child: cst.CSTNode = node
+    for anc in ctx.ancestors(node):
+        if anc is fn.node:
+            return False
+        if isinstance(anc, cst.If | cst.IfExp | cst.While) and child is not anc.test:
+            if not _settled(ctx, fn, anc.test):
+                return False  # it depends on this call's values (AutoGraph traces it anyway)
+            if not isinstance(anc, cst.While):
+                return True
+        elif isinstance(anc, cst.ExceptHandler) and anc.type is not None:
+            types = anc.type.elements if isinstance(anc.type, cst.Tuple) else None
+            exprs = [el.value for el in types] if types is not None else [anc.type]
+            if all(ctx.resolve(t).is_(*_TRACE_TIME_ERRORS) for t in exprs):
+                return True
+        elif isinstance(anc, cst.IndentedBlock):
+            for stmt in anc.body:
+                if stmt is child:
+                    break
+                if (
+                    isinstance(stmt, cst.If)
+                    and stmt.orelse is None
+                    and _returns(stmt.body)
+                    and _settled(ctx, fn, stmt.test)
+                ):
+                    return True
+        child = anc
+    return False
+
+
+def _settled(ctx: ModuleContext, fn: TracedFunction, test: cst.BaseExpression) -> bool:
+    parts = MessageReader(ctx, fn).read_all([test]).parts
+    return bool(parts) and not parts & {Part.TENSOR, Part.OTHER}
+
+
+def _returns(body: cst.BaseSuite) -> bool:
+    stmts = body.body
+    last = stmts[-1] if stmts else None
+    if isinstance(last, cst.SimpleStatementLine) and last.body:
+        return isinstance(last.body[-1], cst.Return | cst.Raise)
     return False

@@ -53,6 +53,11 @@ class OneTimeSetup:
         """``node`` (inside ``fn``) is one-time setup, or does not run while tracing."""
         return self._covers(node, fn, 0)
 
+    def guarded(self, node: cst.CSTNode, fn: FunctionNode) -> bool:
+        """``node`` runs under a one-time guard of ``fn`` itself (traced or not): ``if
+        _TABLE is None: _TABLE = load()`` in a lazy initialiser."""
+        return self._guarded(node, fn)
+
     def writes(self, fn: FunctionNode) -> frozenset[str]:
         """``self.x`` chains and ``global`` names ``fn`` assigns or mutates, with those of the
         functions it calls (as far as this module shows)."""

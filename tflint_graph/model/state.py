@@ -39,7 +39,7 @@ class _Reads(walk.Visitor):
     def __init__(self) -> None:
         self.stack: list[FunctionNode | None] = [None]
         self.found: dict[str, list[Read]] = {}
-        self._stores: set[cst.Attribute] = set()
+        self._stores: set[cst.Attribute] = set()  # targets and called methods: no reads
 
     def _store(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Attribute):
@@ -55,6 +55,11 @@ class _Reads(walk.Visitor):
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self._store(node.target)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        # `d.values()`, `self.reset()`: a method called, not stored state read.
+        if isinstance(node.func, cst.Attribute):
+            self._stores.add(node.func)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         for dec in node.decorators:

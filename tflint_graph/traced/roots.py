@@ -110,10 +110,33 @@ def keras_methods(search: Search) -> None:
             base = "Metric"
         else:
             base = "Layer"
+        rebound = _rebound_on_instances(cls)
         for stmt in cls.body.body:
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value in wanted:
                 name = stmt.name.value
+                if name in rebound:
+                    continue  # the instance runs what `__init__`/`__new__` put there instead
                 search.root(stmt, TraceKind.KERAS, KERAS_LABELS.get(name, f"Keras {base}.{name}"))
+
+
+def _rebound_on_instances(cls: cst.ClassDef) -> set[str]:
+    """Method names the class's ``__new__``/``__init__`` rebind on the instance
+    (``obj.update_state = types.MethodType(wrapper, obj)``, often a ``tf.py_function``
+    wrapper): Keras calls the instance's attribute, not the class's method."""
+    found: set[str] = set()
+    for stmt in cls.body.body:
+        if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value in ("__new__", "__init__")):
+            continue
+        for line in stmt.body.body:
+            if not isinstance(line, cst.SimpleStatementLine):
+                continue
+            for small in line.body:
+                if isinstance(small, cst.Assign):
+                    for t in small.targets:
+                        target = t.target
+                        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+                            found.add(target.attr.value)
+    return found
 
 
 # -- kinds found at a call: each says whether the call was its kind ---------------------
