@@ -385,3 +385,40 @@ def test_tensorflow_re_exported_by_a_project_module_is_tensorflow(tmp_path: Path
     assert [(path, line, code) for path, line, code, _ in _run([tmp_path], tmp_path)] == [
         ("pkg/layer.py", 16, "TFG101")
     ]
+
+
+def test_tensorflow_from_an_import_helper_is_tensorflow(tmp_path: Path) -> None:
+    # `tf = try_import_tensorflow()` where the helper returns the imported module or None.
+    utils = dedent(
+        """
+        def try_import_tensorflow():
+            try:
+                import tensorflow as _tf
+            except ImportError:
+                return None
+            return _tf
+
+
+        tf = try_import_tensorflow()
+        """
+    )
+    layer = dedent(
+        """
+        import warnings
+
+        from pkg.utils import tf
+
+
+        @tf.function
+        def check(audio):
+            def warn():
+                warnings.warn("audio too long")
+                return audio
+
+            return tf.cond(tf.shape(audio)[0] > 100, warn, lambda: audio)
+        """
+    )
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/utils.py": utils, "pkg/layer.py": layer})
+    assert [(path, line, code) for path, line, code, _ in _run([tmp_path], tmp_path)] == [
+        ("pkg/layer.py", 9, "TFG107")
+    ]

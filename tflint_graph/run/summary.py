@@ -42,11 +42,46 @@ def module_imports(module: cst.Module, view: ProjectView) -> dict[str, str]:
     for stmt in module.body:
         if isinstance(stmt, cst.Try):  # `try: import tensorflow as tf` (an optional import)
             statements += stmt.body.body
+    loaders = _import_helpers(module, view)
     for stmt in statements:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, cst.Import | cst.ImportFrom):
                     found.update(_bindings(small, view))
+                elif (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)
+                    and isinstance(small.value, cst.Call)
+                    and isinstance(small.value.func, cst.Name)
+                    and small.value.func.value in loaders
+                ):
+                    found[small.targets[0].target.value] = loaders[small.value.func.value]
+    return found
+
+
+def _import_helpers(module: cst.Module, view: ProjectView) -> dict[str, str]:
+    """Module-level functions that import a module and return it or None (``def
+    try_import_tensorflow(): try: import tensorflow as _tf ... return _tf``): ``tf =
+    try_import_tensorflow()`` is that module."""
+    found: dict[str, str] = {}
+    for stmt in module.body:
+        if not isinstance(stmt, cst.FunctionDef):
+            continue
+        imports: dict[str, str] = {}
+        returned: set[str] = set()
+        for node in walk.descendants(stmt.body):
+            if isinstance(node, cst.Import | cst.ImportFrom):
+                imports.update(_bindings(node, view))
+            elif isinstance(node, cst.Return) and node.value is not None:
+                value = node.value
+                if isinstance(value, cst.Name) and value.value != "None":
+                    returned.add(value.value)
+                elif not isinstance(value, cst.Name):
+                    returned.add("")  # something else: not an import helper
+        modules = {imports.get(name) for name in returned}
+        if len(modules) == 1 and None not in modules:
+            found[stmt.name.value] = modules.pop()  # type: ignore[assignment]
     return found
 
 

@@ -70,9 +70,42 @@ def module_imports(tree: ast.Module, view: ProjectView) -> dict[str, str]:
     for stmt in tree.body:
         if isinstance(stmt, ast.Try):
             statements += stmt.body
+    loaders = _import_helpers(tree, view)
     for stmt in statements:
         if isinstance(stmt, ast.Import | ast.ImportFrom):
             found.update(_bindings(stmt, view))
+        elif (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Name)
+            and stmt.value.func.id in loaders
+        ):
+            found[stmt.targets[0].id] = loaders[stmt.value.func.id]
+    return found
+
+
+def _import_helpers(tree: ast.Module, view: ProjectView) -> dict[str, str]:
+    """Twin of ``summary._import_helpers``: functions that import a module and return it."""
+    found: dict[str, str] = {}
+    for stmt in tree.body:
+        if not isinstance(stmt, ast.FunctionDef):
+            continue
+        imports: dict[str, str] = {}
+        returned: set[str] = set()
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Import | ast.ImportFrom) and node is not stmt:
+                imports.update(_bindings(node, view))
+            elif isinstance(node, ast.Return) and node.value is not None:
+                value = node.value
+                if isinstance(value, ast.Name):
+                    returned.add(value.id)
+                elif not (isinstance(value, ast.Constant) and value.value is None):
+                    returned.add("")
+        modules = {imports.get(name) for name in returned}
+        if len(modules) == 1 and None not in modules:
+            found[stmt.name] = modules.pop()  # type: ignore[assignment]
     return found
 
 
