@@ -36,6 +36,19 @@ CASES = {
                 self.training = training
                 return self._pad(x)
     """,
+    "Keras's build flag": """
+        import tensorflow as tf
+
+        class Attention(tf.keras.layers.Layer):
+            def call(self, inputs, setup_memory=False):
+                if setup_memory:
+                    self.built = False  # build again once the query arrives
+                return inputs
+
+            def build(self, shape):
+                if not self.built:
+                    self.scale = self.add_weight(shape=())
+    """,
     "a dead write": """
         import tensorflow as tf
 

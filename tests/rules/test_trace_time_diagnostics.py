@@ -498,3 +498,33 @@ def test_a_fixed_warning_is_shown_once_anyway() -> None:
         """
     )
     assert {f for f in found(source) if f[1] == "TFG107"} == expected(source)
+
+
+def test_a_condition_on_python_values_is_decided_per_trace() -> None:
+    # A Python value in the test has one value per trace (a new argument value retraces);
+    # a count the class keeps does not, and neither does a tensor.
+    source = dedent(
+        """
+        import logging
+        import tensorflow as tf
+
+        class Detector(tf.keras.layers.Layer):
+            def __init__(self, params):
+                super().__init__()
+                self.params = params
+                self.calls = 0
+
+            def call(self, x):
+                limit = self.params["nms"].get("max_inputs", 0)
+                if limit > 0:
+                    logging.info("pruning before nms")
+                else:
+                    logging.info("keeping every anchor")
+                self.calls += 1
+                if self.calls % 100 == 0:
+                    logging.info("checkpoint")  # TFG107
+                return x
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source, "m.py") if f.code == "TFG107"}
+    assert got == expected(source)

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
+from tflint_graph.checks.paths import is_test_file
 from tflint_graph.core.finding import Severity
 from tflint_graph.model import walk
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
@@ -227,6 +228,8 @@ def lr_table(base=1e-3, epochs=30, shape=((784, 128), (10,))):  # TFG404
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef, fn: TracedFunction | None) -> None:
+        if is_test_file(self.ctx.path):
+            return  # a test may decorate a Python-only body on purpose
         traced = self.ctx.traced.get(node)
         if traced is None or traced.kind is not TraceKind.DECORATED or traced.parent is not None:
             return

@@ -20,6 +20,8 @@ _VARIABLE_OWNERS = (
     "keras.Sequential",
     "keras.models.",
 )
+# Flags of Keras's build protocol, set by layers themselves.
+_KERAS_FLAGS = frozenset({"built", "_built"})
 # Objects a layer builds once and keeps (lookup tables, layers, tokenizers' helpers).
 _BUILT_OBJECTS = ("tensorflow.lookup.", "keras.", "tensorflow.keras.")
 
@@ -148,6 +150,8 @@ class Model(tf.keras.Model):
             return  # creating variables or their Keras owners is TFG205's and TFG208's concern
         if traced_of(ctx).setup.covers(target, fn):
             return
+        if target.attr.value in _KERAS_FLAGS:
+            return  # Keras's own build protocol: the layer says whether build() must run
         text = dotted(target) or ctx.code(target)
         on_self = isinstance(target.value, cst.Name) and target.value.value in ("self", "cls")
         # A module object's or a parameter's attribute is anyone's to read: only state on

@@ -1,10 +1,9 @@
 from __future__ import annotations
 
-from pathlib import PurePath
-
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
+from tflint_graph.checks.paths import is_test_path
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.calls import argument, is_true
 from tflint_graph.model.context import TracedFunction
@@ -13,20 +12,6 @@ _SWITCHES = (
     "tensorflow.config.run_functions_eagerly",
     "tensorflow.config.experimental_run_functions_eagerly",
 )
-_TEST_DIRS = frozenset({"tests", "test"})
-
-
-def is_test_path(path: str) -> bool:
-    """``test_*.py``, ``*_test.py``, ``conftest.py``, or anything under ``tests/``/``test/``."""
-    parts = PurePath(path.replace("\\", "/")).parts
-    if not parts:
-        return False
-    base = parts[-1]
-    if base == "conftest.py" or (base.startswith("test_") and base.endswith(".py")):
-        return True
-    if base.endswith("_test.py"):
-        return True
-    return any(part in _TEST_DIRS for part in parts[:-1])
 
 
 def _is_main_guard(test: cst.BaseExpression) -> bool:

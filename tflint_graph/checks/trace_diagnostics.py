@@ -26,6 +26,7 @@ import libcst as cst
 from tflint_graph.checks.variable_creation import created_once
 from tflint_graph.model import walk
 from tflint_graph.model.context import ModuleContext, TracedFunction
+from tflint_graph.model.scopes import GlobalScope
 from tflint_graph.model.tensors import holds_variable, tensors
 from tflint_graph.model.values import assigned_value, attribute_values, module_constant
 
@@ -379,8 +380,26 @@ def decided_when_tracing(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFuncti
 
 
 def _settled(ctx: ModuleContext, fn: TracedFunction, test: cst.BaseExpression) -> bool:
-    parts = MessageReader(ctx, fn).read_all([test]).parts
-    return bool(parts) and not parts & {Part.TENSOR, Part.OTHER}
+    """``test`` has one value for each trace: no tensor in it, and no Python state that
+    changes without a retrace (an attribute the class counts up, a global some code
+    rebinds).  A Python argument may change, but a new value makes a new trace."""
+    reader = MessageReader(ctx, fn).read_all([test])
+    if not reader.parts or Part.TENSOR in reader.parts:
+        return False
+    counted = reader._accumulated()
+    for node in (test, *walk.descendants(test)):
+        if (
+            isinstance(node, cst.Attribute)
+            and isinstance(node.value, cst.Name)
+            and node.value.value in ("self", "cls")
+            and node.attr.value in counted
+        ):
+            return False
+        if isinstance(node, cst.Name):
+            found = ctx.bindings(node)
+            if len(found) > 1 and any(isinstance(a.scope, GlobalScope) for a in found):
+                return False
+    return True
 
 
 def _returns(body: cst.BaseSuite) -> bool:
