@@ -4,7 +4,7 @@ import libcst as cst
 
 from tflint_graph.checks.base import Rule
 from tflint_graph.model.context import TracedFunction
-from tflint_graph.model.state import method_of, readers
+from tflint_graph.model.state import owning_class, readers
 from tflint_graph.model.values import (
     Owner,
     is_container_literal,
@@ -131,8 +131,7 @@ def step(x, outputs=[]):
             and receiver.value.value in ("self", "cls")
         ):
             return True
-        method = method_of(ctx, fn.node)
-        cls = ctx.enclosing_class(method) if method is not None else None
+        cls = owning_class(ctx, fn.node)
         if cls is None or not self._reset_before(cls, receiver.attr.value, node, fn):
             return True
         return readers(ctx).eager_reader(receiver.attr.value, cls) is not None
@@ -207,8 +206,7 @@ def step(x, outputs=[]):
             and _fixed_key(target.slice[0].slice.value)
         ):
             return False
-        method = method_of(self.ctx, fn.node)
-        cls = self.ctx.enclosing_class(method) if method is not None else None
+        cls = owning_class(self.ctx, fn.node)
         return readers(self.ctx).eager_reader(receiver.attr.value, cls) is None
 
     def visit_Assign(self, node: cst.Assign, fn: TracedFunction) -> None:

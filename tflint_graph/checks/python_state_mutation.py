@@ -5,7 +5,7 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted, root_name
-from tflint_graph.model.state import method_of, read_before, readers
+from tflint_graph.model.state import owning_class, read_before, readers
 from tflint_graph.model.tensors import tensors
 from tflint_graph.model.values import is_container_literal
 from tflint_graph.traced import traced_of
@@ -164,8 +164,7 @@ class Model(tf.keras.Model):
                 fn,
             )
             return
-        method = method_of(ctx, fn.node)
-        cls = ctx.enclosing_class(method) if method is not None else None
+        cls = owning_class(ctx, fn.node)
         reader = readers(ctx).eager_reader(target.attr.value, cls)
         if reader is None:
             return  # per-trace scratch: set before any read of this trace, read by no eager code

@@ -28,7 +28,12 @@ from tflint_graph.model import walk
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.scopes import GlobalScope
 from tflint_graph.model.tensors import holds_variable, tensors
-from tflint_graph.model.values import assigned_value, attribute_values, module_constant
+from tflint_graph.model.values import (
+    assigned_value,
+    attribute_values,
+    ends_in_exit,
+    module_constant,
+)
 
 # Attributes every value TensorFlow traces with carries statically (a tensor, a variable, a
 # TensorShape, a layer): reading them gives the same Python value on every call.
@@ -371,7 +376,7 @@ def decided_when_tracing(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFuncti
                 if (
                     isinstance(stmt, cst.If)
                     and stmt.orelse is None
-                    and _returns(stmt.body)
+                    and ends_in_exit(stmt.body)
                     and _settled(ctx, fn, stmt.test)
                 ):
                     return True
@@ -400,11 +405,3 @@ def _settled(ctx: ModuleContext, fn: TracedFunction, test: cst.BaseExpression) -
             if len(found) > 1 and any(isinstance(a.scope, GlobalScope) for a in found):
                 return False
     return True
-
-
-def _returns(body: cst.BaseSuite) -> bool:
-    stmts = body.body
-    last = stmts[-1] if stmts else None
-    if isinstance(last, cst.SimpleStatementLine) and last.body:
-        return isinstance(last.body[-1], cst.Return | cst.Raise)
-    return False

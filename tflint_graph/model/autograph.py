@@ -15,7 +15,7 @@ import libcst as cst
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.tensors import TensorInference
-from tflint_graph.model.values import calls_in, is_init_scope
+from tflint_graph.model.values import calls_in, ends_in_exit, is_init_scope
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
@@ -115,13 +115,7 @@ def _exits_unless_eager(ctx: ModuleContext, stmt: cst.BaseStatement) -> bool:
     test = stmt.test
     if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
         return False
-    if not _mentions_eager_check(ctx, test.expression):
-        return False
-    body = stmt.body.body
-    last = body[-1] if body else None
-    if isinstance(last, cst.SimpleStatementLine) and last.body:
-        return isinstance(last.body[-1], cst.Return | cst.Raise)
-    return False
+    return _mentions_eager_check(ctx, test.expression) and ends_in_exit(stmt.body)
 
 
 def _mentions_eager_check(ctx: ModuleContext, test: cst.BaseExpression) -> bool:

@@ -20,7 +20,7 @@ from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.names import Resolution
 from tflint_graph.model.scopes import GlobalScope
-from tflint_graph.model.values import assigned_value, is_init_scope
+from tflint_graph.model.values import assigned_value, ends_in_exit, is_init_scope
 
 _EAGER = (
     "tensorflow.executing_eagerly",
@@ -278,13 +278,7 @@ class TracingGuards:
         block run eagerly only."""
         if not isinstance(stmt, cst.If) or stmt.orelse is not None:
             return False
-        if self.value(stmt.test) is not True:
-            return False
-        body = stmt.body.body
-        last = body[-1] if body else None
-        if isinstance(last, cst.SimpleStatementLine) and last.body:
-            return isinstance(last.body[-1], cst.Return | cst.Raise)
-        return False
+        return self.value(stmt.test) is True and ends_in_exit(stmt.body)
 
     def untraced(self, node: cst.CSTNode, fn: FunctionNode) -> bool:
         """``node`` (inside ``fn``) never runs while ``fn`` is traced, or runs eagerly."""

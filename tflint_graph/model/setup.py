@@ -25,7 +25,12 @@ from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.eager import TracingGuards
 from tflint_graph.model.names import dotted, root_name
-from tflint_graph.model.values import calls_in, declared_outer_names, is_init_scope
+from tflint_graph.model.values import (
+    calls_in,
+    declared_outer_names,
+    ends_in_exit,
+    is_init_scope,
+)
 
 # Methods that set an object up: Keras calls ``build`` once, before or outside the step's
 # trace; ``__init__`` makes a fresh object.
@@ -122,7 +127,7 @@ class OneTimeSetup:
                 if (
                     isinstance(stmt, cst.If)
                     and stmt.orelse is None
-                    and _exits(stmt.body)
+                    and ends_in_exit(stmt.body)
                     and self._is_guard(stmt.test, body[i + 1 :], fn)
                 ):
                     return True
@@ -203,16 +208,6 @@ class OneTimeSetup:
 def _related(written: str, tested: str) -> bool:
     """Setting ``self.a`` sets ``self.a.b``; setting ``self.a.b`` touches ``self.a``."""
     return written == tested or written.startswith(tested + ".") or tested.startswith(written + ".")
-
-
-def _exits(body: cst.BaseSuite) -> bool:
-    stmts = body.body
-    last = stmts[-1] if stmts else None
-    if isinstance(last, cst.SimpleStatementLine) and last.body:
-        return isinstance(last.body[-1], cst.Return | cst.Raise)
-    return isinstance(body, cst.SimpleStatementSuite) and isinstance(
-        body.body[-1], cst.Return | cst.Raise
-    )
 
 
 def _statement_of(ctx: ModuleContext, node: cst.CSTNode) -> cst.CSTNode:

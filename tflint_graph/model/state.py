@@ -138,6 +138,12 @@ def method_of(ctx: ModuleContext, fn: FunctionNode | None) -> cst.FunctionDef | 
     return None
 
 
+def owning_class(ctx: ModuleContext, fn: FunctionNode) -> cst.ClassDef | None:
+    """The class whose method ``fn`` is, or is nested in."""
+    method = method_of(ctx, fn)
+    return ctx.enclosing_class(method) if method is not None else None
+
+
 def read_before(
     ctx: ModuleContext, target: cst.Attribute, statement: cst.CSTNode, fn: FunctionNode
 ) -> bool:

@@ -214,6 +214,18 @@ def target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
         yield from target_names(target.value)
 
 
+def ends_in_exit(body: cst.BaseSuite) -> bool:
+    """The block's last statement is a ``return`` or ``raise`` (``if ...: return`` on one
+    line too): nothing after the block runs when it does."""
+    stmts = body.body
+    last = stmts[-1] if stmts else None
+    if isinstance(body, cst.SimpleStatementSuite):
+        return isinstance(last, cst.Return | cst.Raise)
+    if isinstance(last, cst.SimpleStatementLine) and last.body:
+        return isinstance(last.body[-1], cst.Return | cst.Raise)
+    return False
+
+
 def is_init_scope(ctx: ModuleContext, with_node: cst.With) -> bool:
     """``with tf.init_scope():`` — its body runs eagerly, once, outside the graph."""
     return any(
