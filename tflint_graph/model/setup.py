@@ -52,16 +52,12 @@ class OneTimeSetup:
         self.ctx = definitions.ctx
         self._writes: dict[FunctionNode, frozenset[str]] = {}
         self._returned_tests: dict[cst.FunctionDef, list[str]] = {}
+        self._callees: dict[FunctionNode, bool] = {}
 
     # -- public -----------------------------------------------------------------------
     def covers(self, node: cst.CSTNode, fn: TracedFunction) -> bool:
         """``node`` (inside ``fn``) is one-time setup, or does not run while tracing."""
         return self._covers(node, fn, 0)
-
-    def guarded(self, node: cst.CSTNode, fn: FunctionNode) -> bool:
-        """``node`` runs under a one-time guard of ``fn`` itself (traced or not): ``if
-        _TABLE is None: _TABLE = load()`` in a lazy initialiser."""
-        return self._guarded(node, fn)
 
     def writes(self, fn: FunctionNode) -> frozenset[str]:
         """``self.x`` chains and ``global`` names ``fn`` assigns or mutates, with those of the
@@ -73,18 +69,28 @@ class OneTimeSetup:
         fn_node = fn.node
         if isinstance(fn_node, cst.FunctionDef) and fn_node.name.value in CREATION_METHODS:
             return True
-        if self._guarded(node, fn_node) or self.guards.untraced(node, fn_node):
+        if self.guarded(node, fn_node) or self.guards.untraced(node, fn_node):
             return True
+        return self._called_in_setup(fn, depth)
+
+    def _called_in_setup(self, fn: TracedFunction, depth: int) -> bool:
+        """Every traced call of callee ``fn`` is itself setup (the same for all its nodes)."""
+        fn_node = fn.node
+        known = self._callees.get(fn_node)
+        if known is not None:
+            return known
         parent = fn.parent
         if fn.kind is not TraceKind.CALLEE or parent is None or depth > _MAX_DEPTH:
-            return False
-        if isinstance(fn_node, cst.Lambda):
+            result = False
+        elif isinstance(fn_node, cst.Lambda):
             # A lambda in a traced body: its creation is guarded where the lambda is written.
-            return self._covers(fn_node, parent, depth + 1)
-        sites = list(self._call_sites(fn_node, parent))
-        if not sites:
-            return True  # reached some other way (passed as an argument ...): do not guess
-        return all(self._covers(s, parent, depth + 1) for s in sites)
+            result = self._covers(fn_node, parent, depth + 1)
+        else:
+            sites = list(self._call_sites(fn_node, parent))
+            # No call site: reached some other way (passed as an argument ...): do not guess.
+            result = all(self._covers(s, parent, depth + 1) for s in sites)
+        self._callees[fn_node] = result
+        return result
 
     def _call_sites(self, callee: FunctionNode, parent: TracedFunction) -> Iterator[cst.Call]:
         facts = self.definitions.facts.bodies.get(parent.node)
@@ -94,8 +100,9 @@ class OneTimeSetup:
             if any(f is callee for f, _ in self.definitions.callables(call.func, parent.node)):
                 yield call
 
-    def _guarded(self, node: cst.CSTNode, fn: FunctionNode) -> bool:
-        """Under a one-time guard of ``fn`` itself, or ``with tf.init_scope():``."""
+    def guarded(self, node: cst.CSTNode, fn: FunctionNode) -> bool:
+        """``node`` runs under a one-time guard of ``fn`` itself (traced or not: ``if _TABLE
+        is None: _TABLE = load()`` in a lazy initialiser), or ``with tf.init_scope():``."""
         child: cst.CSTNode = node
         for anc in self.ctx.ancestors(node):
             if anc is fn:
