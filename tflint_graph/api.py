@@ -79,6 +79,7 @@ def lint_paths(
     *,
     jobs: int | None = None,
     cache: bool | Path | None = None,
+    files_found: list[Path] | None = None,
 ) -> Iterator[Finding]:
     """Lint files and directories (recursively, honouring excludes); yields sorted findings.
 
@@ -93,12 +94,15 @@ def lint_paths(
     ``jobs`` analyses files in that many processes (default 1: in-process); the findings
     are the same for any number.  ``cache`` reuses results of earlier runs: ``True`` keeps
     them in ``.tflint-graph-cache`` next to the pyproject.toml found for ``paths`` (else in
-    the working directory), a path keeps them there; default none.
+    the working directory), a path keeps them there; default none.  ``files_found``, when
+    given, receives the files the run lints (the CLI warns when there are none).
     """
     config = config or Config()
     errors: list[tuple[Path, str]] = []
     targets = [Path(p) for p in paths]
     files = sorted(iter_python_files(targets, config, errors), key=str)
+    if files_found is not None:
+        files_found.extend(files)
     store = open_cache(cache, targets, config) if files else None
     records = RunRecords(store) if store is not None else None
     ticket = records.ticket(files) if records is not None else None

@@ -216,8 +216,13 @@ def check(
     log = logging.getLogger("tflint_graph")
     log.addHandler(counter)
     propagate, log.propagate = log.propagate, False
+    linted: list[Path] = []
     try:
-        findings = list(lint_paths(targets, config, **run_options))
+        findings = list(lint_paths(targets, config, files_found=linted, **run_options))
+        if not linted:  # as ruff: a warning, and no "All checks passed!" for nothing checked
+            click.echo(
+                "tflint-graph: warning: No Python files found under the given path(s)", err=True
+            )
         if diff:
             _show_diff(findings, quiet)
         fixed = _apply_fixes(findings) if fix else 0
@@ -231,7 +236,7 @@ def check(
             lines=SourceLines(),  # read after --fix has written
             show_source=show_source,
             statistics=statistics,
-            summary=not quiet,
+            summary=not quiet and bool(linted or findings),
             fixed=fixed if fix else None,
             dynamic=dynamic_summary.as_dict() if dynamic_summary is not None else None,
         )
@@ -311,7 +316,7 @@ def _load_config(config_file: Path | None, targets: list[Path]) -> Config:
         if config_file is not None:
             if not config_file.is_file():
                 _fail(f"config file does not exist: {config_file}")
-            return load_file(config_file)
+            return load_file(config_file, require_table=True)
         found = find_config(targets)
         return load_file(found) if found is not None else Config()
     except ConfigError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import fnmatch
 import functools
 import os
@@ -12,6 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
+
+from tflint_graph.core.codes import closest_code, is_known_selector
 
 if TYPE_CHECKING:
     from tflint_graph.core.examples import Example
@@ -45,9 +48,22 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 
 _CODE_PREFIX = re.compile(r"^(ALL|TFG\d{0,3})$")
 
+TABLE = "tflint-graph"
+
 
 class ConfigError(Exception):
-    """A configuration problem; the message names the offending key."""
+    """A configuration problem; the message names the offending key.  ``hint`` (a
+    suggestion such as "; did you mean `TFG101`?") closes the message, after the file's
+    name when one is added."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message + hint)
+        self.message = message
+        self.hint = hint
+
+    def located(self, where: str) -> ConfigError:
+        """The same error, naming where it was found (" in path/pyproject.toml")."""
+        return ConfigError(self.message + where, self.hint)
 
 
 @dataclass(frozen=True)
@@ -162,11 +178,18 @@ def _codes(key: str, value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f'`{key}` must be a list of rule codes such as ["TFG101"]')
     for code in value:
-        if not _CODE_PREFIX.match(code.strip()):
-            raise ConfigError(
-                f"`{key}`: {code!r} is not a rule code or prefix (expected e.g. TFG101 or TFG1)"
-            )
+        check_selector(key, code.strip())
     return tuple(v.strip() for v in value)
+
+
+def check_selector(where: str, selector: str) -> None:
+    """Raise a ConfigError unless ``selector`` is ``ALL``, a code or a prefix of one."""
+    if _CODE_PREFIX.match(selector) and is_known_selector(selector):
+        return
+    hint = closest_code(selector)
+    suggestion = f"; did you mean `{hint}`?" if hint else " (expected e.g. TFG101 or TFG1)"
+    shown = where if where.startswith("--") else f"`{where}`"
+    raise ConfigError(f"unknown rule selector `{selector}` in {shown}", suggestion)
 
 
 def validate_codes(key: str, values: Sequence[str]) -> tuple[str, ...]:
@@ -263,12 +286,36 @@ def parse_table(table: Mapping[str, Any], root: Path | None = None, source: str 
         try:
             values[attr] = convert(key, raw)
         except ConfigError as exc:
-            raise ConfigError(f"{exc}{where}") from None
+            raise exc.located(where) from None
     return Config(root=root, **values)
 
 
-def load_file(path: Path) -> Config:
-    """Load ``[tool.tflint-graph]`` from a pyproject.toml (an empty table if absent)."""
+def _normalised(name: str) -> str:
+    return name.lower().replace("-", "").replace("_", "").replace(".", "")
+
+
+def near_miss_tables(tool: Mapping[str, Any]) -> list[str]:
+    """Names under ``[tool]`` that look like a misspelt ``tflint-graph`` (``tflint_graph``,
+    ``TFLintGraph``, ``tflint-grpah``, ``tflint-graph-x``); ``tflint-graph`` itself is not
+    one."""
+    target = _normalised(TABLE)
+    out = []
+    for name in tool:
+        if name == TABLE:
+            continue
+        norm = _normalised(name)
+        if norm == target or difflib.SequenceMatcher(None, norm, target).ratio() >= 0.8:
+            out.append(name)
+    return out
+
+
+def load_file(path: Path, *, require_table: bool = False) -> Config:
+    """Load ``[tool.tflint-graph]`` from a pyproject.toml (an empty table if absent, unless
+    ``require_table``: then that is an error, as for ``--config FILE``).
+
+    A table under ``[tool]`` whose name is a near miss of ``tflint-graph`` is an error: its
+    settings would otherwise be ignored without a word.
+    """
     try:
         with path.open("rb") as fh:
             data = tomllib.load(fh)
@@ -277,7 +324,15 @@ def load_file(path: Path) -> Config:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
     tool = data.get("tool", {})
-    table = tool.get("tflint-graph", {}) if isinstance(tool, dict) else {}
+    if not isinstance(tool, dict):
+        tool = {}
+    for name in near_miss_tables(tool):
+        raise ConfigError(
+            f"unknown table `[tool.{name}]` in {path}; did you mean `[tool.{TABLE}]`?"
+        )
+    if require_table and TABLE not in tool:
+        raise ConfigError(f"{path} has no [tool.{TABLE}] table")
+    table = tool.get(TABLE, {})
     if not isinstance(table, dict):
         raise ConfigError(f"[tool.tflint-graph] in {path} must be a table")
     return parse_table(table, root=path.parent, source=str(path))
@@ -287,8 +342,9 @@ def find_config(paths: Sequence[Path]) -> Path | None:
     """The nearest pyproject.toml with a ``[tool.tflint-graph]`` table, walking up from the
     first path (or the working directory).
 
-    A pyproject.toml that mentions tflint-graph but is not valid TOML is returned too, so
-    that loading it reports the error instead of silently using another file.
+    A pyproject.toml that mentions tflint but is not valid TOML is returned too, and
+    so is one with a near miss of the table's name (``[tool.tflint_graph]``), so that
+    loading it reports the error instead of silently using another file or none.
     """
     start = Path(paths[0]) if paths else Path.cwd()
     try:
@@ -305,14 +361,17 @@ def find_config(paths: Sequence[Path]) -> Path | None:
             data = candidate.read_bytes()
         except OSError:
             continue
-        if b"tflint-graph" not in data:
+        lowered = data.lower()
+        if b"tflint" not in lowered and b"graph" not in lowered:
             continue
         try:
             doc = tomllib.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-            return candidate
+            if b"tflint" in lowered:
+                return candidate
+            continue
         tool = doc.get("tool")
-        if isinstance(tool, dict) and "tflint-graph" in tool:
+        if isinstance(tool, dict) and (TABLE in tool or near_miss_tables(tool)):
             return candidate
     return None
 
