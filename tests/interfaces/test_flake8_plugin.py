@@ -337,3 +337,27 @@ def test_configuration_is_looked_up_once_per_directory(
         flake8_plugin._config_for(str(tmp_path / "c.py")) == flake8_plugin._configs[str(tmp_path)]
     )
     assert isinstance(flake8_plugin._config_for("stdin"), Config)
+
+
+@pytest.mark.parametrize(
+    ("config", "offender"),
+    [
+        ('[tool.tflint-graph]\nselect = ["TFG999"]\n', "`TFG999`"),
+        ('[tool.tflint-graph.per-file-ignores]\n"*.py" = ["TFG5"]\n', "`TFG5`"),
+        ('[tool.tflint_graph]\nselect = ["TFG1"]\n', "`[tool.tflint_graph]`"),
+    ],
+    ids=["unknown-select", "unknown-per-file-ignore", "near-miss-table"],
+)
+def test_a_configuration_mistake_is_one_clear_line_not_a_traceback(
+    tmp_path: Path, config: str, offender: str
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(config, encoding="utf-8")
+    (tmp_path / "m.py").write_text(PRINTS, encoding="utf-8")
+    by_path, proc = flake8(["--select", "TFG", "m.py"], cwd=tmp_path)
+    assert "Traceback" not in proc.stderr
+    problems = [line for line in proc.stderr.splitlines() if line.startswith("tflint-graph:")]
+    assert len(problems) == 1
+    assert offender in problems[0] and "using the default configuration" in problems[0]
+    # The defaults still apply: the file is linted, not skipped.
+    assert proc.returncode == 1
+    assert by_path["m.py"]
