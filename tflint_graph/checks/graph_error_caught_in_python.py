@@ -5,7 +5,6 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.messages import shorten
 from tflint_graph.model import walk
-from tflint_graph.model.autograph import runs_eagerly
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted
 from tflint_graph.model.tensors import NO_OP_CALLS, tensors
@@ -121,7 +120,7 @@ ds = tf.data.Dataset.from_tensor_slices([b"not a jpeg"]).map(parse)
         try_node = ctx.parent(node)
         if not isinstance(try_node, cst.Try | cst.TryStar):
             return
-        if runs_eagerly(ctx, try_node, fn):
+        if traced_of(ctx).guards.untraced(try_node, fn.node):
             return
         runtime = self._runtime_errors(node.type)
         if runtime:

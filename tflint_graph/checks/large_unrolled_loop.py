@@ -5,10 +5,10 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.messages import shorten
 from tflint_graph.core.finding import Severity
-from tflint_graph.model.autograph import under_eager_check
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.scopes import GlobalScope
 from tflint_graph.model.values import int_literal
+from tflint_graph.traced import traced_of
 
 
 class LargeUnrolledLoop(Rule):
@@ -78,7 +78,7 @@ def step(x):
     ]
 
     def visit_For(self, node: cst.For, fn: TracedFunction) -> None:
-        if node.asynchronous is not None or under_eager_check(self.ctx, node, fn):
+        if node.asynchronous is not None or traced_of(self.ctx).guards.untraced(node, fn.node):
             return
         count = self._count(node.iter)
         limit = self.ctx.config.unroll_max

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.model.autograph import runs_eagerly
 from tflint_graph.model.context import ModuleContext, TracedFunction
+from tflint_graph.traced import traced_of
 
 # Words in an `if` test that mean "only when this really is an eager value / NumPy array".
 _CHECK_WORDS = ("numpy", "eager", "Eager", "hasattr", "isinstance", "is_tensor", "ndarray")
@@ -14,11 +14,12 @@ _CHECK_WORDS = ("numpy", "eager", "Eager", "hasattr", "isinstance", "is_tensor",
 def conversion_is_safe(
     ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction, errors: tuple[str, ...]
 ) -> bool:
-    """``node`` runs eagerly (``tf.executing_eagerly()`` guards, ``tf.init_scope()``), under
+    """``node`` never runs while tracing (``model.eager``: ``tf.executing_eagerly()`` guards,
+    ``tf.init_scope()``, ...), under
     an ``if`` that checks the value's type (``hasattr(x, "numpy")``, ``isinstance(x,
     np.ndarray)``), or inside a ``try`` whose handler catches one of ``errors`` (the
     trace-time failure is then the fallback path, which works)."""
-    if runs_eagerly(ctx, node, fn):
+    if traced_of(ctx).guards.untraced(node, fn.node):
         return True
     child = node
     for anc in ctx.ancestors(node):

@@ -14,9 +14,10 @@ import libcst as cst
 
 from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
-from tflint_graph.model.autograph import converts, runs_eagerly
+from tflint_graph.model.autograph import converts
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.tensors import Kind, certain_tensors, tensors
+from tflint_graph.traced import traced_of
 
 _ERROR = "OperatorNotAllowedInGraphError"
 _AUTOGRAPH_OFF = "AutoGraph is off there (autograph=False or do_not_convert)"
@@ -226,4 +227,4 @@ def step(x):
         return expr if truth_tensor(self.ctx, fn, expr) else None
 
     def _live(self, node: cst.CSTNode, fn: TracedFunction) -> bool:
-        return not runs_eagerly(self.ctx, node, fn)
+        return not traced_of(self.ctx).guards.untraced(node, fn.node)

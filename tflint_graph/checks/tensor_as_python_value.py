@@ -14,10 +14,11 @@ import libcst as cst
 
 from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
-from tflint_graph.model.autograph import converts, runs_eagerly
+from tflint_graph.model.autograph import converts
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.tensors import Kind, certain_tensors
 from tflint_graph.model.values import assigned_value, attribute_values
+from tflint_graph.traced import traced_of
 
 _ITER = "OperatorNotAllowedInGraphError"
 _AUTOGRAPH_OFF = "AutoGraph is off there (autograph=False or do_not_convert)"
@@ -397,7 +398,7 @@ def step(x: tf.Tensor):
         return False
 
     def _live(self, node: cst.CSTNode, fn: TracedFunction) -> bool:
-        return not runs_eagerly(self.ctx, node, fn)
+        return not traced_of(self.ctx).guards.untraced(node, fn.node)
 
 
 def _keywords(node: cst.Call) -> int:

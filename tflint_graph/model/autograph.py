@@ -15,7 +15,6 @@ import libcst as cst
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.tensors import TensorInference
-from tflint_graph.model.values import calls_in, ends_in_exit, is_init_scope
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
@@ -65,70 +64,3 @@ def is_graph_loop(
             # Converted over datasets only; over a tensor they raise instead (TFG203).
             return any(definitions.is_dataset(a.value) for a in it.args)
     return definitions.is_dataset(it)
-
-
-def under_eager_check(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
-    """``node`` runs only under ``if tf.executing_eagerly():`` (or after ``if not ...: return``
-    is not modelled): the usual guard around eager-only code."""
-    child = node
-    for anc in ctx.ancestors(node):
-        if anc is fn.node:
-            return False
-        if isinstance(anc, cst.If) and child is anc.body and _mentions_eager_check(ctx, anc.test):
-            return True
-        if (
-            isinstance(anc, cst.IfExp)
-            and child is anc.body
-            and _mentions_eager_check(ctx, anc.test)
-        ):
-            return True
-        child = anc
-    return False
-
-
-def runs_eagerly(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
-    """``node`` runs eagerly even inside traced code: under ``if tf.executing_eagerly():``,
-    inside ``with tf.init_scope():``, or after an early ``if not tf.executing_eagerly():
-    return`` (or ``raise``) in the same or an enclosing block."""
-    if under_eager_check(ctx, node, fn):
-        return True
-    child = node
-    for anc in ctx.ancestors(node):
-        if anc is fn.node:
-            return False
-        if isinstance(anc, cst.With) and child is anc.body and is_init_scope(ctx, anc):
-            return True
-        if isinstance(anc, cst.IndentedBlock):
-            for stmt in anc.body:
-                if stmt is child:
-                    break
-                if _exits_unless_eager(ctx, stmt):
-                    return True
-        child = anc
-    return False
-
-
-def _exits_unless_eager(ctx: ModuleContext, stmt: cst.BaseStatement) -> bool:
-    """``if not tf.executing_eagerly(): return ...`` (or ``raise``), with no ``else``."""
-    if not isinstance(stmt, cst.If) or stmt.orelse is not None:
-        return False
-    test = stmt.test
-    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
-        return False
-    return _mentions_eager_check(ctx, test.expression) and ends_in_exit(stmt.body)
-
-
-def _mentions_eager_check(ctx: ModuleContext, test: cst.BaseExpression) -> bool:
-    if isinstance(test, cst.UnaryOperation):
-        return False  # `if not tf.executing_eagerly():` guards the graph branch
-    if isinstance(test, cst.BooleanOperation):
-        # `eager and x` runs eagerly only; `eager or x` may run while tracing.
-        return isinstance(test.operator, cst.And) and (
-            _mentions_eager_check(ctx, test.left) or _mentions_eager_check(ctx, test.right)
-        )
-    for node in calls_in(test):
-        if ctx.resolve(node.func).is_(
-            "tensorflow.executing_eagerly", "tensorflow.python.eager.context.executing_eagerly"
-        ):
-            return True
-    return False
