@@ -158,6 +158,84 @@ def test_python_setting_beside_static_metadata_is_not_reported() -> None:
     assert codes_at(STEP, STEP_LINE, 'print("scale", scale, "for", x.shape)') == set()
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        'logging.info("using %d units", self.units)',
+        'print("units:", self.units, "channels:", CHANNELS)',
+        'logging.info("rate %.2f", 1.0 - len(str(self.units)) / 10)',
+    ],
+)
+def test_message_showing_only_python_settings_is_not_reported(line: str) -> None:
+    # The graph was built for these settings: the message is the same on every call.
+    assert codes_at(LAYER, LINE, line) == set()
+
+
+def test_settings_of_each_sublayer_in_a_loop_over_them_are_not_reported() -> None:
+    source = dedent(
+        """
+        import logging
+        import tensorflow as tf
+
+        class Net(tf.keras.Model):
+            def __init__(self, rates):
+                super().__init__()
+                self.blocks = [tf.keras.layers.Dense(4) for _ in rates]
+                self.rate = rates[0]
+
+            def call(self, x):
+                for idx, block in enumerate(self.blocks):
+                    rate = self.rate
+                    rate = 1.0 - rate * float(idx) / len(self.blocks)
+                    logging.info("block %d keeps %s", idx, rate)
+                    x = block(x)
+                for i in range(2):
+                    logging.info("pass %d", i)  # TFG107: a counter of iterations
+                return x
+        """
+    )
+    assert [(f.line, f.code) for f in lint_source(source, "m.py")] == [(17, "TFG107")]
+
+
+HELPER = dedent(
+    """
+    import logging
+    import tensorflow as tf
+
+    class Net(tf.keras.layers.Layer):
+        def __init__(self, anchor):
+            super().__init__()
+            self.anchor = anchor
+            self.calls = 0
+
+        def call(self, x):
+            y = self._near(x, ARG)
+            return y
+
+        def _near(self, x, anchor):
+            logging.info("anchor %s", anchor)
+            return x - anchor
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("arg", "reported"),
+    [
+        ("self.anchor", False),  # a setting of the layer
+        ("anchor=3", False),
+        ("x", True),  # a tensor
+        ("self.calls", True),  # counted up below: per call
+    ],
+)
+def test_a_helper_parameter_holds_what_the_traced_call_passes(arg: str, reported: bool) -> None:
+    source = HELPER.replace("ARG", arg)
+    if arg == "self.calls":
+        source = source.replace("return y\n", "self.calls += 1\n        return y\n")
+    codes = {f.code for f in lint_source(source, "m.py") if f.code == "TFG107"}
+    assert bool(codes) is reported
+
+
 def test_name_bound_to_static_metadata_is_static() -> None:
     source = dedent(
         """

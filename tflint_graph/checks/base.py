@@ -21,6 +21,7 @@ from tflint_graph.checks.messages import shorten
 from tflint_graph.core.facts import RemoteFinding
 from tflint_graph.core.finding import Finding, Severity
 from tflint_graph.model.context import ModuleContext, TracedFunction
+from tflint_graph.model.state import in_test_function
 
 
 class Rule:
@@ -39,6 +40,11 @@ class Rule:
     # Set by a rule that overrides fix(): "safe" when --fix applies its fixes (those that
     # fix_safety() does not call unsafe), "unsafe" when it never does.
     FIX_SAFETY: ClassVar[FixSafety | None] = None
+    # True for rules about effects that run once per trace instead of per call (a print, a
+    # list append, an attribute write): inside a test of a test module such an effect is
+    # either what the test checks (counting traces, recording what a trace saw) or makes
+    # the test fail by itself, so the rule stays silent there.
+    QUIET_IN_TESTS: ClassVar[bool] = False
 
     def __init__(self, ctx: ModuleContext, sink: list[Finding]) -> None:
         self.ctx = ctx
@@ -77,6 +83,8 @@ class Rule:
         *,
         fix: str | None = None,
     ) -> None:
+        if self.QUIET_IN_TESTS and in_test_function(self.ctx, node):
+            return
         where = self.ctx.position(node)
         self._sink.append(
             Finding(

@@ -33,6 +33,7 @@ class PrintInTraced(Rule):
 
     code = "TFG101"
     name = "print-in-traced"
+    QUIET_IN_TESTS = True
     severity = Severity.WARNING
     FIX_SAFETY = "safe"
 
