@@ -359,3 +359,30 @@ def test_a_context_manager_that_restores_the_state_is_a_scoped_override() -> Non
     )
     got = {(line, code) for line, code in found(source) if code in ("TFG105", "TFG106")}
     assert got == expected(source)
+
+
+def test_a_container_reset_by_call_wrapper_is_per_call_scratch() -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        class Base(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self._losses = {}
+                self._history = []
+
+            def __call__(self, *args, return_losses=False, **kwargs):
+                self._losses = {}  # fresh before Keras runs call()
+                outputs = super().__call__(*args, **kwargs)
+                return (outputs, self._losses) if return_losses else outputs
+
+        class Net(Base):
+            def call(self, x):
+                self._losses["l2"] = tf.reduce_sum(x * x)
+                self._history.append(x)  # TFG102
+                return x
+        """
+    )
+    got = {(line, code) for line, code in found(source) if code in _CODES}
+    assert got == expected(source)

@@ -148,11 +148,21 @@ def step(x, outputs=[]):
             callers.add(caller.node)
             caller = caller.parent
         order = self.ctx.source_order(node)
-        for value, where in traced_of(self.ctx).facts.self_values.get(cls, {}).get(attr, []):
+        traced = traced_of(self.ctx)
+        for value, where in traced.facts.self_values.get(cls, {}).get(attr, []):
             if where is fn.node and self.ctx.source_order(value) < order:
                 return True
             if where in callers:
                 return True
+        # `__call__` (of the class or a base here) making a fresh one before Keras runs `call`.
+        for owner in (cls, *traced.module_bases(cls)):
+            for value, where in traced.facts.self_values.get(owner, {}).get(attr, []):
+                if (
+                    isinstance(where, cst.FunctionDef)
+                    and where.name.value == "__call__"
+                    and is_container_literal(self.ctx, value)
+                ):
+                    return True
         return False
 
     def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:
