@@ -182,8 +182,15 @@ def test_nested_fixes_build_on_each_other() -> None:
             return ta.stack()
         """
     )
+    # The outer print shows print()'s None; tf.print of tf.print shows the print op
+    # (`<tf.Operation 'PrintV2' type=PrintV2>` under TensorFlow 2.21): unsafe.
     assert fixed(source) == source.replace(
-        "ta.write(0, print(print(x)))", "ta = ta.write(0, tf.print(tf.print(x)))"
+        "ta.write(0, print(print(x)))", "ta = ta.write(0, print(tf.print(x)))"
+    )
+    text, count = fix_source(source, lint_source(source, "m.py"), unsafe=True)
+    assert (text, count) == (
+        source.replace("ta.write(0, print(print(x)))", "ta = ta.write(0, tf.print(tf.print(x)))"),
+        3,
     )
 
 
