@@ -228,7 +228,8 @@ class _Apply(cst.CSTTransformer):
 
     def _drop_emptied(self, block: cst.IndentedBlock | cst.Module) -> cst.CSTNode:
         """``block`` without the lines fixes emptied, the comments above each kept (on the
-        next statement, or the block's footer); ``pass`` where nothing else is left."""
+        next statement, or the block's footer; the blank lines go with the statement);
+        ``pass`` where nothing else is left."""
         if not any(s in self.emptied for s in block.body):
             return block
         body: list[cst.BaseStatement] = []
@@ -236,7 +237,7 @@ class _Apply(cst.CSTTransformer):
         for statement in block.body:
             if statement in self.emptied:
                 assert isinstance(statement, cst.SimpleStatementLine)
-                carried += statement.leading_lines
+                carried += [line for line in statement.leading_lines if line.comment]
                 continue
             if carried:
                 statement = statement.with_changes(
