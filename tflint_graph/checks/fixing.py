@@ -26,6 +26,7 @@ from libcst.metadata import (
 )
 
 from tflint_graph.core.finding import FixSafety
+from tflint_graph.core.vocabulary import canonical
 from tflint_graph.model.context import ModuleContext
 
 __all__ = ["FixSafety", "FixSite", "LintSite", "Site"]
@@ -43,8 +44,9 @@ class Site:
         raise NotImplementedError
 
     def qualified_names(self, node: cst.CSTNode) -> Collection[str]:
-        """The imported or builtin names ``node`` may denote (``sys.stdout``,
-        ``numpy.random.normal``)."""
+        """The imported or builtin names ``node`` may denote, spelled as the analysis spells
+        them (``sys.stdout``, ``numpy.random.normal``, ``tensorflow.function`` for
+        ``tf.compat.v2.function``)."""
         raise NotImplementedError
 
     def _scope(self, node: cst.CSTNode) -> Any:
@@ -111,7 +113,7 @@ class FixSite(Site):
         names = self._qualified.get(node, set())
         if callable(names):  # libcst computes qualified names lazily
             names = names()
-        return {q.name for q in names}
+        return {canonical(q.name) for q in names}
 
     def _scope(self, node: cst.CSTNode) -> Any:
         return self._scopes.get(node)

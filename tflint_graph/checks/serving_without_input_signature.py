@@ -533,16 +533,14 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
         suggestion: str | None = None,
     ) -> cst.CSTNode | None:
         """The guessed signature (``suggestion``, the finding's ``input_signature=[...]``)
-        added to the function's ``@tf.function`` decorator, or to the ``tf.function(fn)``
-        call that makes it.  None for a plain function (it needs wrapping), a signature
-        not guessed (``shape=[None, ...]``), a ``tf.function`` spelled otherwise, a function
-        with ``*args`` or keyword-only parameters, or a skeleton not written with the
-        module's own TensorFlow binding."""
+        added to the def's ``@tf.function`` decorator.  None for a function made a
+        tf.function otherwise (``tf.function(fn)``, a lambda) or not at all (it needs
+        wrapping), a signature not guessed (``shape=[None, ...]``), a function with
+        ``*args`` or keyword-only parameters, or a skeleton not written with the module's
+        own TensorFlow binding."""
         signature = _signature_arg(suggestion, site.tensorflow_alias(node))
         if signature is None:
             return None
-        if isinstance(node, cst.Call) and isinstance(updated, cst.Call):
-            return _with_signature(updated, signature) if _is_tf_function(node, site) else None
         if not isinstance(node, cst.FunctionDef) or not isinstance(updated, cst.FunctionDef):
             return None
         params = node.params
