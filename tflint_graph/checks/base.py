@@ -89,8 +89,11 @@ class Rule:
     ) -> None:
         where = self.ctx.position(node)
         safety: FixSafety | None = None
-        site = LintSite.of(self.ctx) if self.FIX_SAFETY is not None else None
-        if site is not None and type(self).fix(node, node, site, fix) is not None:
+        # A site per finding: kept by the rule or the context, it would close a cycle.
+        if (
+            self.FIX_SAFETY is not None
+            and type(self).fix(node, node, LintSite(self.ctx), fix) is not None
+        ):
             safety = self.fix_safety(node, fn)
         self._sink.append(
             Finding(

@@ -143,11 +143,6 @@ class LintSite(Site):
         self.module = ctx.module
         self._ctx = ctx
 
-    @classmethod
-    def of(cls, ctx: ModuleContext) -> LintSite:
-        site: LintSite = ctx.memo("fix-site", ctx.module, lambda: cls(ctx))
-        return site
-
     def line(self, node: cst.CSTNode) -> int:
         return self._ctx.line(node)
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 
@@ -152,22 +152,12 @@ def train(x, steps):
         if not isinstance(node, cst.Call) or fn is None:
             return "unsafe"
         inference = tensors(self.ctx, fn)
+        ctx = self.ctx
 
-        def plain(expr: cst.BaseExpression) -> bool:
-            if _trace_time_value(expr):
-                return False
-            if _literal(expr) or (isinstance(expr, cst.Attribute) and expr.attr.value == "name"):
-                return True  # a str, number, bool or None; a tensor's name is a str
-            if isinstance(expr, cst.Tuple | cst.List):
-                return all(plain(e.value) for e in expr.elements if isinstance(e, cst.Element))
-            if isinstance(expr, cst.Dict):
-                return all(
-                    isinstance(e, cst.DictElement) and plain(e.key) and plain(e.value)
-                    for e in expr.elements
-                )
-            return inference.may_be_tensor(expr) or holds_variable(self.ctx, fn, expr)
+        def tensor(expr: cst.BaseExpression) -> bool:
+            return inference.may_be_tensor(expr) or holds_variable(ctx, fn, expr)
 
-        return "safe" if all(plain(v) for v in _shown(node)) else "unsafe"
+        return "safe" if all(_plain(v, tensor) for v in _shown(node)) else "unsafe"
 
     @classmethod
     def fix(
@@ -219,6 +209,23 @@ def train(x, steps):
 
 def _is_std_stream(value: cst.BaseExpression, site: Site) -> bool:
     return site.is_(value, *_STREAMS)
+
+
+def _plain(expr: cst.BaseExpression, tensor: Callable[[cst.BaseExpression], bool]) -> bool:
+    """``expr`` prints under tf.print as under print(): a literal, a container of them, a
+    tensor's ``name``, or (``tensor``) a tensor or variable."""
+    if _trace_time_value(expr):
+        return False
+    if _literal(expr) or (isinstance(expr, cst.Attribute) and expr.attr.value == "name"):
+        return True  # a str, number, bool or None; a tensor's name is a str
+    if isinstance(expr, cst.Tuple | cst.List):
+        return all(_plain(e.value, tensor) for e in expr.elements if isinstance(e, cst.Element))
+    if isinstance(expr, cst.Dict):
+        return all(
+            isinstance(e, cst.DictElement) and _plain(e.key, tensor) and _plain(e.value, tensor)
+            for e in expr.elements
+        )
+    return tensor(expr)
 
 
 def _literal(expr: cst.BaseExpression) -> bool:
