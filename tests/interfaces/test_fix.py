@@ -1,5 +1,6 @@
-"""``--fix`` and ``--diff``: safe automatic fixes for TFG101 and TFG209, which the rules
-declare and ``tflint_graph.output.fix`` applies."""
+"""``--fix`` and ``--diff``: automatic fixes, which the rules declare (safe ones for TFG101
+and TFG209, unsafe ones for TFG103, TFG301 and TFG402) and ``tflint_graph.output.fix``
+applies (the safe ones unless asked for unsafe ones too)."""
 
 from __future__ import annotations
 
@@ -182,8 +183,15 @@ def test_nested_fixes_build_on_each_other() -> None:
             return ta.stack()
         """
     )
+    # The outer print shows print()'s None; tf.print of tf.print shows the print op
+    # (`<tf.Operation 'PrintV2' type=PrintV2>` under TensorFlow 2.21): unsafe.
     assert fixed(source) == source.replace(
-        "ta.write(0, print(print(x)))", "ta = ta.write(0, tf.print(tf.print(x)))"
+        "ta.write(0, print(print(x)))", "ta = ta.write(0, print(tf.print(x)))"
+    )
+    text, count = fix_source(source, lint_source(source, "m.py"), unsafe=True)
+    assert (text, count) == (
+        source.replace("ta.write(0, print(print(x)))", "ta = ta.write(0, tf.print(tf.print(x)))"),
+        3,
     )
 
 
@@ -197,9 +205,16 @@ def test_every_rule_with_a_fix_declares_its_safety() -> None:
         assert (rule.FIX_SAFETY is not None) == has_fix, rule.code
 
 
-def test_fixable_codes_are_the_rules_that_declare_a_safe_fix() -> None:
-    assert {r.code: r for r in ALL_RULES if r.FIX_SAFETY == "safe"} == FIXERS
-    assert {"TFG101", "TFG209"} <= set(FIXERS)
+def test_fixers_are_the_rules_that_declare_a_fix() -> None:
+    assert {r.code: r for r in ALL_RULES if r.FIX_SAFETY is not None} == FIXERS
+    declared = {code: rule.FIX_SAFETY for code, rule in FIXERS.items()}
+    assert declared == {
+        "TFG101": "safe",
+        "TFG209": "safe",
+        "TFG103": "unsafe",
+        "TFG301": "unsafe",
+        "TFG402": "unsafe",
+    }
 
 
 # --- the command line ------------------------------------------------------------------

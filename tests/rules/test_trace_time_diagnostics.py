@@ -8,14 +8,11 @@ import contextlib
 import io
 from pathlib import Path
 
-import libcst as cst
 import pytest
 
 from tests.cli_support import invoke, write_tree
 from tests.helpers import dedent, expected, found
 from tflint_graph import lint_source
-from tflint_graph.checks.fixing import FixSite
-from tflint_graph.checks.print_in_traced import PrintInTraced
 from tflint_graph.output.fix import fix_source
 
 LAYER = dedent(
@@ -492,19 +489,6 @@ def test_format_without_a_faithful_tf_print_spelling_is_not_fixed(line: str) -> 
     assert (text, count) == (source, 0)
 
 
-def _site_and_call(source: str) -> tuple[FixSite, cst.Call]:
-    wrapper = cst.MetadataWrapper(cst.parse_module(source))
-    site = FixSite(wrapper)
-    calls = [n for n in _walk(wrapper.module) if isinstance(n, cst.Call)]
-    return site, next(c for c in calls if isinstance(c.func, cst.Name) and c.func.value == "print")
-
-
-def _walk(node: cst.CSTNode):  # type: ignore[no-untyped-def]
-    yield node
-    for child in node.children:
-        yield from _walk(child)
-
-
 @pytest.mark.parametrize(
     "line",
     [
@@ -518,17 +502,16 @@ def test_static_metadata_next_to_a_tensor_makes_the_fix_unsafe(line: str) -> Non
     source = FIX.replace("LINE", line)
     findings = [f for f in lint_source(source, "m.py") if f.code == "TFG101"]
     assert len(findings) == 1
-    assert findings[0].fix is not None and "by hand" in findings[0].fix
-    site, call = _site_and_call(source)
-    assert PrintInTraced.fix_safety(call, site) == "unsafe"
-    assert PrintInTraced.fix(call, call, site) is not None  # proposed, never applied
-    assert fix_source(source, findings) == (source, 0)
+    assert findings[0].fix is not None and "is fixed while tracing" in findings[0].fix
+    assert findings[0].fix_safety == "unsafe"
+    assert fix_source(source, findings) == (source, 0)  # proposed, applied only when asked
+    text, count = fix_source(source, findings, unsafe=True)
+    assert count == 1 and "tf.print(" in text.splitlines()[FIX_LINE]
 
 
 def test_plain_print_stays_safe() -> None:
     source = FIX.replace("LINE", 'print("x", x, x.name)')
-    site, call = _site_and_call(source)
-    assert PrintInTraced.fix_safety(call, site) == "safe"
+    assert [f.fix_safety for f in lint_source(source, "m.py")] == ["safe"]
     assert fixed_line('print("x", x, x.name)') == 'tf.print("x", x, x.name)'
 
 

@@ -60,6 +60,7 @@ def test_finding_round_trips_every_field() -> None:
         fix="use tf.print()",
         end_line=3,
         end_column=12,
+        fix_safety="safe",
         dynamic=DynamicStatus("confirmed", "printed once"),
     )
     assert all(  # every field set: a new field must be added here

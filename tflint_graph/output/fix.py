@@ -2,11 +2,11 @@
 rules propose (``Rule.fix``) and this module applies.
 
 A fix is planned from a finding the run already reported (so ``# noqa``,
-``--select``/``--ignore`` and per-file ignores have already been applied): the file is parsed
-again, the node whose exact range the finding names is located, and the finding's rule
-rewrites it, or declines when the rewrite would not be provably equivalent (or calls that
-node's fix unsafe: ``Rule.fix_safety``).  Only the
-replaced nodes change: everything else in the module, comments and whitespace included,
+``--select``/``--ignore`` and per-file ignores have already been applied) that carries a
+``fix_safety`` (the rule found a rewrite for it while linting): ``"safe"`` ones are applied,
+``"unsafe"`` ones only with ``unsafe=True``.  The file is parsed again, the node whose exact
+range the finding names is located, and the finding's rule rewrites it, or declines.  Only
+the replaced nodes change: everything else in the module, comments and whitespace included,
 keeps its bytes, and a result that does not parse is thrown away.
 """
 
@@ -27,9 +27,8 @@ from tflint_graph.checks import ALL_RULES, Rule
 from tflint_graph.checks.fixing import FixSite
 from tflint_graph.core.finding import Finding
 
-# The rules --fix applies, by code: those whose fix is declared safe (applied where the
-# rule's fix_safety() says so).
-FIXERS: Mapping[str, type[Rule]] = {r.code: r for r in ALL_RULES if r.FIX_SAFETY == "safe"}
+# The rules that can rewrite what they report, by code.
+FIXERS: Mapping[str, type[Rule]] = {r.code: r for r in ALL_RULES if r.FIX_SAFETY is not None}
 
 _Span = tuple[int, int, int, int]  # line, column (1-based), end line, end column
 
@@ -64,19 +63,29 @@ def _diff_lines(text: str) -> list[str]:
     return lines
 
 
-def plan_fixes(findings: Iterable[Finding]) -> list[FileFix]:
+def fixable(finding: Finding, unsafe: bool = False) -> bool:
+    """``finding`` has an automatic fix that this policy applies: a safe one, or with
+    ``unsafe`` an unsafe one too."""
+    if finding.code not in FIXERS or finding.end_line is None or finding.end_column is None:
+        return False
+    return finding.fix_safety == "safe" or (unsafe and finding.fix_safety == "unsafe")
+
+
+def plan_fixes(findings: Iterable[Finding], *, unsafe: bool = False) -> list[FileFix]:
     """The rewrites that would fix ``findings`` (those of a lint run), one per changed file,
-    sorted by path.  Files that would not change, cannot be read back identically, or whose
-    fixed text would not parse are left out."""
+    sorted by path: the safe fixes, and with ``unsafe`` the unsafe ones too.  Files that
+    would not change, cannot be read back identically, or whose fixed text would not parse
+    are left out."""
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
-        if f.code in FIXERS and f.end_line is not None:
+        if fixable(f, unsafe):
             by_path.setdefault(f.path, []).append(f)
-    plans = [plan for path, found in sorted(by_path.items()) if (plan := _plan_file(path, found))]
-    return plans
+    return [
+        plan for path, found in sorted(by_path.items()) if (plan := _plan_file(path, found, unsafe))
+    ]
 
 
-def _plan_file(path: str, findings: Sequence[Finding]) -> FileFix | None:
+def _plan_file(path: str, findings: Sequence[Finding], unsafe: bool) -> FileFix | None:
     try:
         data = Path(path).read_bytes()
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
@@ -92,7 +101,7 @@ def _plan_file(path: str, findings: Sequence[Finding]) -> FileFix | None:
             return None
     except (OSError, SyntaxError, UnicodeError, LookupError):
         return None
-    fixed, count = fix_source(text, findings)
+    fixed, count = fix_source(text, findings, unsafe=unsafe)
     if count == 0 or fixed == text:
         return None
     try:
@@ -102,9 +111,12 @@ def _plan_file(path: str, findings: Sequence[Finding]) -> FileFix | None:
     return FileFix(path, text, fixed, data, new_data, count)
 
 
-def fix_source(source: str, findings: Sequence[Finding]) -> tuple[str, int]:
+def fix_source(
+    source: str, findings: Sequence[Finding], *, unsafe: bool = False
+) -> tuple[str, int]:
     """``source`` with every fixable finding of ``findings`` (findings of this exact text)
-    fixed, and how many were; ``(source, 0)`` when nothing can be fixed safely."""
+    fixed, and how many were; ``(source, 0)`` when nothing can be fixed.  Safe fixes only,
+    unless ``unsafe``."""
     try:
         module = cst.parse_module(source)
     except Exception:
@@ -113,10 +125,12 @@ def fix_source(source: str, findings: Sequence[Finding]) -> tuple[str, int]:
         # libcst does not write back every source as it read it (a form feed before the
         # first statement is dropped): a rewrite would change more than the fixed nodes.
         return source, 0
-    wanted: dict[_Span, set[str]] = {}
+    wanted: dict[_Span, dict[str, str | None]] = {}
     for f in findings:
-        if f.code in FIXERS and f.end_line is not None and f.end_column is not None:
-            wanted.setdefault((f.line, f.column, f.end_line, f.end_column), set()).add(f.code)
+        if fixable(f, unsafe):
+            assert f.end_line is not None and f.end_column is not None
+            span = (f.line, f.column, f.end_line, f.end_column)
+            wanted.setdefault(span, {})[f.code] = f.fix
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     targets = _locate(wrapper.resolve(PositionProvider), wanted)
     if not targets:
@@ -131,17 +145,21 @@ def fix_source(source: str, findings: Sequence[Finding]) -> tuple[str, int]:
     return fixed, applier.count
 
 
+# A rule to offer a node to, with the suggestion of the finding it fixes.
+_Target = tuple[type[Rule], str | None]
+
+
 def _locate(
-    positions: Mapping[cst.CSTNode, CodeRange], wanted: Mapping[_Span, set[str]]
-) -> dict[cst.CSTNode, list[type[Rule]]]:
+    positions: Mapping[cst.CSTNode, CodeRange], wanted: Mapping[_Span, Mapping[str, str | None]]
+) -> dict[cst.CSTNode, list[_Target]]:
     """The node each wanted range names, with the rules to offer it to.  Wrappers can share
     a node's range (a statement and the call it consists of): the innermost node is the one
     a rule reports."""
-    targets: dict[cst.CSTNode, list[type[Rule]]] = {}
+    targets: dict[cst.CSTNode, list[_Target]] = {}
     for node, where in positions.items():
         span = (where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
         if span in wanted and not any(positions.get(c) == where for c in node.children):
-            targets[node] = [FIXERS[code] for code in sorted(wanted[span])]
+            targets[node] = [(FIXERS[code], hint) for code, hint in sorted(wanted[span].items())]
     return targets
 
 
@@ -158,21 +176,24 @@ class _Apply(cst.CSTTransformer):
     """Offers each located node to its rules as the traversal leaves it: inner nodes first,
     so an outer fix is built from the inner ones' results (``print(print(x))``)."""
 
-    def __init__(self, targets: Mapping[cst.CSTNode, Sequence[type[Rule]]], site: FixSite) -> None:
+    def __init__(self, targets: Mapping[cst.CSTNode, Sequence[_Target]], site: FixSite) -> None:
         super().__init__()
         self.targets = targets
         self.site = site
-        # A fix's statement, by the expression it replaces the statement of.
-        self.statements: dict[cst.CSTNode, cst.BaseSmallStatement] = {}
+        # A fix's statement (or its removal), by the expression it replaces the statement of.
+        self.statements: dict[cst.CSTNode, cst.BaseSmallStatement | cst.RemovalSentinel] = {}
+        # Lines whose every statement a fix removed: a `pass` standing in until the block
+        # around them is left (see ``_drop_emptied``).
+        self.emptied: set[cst.SimpleStatementLine] = set()
         self.count = 0
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:
+    def on_leave(
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> cst.CSTNode | cst.RemovalSentinel:
         updated = updated_node
-        for rule in self.targets.get(original_node, ()):
-            if rule.fix_safety(original_node, self.site) != "safe":
-                continue  # proposed at most: --fix applies safe fixes only
-            replacement = rule.fix(original_node, updated, self.site)
-            if isinstance(replacement, cst.BaseSmallStatement):
+        for rule, suggestion in self.targets.get(original_node, ()):
+            replacement = rule.fix(original_node, updated, self.site, suggestion)
+            if isinstance(replacement, cst.BaseSmallStatement | cst.RemovalSentinel):
                 self.statements[original_node] = replacement
                 break  # the whole statement goes: nothing left to build on
             if replacement is not None:
@@ -182,5 +203,48 @@ class _Apply(cst.CSTTransformer):
             statement = self.statements.pop(original_node.value, None)
             if statement is not None:
                 self.count += 1
+                if isinstance(statement, cst.RemovalSentinel):
+                    return statement
                 return statement.with_changes(semicolon=updated.semicolon)
+        if isinstance(updated, cst.SimpleStatementLine | cst.SimpleStatementSuite):
+            return self._small_statements_left(original_node, updated)
+        if isinstance(updated, cst.IndentedBlock | cst.Module):
+            return self._drop_emptied(updated)
         return updated
+
+    def _small_statements_left(
+        self, original: cst.CSTNode, updated: cst.SimpleStatementLine | cst.SimpleStatementSuite
+    ) -> cst.CSTNode:
+        assert isinstance(original, cst.SimpleStatementLine | cst.SimpleStatementSuite)
+        if len(updated.body) == len(original.body):
+            return updated
+        if updated.body:  # `a; removed()`: no semicolon left dangling after `a`
+            last = updated.body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+            return updated.with_changes(body=[*updated.body[:-1], last])
+        placeholder = updated.with_changes(body=[cst.Pass()])
+        if isinstance(placeholder, cst.SimpleStatementLine):
+            self.emptied.add(placeholder)
+        return placeholder  # `if flag: removed()` becomes `if flag: pass`
+
+    def _drop_emptied(self, block: cst.IndentedBlock | cst.Module) -> cst.CSTNode:
+        """``block`` without the lines fixes emptied, the comments above each kept (on the
+        next statement, or the block's footer; the blank lines go with the statement);
+        ``pass`` where nothing else is left."""
+        if not any(s in self.emptied for s in block.body):
+            return block
+        body: list[cst.BaseStatement] = []
+        carried: list[cst.EmptyLine] = []
+        for statement in block.body:
+            if statement in self.emptied:
+                assert isinstance(statement, cst.SimpleStatementLine)
+                carried += [line for line in statement.leading_lines if line.comment]
+                continue
+            if carried:
+                statement = statement.with_changes(
+                    leading_lines=[*carried, *statement.leading_lines]
+                )
+                carried = []
+            body.append(statement)
+        if not body and isinstance(block, cst.IndentedBlock):
+            return block.with_changes(body=[cst.SimpleStatementLine([cst.Pass()], carried)])
+        return block.with_changes(body=body, footer=[*carried, *block.footer])

@@ -44,7 +44,7 @@ from tflint_graph.source.reading import read_regular
 
 DIR_NAME = ".tflint-graph-cache"
 # Bump when the entry layout or the meaning of a cached fact changes.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: findings carry fix_safety
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by tflint-graph.\n"
