@@ -4,14 +4,15 @@ are *meant* to run once per trace.
 A message with no tensor value among its arguments that shows static metadata
 (``x.shape``, ``x.dtype``, ``x.name``, ``x.shape.rank``, ``len(x.shape)``) or says it is
 about tracing (``"tracing"``, ``"retracing"``, ``"traced"``) describes the trace itself:
-``print("tracing", x.shape)`` is the documented way to see when a function traces.  So does
-one showing Python configuration the trace is built for (``self.units``, a literal default,
-an imported constant, the items of a loop over ``self.blocks``, a helper's parameter that
-every traced call passes such a value).  A literal-only message (``print("step done")``)
-and a message showing any other value (a ``range()`` counter, ``step``, something unknown)
-claim to run per call and are still reported; so is one showing a tensor (``tf.shape(x)``
-is a tensor).  Code that runs on
-the first trace only by design (one-time setup) may say anything without a tensor value.
+``print("tracing", x.shape)`` is the documented way to see when a function traces.  Python
+configuration the trace is built for (``self.units``, a literal default, an imported
+constant, the items of a loop over ``self.blocks``, a helper's parameter that every traced
+call passes such a value) may stand beside such metadata, and TFG107 lets a log message
+show configuration alone.  A literal-only message (``print("step done")``) and a message
+showing any other value (a ``range()`` counter, ``step``, something unknown) claim to run
+per call and are still reported; so is one showing a tensor (``tf.shape(x)`` is a tensor).
+Code that runs on the first trace only by design (one-time setup) may say anything without
+a tensor value.
 
 Each part of a message is read as one of :class:`Part`; the same reading decides whether an
 ``if`` around a warning is decided by static values (``if x.shape.rank != 4:``).
@@ -406,10 +407,7 @@ def is_trace_time_diagnostic(ctx: ModuleContext, call: cst.Call, fn: TracedFunct
         return True
     if Part.OTHER in reader.parts:
         return False
-    # Static metadata or Python settings (`"block %d survival %s", idx, self.rate`) describe
-    # how this trace was built: the same on every call of its graph.
-    shown = reader.parts & {Part.STATIC, Part.CONFIG}
-    return bool(shown) or any(says_tracing(t) for t in reader.texts)
+    return Part.STATIC in reader.parts or any(says_tracing(t) for t in reader.texts)
 
 
 def decided_statically(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
