@@ -7,7 +7,9 @@ again, the node whose exact range the finding names is located, and the finding'
 rewrites it, or declines when the rewrite would not be provably equivalent (or calls that
 node's fix unsafe: ``Rule.fix_safety``).  Only the
 replaced nodes change: everything else in the module, comments and whitespace included,
-keeps its bytes, and a result that does not parse is thrown away.
+keeps its bytes, and a result that does not parse is thrown away.  A Jupyter notebook is
+fixed as the module its code cells make (``source.notebook``); only the changed cells'
+``source`` is written back, every other byte of the file stays.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from tflint_graph.checks import ALL_RULES, Rule
 from tflint_graph.checks.fixing import FixSite
 from tflint_graph.core.finding import Finding
+from tflint_graph.source.notebook import Notebook, is_notebook, read_notebook
 
 # The rules --fix applies, by code: those whose fix is declared safe (applied where the
 # rule's fix_safety() says so).
@@ -44,14 +47,24 @@ class FileFix:
     data: bytes
     new_data: bytes
     count: int  # findings fixed
+    # In a notebook: (cell, old text, new text) of each changed cell.
+    cells: tuple[tuple[int, str, str], ...] = ()
 
     def diff(self) -> str:
-        """A unified diff with ``a/`` and ``b/`` paths, as git and ruff print them."""
+        """A unified diff with ``a/`` and ``b/`` paths, as git and ruff print them; one per
+        changed cell of a notebook (``a/nb.ipynb:cell 3``)."""
         name = self.path.replace("\\", "/").lstrip("/")
-        lines = difflib.unified_diff(
-            _diff_lines(self.original), _diff_lines(self.fixed), f"a/{name}", f"b/{name}"
+        parts = [(f":cell {n}", old, new) for n, old, new in self.cells] or [
+            ("", self.original, self.fixed)
+        ]
+        return "".join(
+            "".join(
+                difflib.unified_diff(
+                    _diff_lines(old), _diff_lines(new), f"a/{name}{cell}", f"b/{name}{cell}"
+                )
+            )
+            for cell, old, new in parts
         )
-        return "".join(lines)
 
     def write(self) -> None:
         Path(self.path).write_bytes(self.new_data)
@@ -77,6 +90,8 @@ def plan_fixes(findings: Iterable[Finding]) -> list[FileFix]:
 
 
 def _plan_file(path: str, findings: Sequence[Finding]) -> FileFix | None:
+    if is_notebook(path):
+        return _plan_notebook(path, findings)
     try:
         data = Path(path).read_bytes()
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
@@ -100,6 +115,26 @@ def _plan_file(path: str, findings: Sequence[Finding]) -> FileFix | None:
     except UnicodeError:
         return None
     return FileFix(path, text, fixed, data, new_data, count)
+
+
+def _plan_notebook(path: str, findings: Sequence[Finding]) -> FileFix | None:
+    """The notebook's module fixed, and written back into the changed cells only."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    notebook = read_notebook(data, path)
+    if not isinstance(notebook, Notebook):
+        return None
+    located = [m for f in findings if (m := notebook.to_module(f)) is not None]
+    fixed, count = fix_source(notebook.source, located)
+    if count == 0 or fixed == notebook.source:
+        return None
+    written = notebook.with_module(fixed)
+    if written is None:
+        return None
+    new_data, cells = written
+    return FileFix(path, notebook.source, fixed, data, new_data, count, tuple(cells))
 
 
 def fix_source(source: str, findings: Sequence[Finding]) -> tuple[str, int]:
