@@ -44,6 +44,21 @@ _ESCAPES = ("%", "!", "?", "/", ",", ";")
 _MAGIC_ASSIGNMENT = re.compile(
     r"(?P<target>[ \t]*[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*)[ \t]*=[ \t]*[%!]"
 )
+# Magics IPython runs without their ``%`` (automagic) and the shell aliases it defines,
+# written as commands: ``pip install x``, ``cd data``, ``ls -la`` (never Python).
+AUTOMAGICS = frozenset(
+    {
+        "alias", "autoreload", "bookmark", "cat", "cd", "conda", "cp", "env", "history",
+        "load_ext", "ls", "matplotlib", "mkdir", "mv", "pip", "pwd", "reload_ext", "rm",
+        "rmdir", "run", "set_env", "store", "time", "timeit", "unalias", "who", "whos",
+    }
+)  # fmt: skip
+# ``name arg``: an argument that cannot continue a Python expression (nor ``-la`` or
+# ``./data``, in practice: Python spells a subtraction with spaces).
+_AUTOMAGIC = re.compile(
+    r"([A-Za-z_]\w*)(?![ \t]+(?:if|else|and|or|not|in|is|for)\b)"
+    r"(?:[ \t]+(?:[^\s=(\[{.,:;)\]}+\-*/%&|^<>!~@#]|-[-\w]|\.\.?/)|[ \t]*\Z)"
+)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _LINE_REF = re.compile(r"\b(lines?) (\d+)(?:-(\d+))?\b")
 _WHITESPACE = re.compile(r"\s*")
@@ -62,16 +77,18 @@ class Cell:
     lines: tuple[str, ...]  # its text's lines, without line endings
     python: tuple[str, ...]  # the module's lines for it (IPython syntax replaced)
     first: int  # the module line of its first line (1-based)
+    placeholders: frozenset[int] = frozenset()  # indexes of the lines that are IPython syntax
+    indent: str = ""  # indentation IPython removes from its lines (the module lacks it)
 
     @property
     def text(self) -> str:
         return "".join(self.raw)
 
-    @property
-    def placeholders(self) -> frozenset[int]:
-        """Indexes of the lines that are IPython syntax (replaced in the module)."""
-        pairs = enumerate(zip(self.lines, self.python, strict=True))
-        return frozenset(i for i, (line, python) in pairs if line != python)
+    def shift(self, line: int) -> int:
+        """How many columns line ``line`` (1-based) lost in the module."""
+        if not self.indent or not 0 < line <= len(self.lines):
+            return 0
+        return len(self.indent) if self.lines[line - 1].startswith(self.indent) else 0
 
 
 @dataclass
@@ -108,10 +125,6 @@ class Notebook:
         cell = self.cells[k]
         return cell, module_line - cell.first + 1
 
-    def module_line(self, cell: int, line: int) -> int | None:
-        found = self.cell(cell)
-        return None if found is None else found.first + line - 1
-
     def to_cells(self, finding: Finding) -> Finding:
         """``finding`` (module positions) with its cell, and lines and columns in it; line
         numbers its message names are translated too."""
@@ -126,11 +139,14 @@ class Notebook:
             end = self._at(end_line)
             if end is not None and end[0] is cell:
                 end_line = end[1]
+                if end_column is not None:
+                    end_column += cell.shift(end_line)
             else:  # a range across cells (only unparsable code gives one): no end
                 end_line = end_column = None
         return dataclasses.replace(
             finding,
             line=line,
+            column=finding.column + cell.shift(line),
             end_line=end_line,
             end_column=end_column,
             cell=cell.number,
@@ -140,21 +156,21 @@ class Notebook:
 
     def to_module(self, finding: Finding) -> Finding | None:
         """The inverse of :meth:`to_cells` for positions (what ``--fix`` locates)."""
-        if finding.cell is None:
+        cell = self.cell(finding.cell) if finding.cell is not None else None
+        if cell is None:
             return None
-        line = self.module_line(finding.cell, finding.line)
-        if line is None:
-            return None
-        end_line = (
-            self.module_line(finding.cell, finding.end_line)
-            if finding.end_line is not None
-            else None
+        end_line, end_column = finding.end_line, finding.end_column
+        if end_line is not None and end_column is not None:
+            end_column -= cell.shift(end_line)
+            end_line += cell.first - 1
+        return dataclasses.replace(
+            finding,
+            line=cell.first + finding.line - 1,
+            column=finding.column - cell.shift(finding.line),
+            end_line=end_line,
+            end_column=end_column,
+            cell=None,
         )
-        return dataclasses.replace(finding, line=line, end_line=end_line, cell=None)
-
-    def _where(self, module_line: int) -> str | None:
-        at = self._at(module_line)
-        return None if at is None else f"cell {at[0].number}, line {at[1]}"
 
     def _lines_named(self, text: str) -> str:
         """``the loop at line 40`` -> ``the loop at cell 5, line 3``."""
@@ -284,7 +300,9 @@ class Notebook:
             touched = {owner[i] for i in range(i1, i2)} or {owner[min(i1, len(owner) - 1)]}
             if len(touched) != 1 or placeholder.intersection(range(i1, i2)):
                 return None
-            lines[touched.pop()].extend(new[j1:j2])
+            k = touched.pop()
+            indent = self.cells[k].indent  # what IPython removes, the cell keeps
+            lines[k].extend(indent + line if line else line for line in new[j1:j2])
         changed: dict[int, str | list[str]] = {}
         report: list[tuple[int, str, str]] = []
         for cell, kept in zip(self.cells, lines, strict=True):
@@ -438,8 +456,18 @@ def parse_notebook(text: str, path: str) -> Notebook | Finding:
         if lines[-1] == "":
             lines.pop()
         python = python_lines(lines)
-        cells.append(Cell(number, raw, tuple(lines), tuple(python), first))
-        first += len(python)
+        cells.append(
+            Cell(
+                number,
+                raw,
+                tuple(lines),
+                python.lines,
+                first,
+                python.placeholders,
+                python.indent,
+            )
+        )
+        first += len(python.lines)
     return Notebook(text, doc, tuple(cells), key=key)
 
 
@@ -459,43 +487,73 @@ def _is_python(doc: dict[str, Any]) -> bool:
 # -- IPython syntax -----------------------------------------------------------------------
 
 
-def python_lines(lines: Sequence[str]) -> list[str]:
-    """``lines`` (one cell) with IPython syntax replaced by Python of the same line count:
-    ``pass`` (indented as the line was), ``x = ...`` for ``x = !ls``, and an empty line for
-    a magic's continuation lines and for the body of a cell magic that is not Python.
-    Lines inside strings and brackets are never IPython syntax."""
-    out = list(lines)
-    if lines and lines[0].startswith("%%"):
-        name = lines[0][2:].split(maxsplit=1)[0] if lines[0][2:].strip() else ""
-        out[0] = "pass"
+@dataclass(frozen=True)
+class CellPython:
+    """What the module holds for one cell's lines."""
+
+    lines: tuple[str, ...]
+    placeholders: frozenset[int]  # indexes of lines that were IPython syntax
+    indent: str  # the leading indentation IPython removes from the cell's lines ("" if none)
+
+
+def python_lines(lines: Sequence[str]) -> CellPython:
+    """``lines`` (one cell) as the kernel runs them, in Python of the same line count.
+
+    As IPython does: a cell whose first non-blank line is indented loses that indentation
+    on every line that has it; a cell magic (``%%name``) on that line makes the cell's body
+    no Python unless it is ``%%time`` and its kin.  IPython syntax becomes ``pass`` (indented
+    as the line was), ``x = ...`` for ``x = !ls``, an empty line for a magic's continuation
+    lines and for the body of a cell magic that is not Python.  Lines inside strings and
+    brackets are never IPython syntax."""
+    first = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    head = lines[first] if first < len(lines) else ""
+    indent = head[: len(head) - len(head.lstrip(" \t"))]
+    out = [line[len(indent) :] if indent and line.startswith(indent) else line for line in lines]
+    placeholders: set[int] = set()
+    start = first
+    if first < len(out) and out[first].startswith("%%"):
+        name = out[first][2:].split(maxsplit=1)[0] if out[first][2:].strip() else ""
+        placeholders.add(first)
+        out[first] = "pass"
         if name not in PYTHON_CELL_MAGICS:
-            return ["pass", *("" for _ in lines[1:])]
-        start = 1
-    else:
-        start = 0
+            placeholders.update(range(first + 1, len(out)))
+            out[first + 1 :] = ["" for _ in out[first + 1 :]]
+            return CellPython(tuple(out), frozenset(placeholders), indent)
+        start = first + 1
     scanner = _Scanner()
     continuing = False  # the previous line was a magic ending in a backslash
-    for i in range(start, len(lines)):
-        line = lines[i]
+    for i in range(start, len(out)):
+        line = out[i]
         if continuing:
+            placeholders.add(i)
             out[i] = ""
             continuing = line.endswith("\\")
             continue
         if scanner.at_statement_start:
-            stripped = line.lstrip()
-            indent = line[: len(line) - len(stripped)]
-            assignment = _MAGIC_ASSIGNMENT.match(line)
-            if stripped.startswith(_ESCAPES):
-                out[i] = indent + "pass"
-            elif assignment is not None:
-                out[i] = assignment.group("target") + " = ..."
-            elif _is_help(line):
-                out[i] = indent + "pass"
-            if out[i] != line:
+            replaced = _placeholder(line)
+            if replaced is not None:
+                placeholders.add(i)
+                out[i] = replaced
                 continuing = line.endswith("\\")
                 continue
         scanner.feed(line)
-    return out
+    return CellPython(tuple(out), frozenset(placeholders), indent)
+
+
+def _placeholder(line: str) -> str | None:
+    """The Python that stands for ``line`` (the start of a statement) when it is IPython
+    syntax, else None."""
+    stripped = line.lstrip()
+    indent = line[: len(line) - len(stripped)]
+    if stripped.startswith(_ESCAPES) or _is_help(line):
+        return indent + "pass"
+    assignment = _MAGIC_ASSIGNMENT.match(line)
+    if assignment is not None:
+        return assignment.group("target") + " = ..."
+    automagic = _AUTOMAGIC.match(stripped)
+    if automagic is not None and automagic.group(1) in AUTOMAGICS:
+        return indent + "pass"
+    return None
 
 
 def _is_help(line: str) -> bool:
