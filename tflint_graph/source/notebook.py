@@ -54,10 +54,10 @@ AUTOMAGICS = frozenset(
     }
 )  # fmt: skip
 # ``name arg``: an argument that cannot continue a Python expression (nor ``-la`` or
-# ``./data``, in practice: Python spells a subtraction with spaces).
+# ``./data``, in practice: Python spells a subtraction with spaces).  A bare ``ls`` is Python.
 _AUTOMAGIC = re.compile(
     r"([A-Za-z_]\w*)(?![ \t]+(?:if|else|and|or|not|in|is|for)\b)"
-    r"(?:[ \t]+(?:[^\s=(\[{.,:;)\]}+\-*/%&|^<>!~@#]|-[-\w]|\.\.?/)|[ \t]*\Z)"
+    r"[ \t]+(?:[^\s=(\[{.,:;)\]}+\-*/%&|^<>!~@#]|-[-\w]|\.\.?/)"
 )
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _LINE_REF = re.compile(r"\b(lines?) (\d+)(?:-(\d+))?\b")
