@@ -60,6 +60,9 @@ _AUTOMAGIC = re.compile(
     r"[ \t]+(?:[^\s=(\[{.,:;)\]}+\-*/%&|^<>!~@#]|-[-\w]|\.\.?/)"
 )
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# What changes the scanner's state: in code, and inside each kind of string.
+_CODE_STOPS = re.compile(r"[#'\"()\[\]{}]")
+_STRING_STOPS = {q: re.compile(r"\\|" + q) for q in ("'", '"', "'''", '"""')}
 _LINE_REF = re.compile(r"\b(lines?) (\d+)(?:-(\d+))?\b")
 _WHITESPACE = re.compile(r"\s*")
 
@@ -559,6 +562,8 @@ def _placeholder(line: str) -> str | None:
 def _is_help(line: str) -> bool:
     """``obj?`` / ``obj.method??``: a statement whose code (outside strings and comments)
     ends with a question mark, which Python never allows."""
+    if "?" not in line:
+        return False
     scanner = _Scanner()
     code = scanner.feed(line)
     return scanner.at_statement_start and code.rstrip().endswith("?")
@@ -581,31 +586,36 @@ class _Scanner:
         """Advance over ``line``; its code outside strings and comments."""
         code: list[str] = []
         i, n = 0, len(line)
+        comment = False
         while i < n:
-            if self.quote is not None:
-                if line[i] == "\\":
-                    i += 2
-                elif line.startswith(self.quote, i):
-                    i += len(self.quote)
-                    self.quote = None
+            if self.quote is not None:  # jump to the next backslash or closing quote
+                found = _STRING_STOPS[self.quote].search(line, i)
+                if found is None:
+                    i = n
+                elif found.group(0) == "\\":
+                    i = found.end() + 1
                 else:
-                    i += 1
+                    i, self.quote = found.end(), None
                 continue
-            c = line[i]
+            found = _CODE_STOPS.search(line, i)
+            if found is None:
+                code.append(line[i:])
+                break
+            c = found.group(0)
+            code.append(line[i : found.start()])
+            i = found.end()
             if c == "#":
+                comment = True
                 break
             if c in "'\"":
-                self.quote = c * 3 if line.startswith(c * 3, i) else c
-                i += len(self.quote)
+                self.quote = c * 3 if line.startswith(c * 3, i - 1) else c
+                i += len(self.quote) - 1
                 code.append(" ")
                 continue
-            if c in "([{":
-                self.depth += 1
-            elif c in ")]}":
-                self.depth = max(0, self.depth - 1)
+            self.depth = self.depth + 1 if c in "([{" else max(0, self.depth - 1)
             code.append(c)
-            i += 1
-        self.continued = line.endswith("\\") and (self.quote is None or len(self.quote) == 1)
+        ends_escaped = line.endswith("\\") and not comment
+        self.continued = ends_escaped and (self.quote is None or len(self.quote) == 1)
         if self.quote is not None and len(self.quote) == 1 and not self.continued:
             self.quote = None  # an unterminated one-line string ends with its line
         return "".join(code)
