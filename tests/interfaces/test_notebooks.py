@@ -307,6 +307,15 @@ def test_fix_rewrites_only_the_changed_cells_source(tmp_path: Path, indent: int 
     assert (tmp_path / "nb.ipynb").read_text(encoding="utf-8") == after
 
 
+def test_fix_changes_the_cells_as_it_changes_the_same_py_file(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"train.py": IMPORTS + STEP + LOOP, "train.ipynb": NOTEBOOK})
+    invoke(["train.py", "train.ipynb", "--no-cache", "--fix"], tmp_path)
+    cells = [c for c in _cells(tmp_path / "train.ipynb") if c["cell_type"] == "code"]
+    fixed_cells = "".join("".join(c["source"]) for c in cells)
+    assert fixed_cells == (tmp_path / "train.py").read_text(encoding="utf-8")
+    assert "tf.print(x)" in fixed_cells
+
+
 def test_fix_keeps_a_cells_own_indentation_and_string_source(tmp_path: Path) -> None:
     doc = json.loads(notebook("  import tensorflow as tf\n  @tf.function\n  def f(x):\n"))
     doc["cells"][0]["source"] = "".join(doc["cells"][0]["source"]) + "      print(x)"
