@@ -345,3 +345,14 @@ def test_pre_commit_hook_is_given_python_files_and_notebooks() -> None:
     for name in ("train.py", "explore.ipynb"):
         assert wanted & identify.tags_from_filename(name), name
     assert not wanted & identify.tags_from_filename("data.json")
+
+
+def test_dynamic_mode_leaves_notebook_findings_unverified() -> None:
+    """--dynamic imports modules; a notebook is none, and nothing of it is run."""
+    from tflint_graph.dynamic.session import confirm_findings
+
+    findings = lint_notebook(NOTEBOOK, "nb.ipynb")
+    confirmed, summary = confirm_findings(findings, Config())
+    assert [f.dynamic.status for f in confirmed if f.dynamic] == ["unverified"] * len(findings)
+    assert all("a notebook is not imported" in f.dynamic.evidence for f in confirmed if f.dynamic)
+    assert summary.counts["unverified"] == len(findings) == 3
