@@ -2,13 +2,16 @@
 
 A notebook's code cells, in order, are one module, as in the kernel that runs them: a name
 defined in cell 1 is visible in cell 3.  IPython syntax that is not Python (line magics
-``%time``, shell escapes ``!ls``, help ``obj?``, ``/autocall``, and whole cells under a cell
-magic whose body is not Python, ``%%bash``) becomes a placeholder line, so that module line
-numbers stay the cells' own.  ``Notebook`` maps positions both ways: findings leave the
-analysis with the cell they are in (``Finding.cell``, counted among all the notebook's
-cells, markdown included, as Jupyter and VS Code number them) and lines and columns inside
-it; ``--fix`` turns the fixed module back into the notebook, rewriting only the ``source`` of
-the cells that changed and leaving every other byte of the file as it was.
+``%time``, shell escapes ``!ls``, help ``obj?``, ``/autocall``, automagics such as ``pip
+install x``, and whole cells under a cell magic whose body is not Python, ``%%bash``) becomes
+a placeholder line, so that module line numbers stay the cells' own; a cell indented as a
+whole is dedented, as IPython does, and its columns are shifted back.
+
+``Notebook`` maps positions both ways: findings leave the analysis with the cell they are in
+(``Finding.cell``, counted among all the notebook's cells, markdown included, as Jupyter and
+VS Code number them) and lines and columns inside it; ``--fix`` turns the fixed module back
+into the notebook, rewriting only the ``source`` of the cells that changed and leaving every
+other byte of the file as it was.
 
 The stdlib ``json`` reads the file.  A file that is not a notebook is a TFG001 finding, one
 that is not UTF-8 a TFG002 finding; neither raises.
@@ -64,7 +67,6 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _CODE_STOPS = re.compile(r"[#'\"()\[\]{}]")
 _STRING_STOPS = {q: re.compile(r"\\|" + q) for q in ("'", '"', "'''", '"""')}
 _LINE_REF = re.compile(r"\b(lines?) (\d+)(?:-(\d+))?\b")
-_WHITESPACE = re.compile(r"\s*")
 
 
 def is_notebook(path: str) -> bool:
@@ -240,13 +242,17 @@ class Notebook:
         pieces: list[tuple[int, int]] = []
         at, done = start + 1, 0
         for piece in cell.raw:
-            at = _WHITESPACE.match(self.text, at).end()  # type: ignore[union-attr]
+            at = self._after_space(at)
             pieces.append((at, done))
             _, at = decoder.raw_decode(self.text, at)
             done += len(piece)
-            at = _WHITESPACE.match(self.text, at).end()  # type: ignore[union-attr]
-            at += 1  # the comma
+            at = self._after_space(at) + 1  # past the comma
         return pieces if at <= end + 1 else None
+
+    def _after_space(self, at: int) -> int:
+        while at < len(self.text) and self.text[at] in " \t\r\n":
+            at += 1
+        return at
 
     @cached_property
     def _text_lines(self) -> list[int]:
