@@ -28,7 +28,7 @@ from tflint_graph.core.facts import (
 )
 from tflint_graph.core.finding import DynamicStatus
 from tflint_graph.model.context import TraceKind
-from tflint_graph.run.cache import CACHEDIR_TAG, DIR_NAME, Cache, pack, unpack
+from tflint_graph.run.cache import CACHE_FORMAT, CACHEDIR_TAG, DIR_NAME, Cache, pack, unpack
 
 NO_TF_CALLER = PROJECTS / "no_tf_caller"
 
@@ -48,7 +48,7 @@ def _roundtrip(value: Any) -> Any:
 
 def test_finding_round_trips_every_field() -> None:
     finding = Finding(
-        path="pkg/a.py",
+        path="pkg/a.ipynb",
         line=3,
         column=5,
         code="TFG101",
@@ -62,6 +62,7 @@ def test_finding_round_trips_every_field() -> None:
         end_column=12,
         fix_safety="safe",
         dynamic=DynamicStatus("confirmed", "printed once"),
+        cell=4,
     )
     assert all(  # every field set: a new field must be added here
         getattr(finding, f.name) != _default(f) for f in dataclasses.fields(Finding)
@@ -326,10 +327,14 @@ def test_corrupt_entries_are_misses(tmp_path: Path) -> None:
     entries = _cache_entries(tmp_path)
     damage = [
         b"",
-        b'{"format": 1, "key": "',  # truncated
+        b'{"format": %d, "key": "' % CACHE_FORMAT,  # truncated
         b"\x80\x04\x95 pickled?",
-        json.dumps({"format": 1, "key": "other", "findings": [], "summary": None}).encode(),
-        json.dumps({"format": 1, "key": entries[-1].stem, "findings": [{"c": "X"}]}).encode(),
+        json.dumps(
+            {"format": CACHE_FORMAT, "key": "other", "findings": [], "summary": None}
+        ).encode(),
+        json.dumps(
+            {"format": CACHE_FORMAT, "key": entries[-1].stem, "findings": [{"c": "X"}]}
+        ).encode(),
     ]
     for entry, data in zip(entries, damage * len(entries), strict=False):
         entry.write_bytes(data)
@@ -338,7 +343,7 @@ def test_corrupt_entries_are_misses(tmp_path: Path) -> None:
     # a finding that is not a Finding is not.
     key = entries[0].stem
     entries[0].write_text(
-        json.dumps({"format": 1, "key": key, "findings": [{"t": [1]}], "summary": None})
+        json.dumps({"format": CACHE_FORMAT, "key": key, "findings": [{"t": [1]}], "summary": None})
     )
     assert invoke(["--output-format", "json", "."], tmp_path).stdout == cold
 

@@ -38,7 +38,9 @@ class Finding:
     step()"); ``chain`` is the call path from the traced entry point to the function that
     holds the finding; ``fix`` is a human-readable suggested fix where one exists;
     ``fix_safety`` is set when the rule can rewrite this very finding automatically, and says
-    how safe that rewrite is (None: no automatic fix).
+    how safe that rewrite is (None: no automatic fix).  In a Jupyter notebook ``cell`` is the
+    cell (1-based, every cell counted) and the lines and columns are the cell's own; it is
+    None in a Python file.
     """
 
     path: str
@@ -55,10 +57,17 @@ class Finding:
     end_column: int | None = None
     fix_safety: FixSafety | None = None
     dynamic: DynamicStatus | None = None
+    cell: int | None = None
 
     @property
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.path, self.line, self.column, self.code)
+    def sort_key(self) -> tuple[str, int, int, int, str]:
+        return (self.path, self.cell or 0, self.line, self.column, self.code)
+
+    @property
+    def location(self) -> str:
+        """``path:line:col``, or ``path:cell N:line:col`` in a notebook (as ruff prints it)."""
+        cell = f":cell {self.cell}" if self.cell is not None else ""
+        return f"{self.path}{cell}:{self.line}:{self.column}"
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -7,7 +7,9 @@ A fix is planned from a finding the run already reported (so ``# noqa``,
 ``"unsafe"`` ones only with ``unsafe=True``.  The file is parsed again, the node whose exact
 range the finding names is located, and the finding's rule rewrites it, or declines.  Only
 the replaced nodes change: everything else in the module, comments and whitespace included,
-keeps its bytes, and a result that does not parse is thrown away.
+keeps its bytes, and a result that does not parse is thrown away.  A Jupyter notebook is
+fixed as the module its code cells make (``source.notebook``); only the changed cells'
+``source`` is written back, every other byte of the file stays.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from tflint_graph.checks import ALL_RULES, Rule
 from tflint_graph.checks.fixing import FixSite
 from tflint_graph.core.finding import Finding
+from tflint_graph.source.notebook import Notebook, is_notebook, read_notebook
 
 # The rules that can rewrite what they report, by code.
 FIXERS: Mapping[str, type[Rule]] = {r.code: r for r in ALL_RULES if r.FIX_SAFETY is not None}
@@ -43,14 +46,24 @@ class FileFix:
     data: bytes
     new_data: bytes
     count: int  # findings fixed
+    # In a notebook: (cell, old text, new text) of each changed cell.
+    cells: tuple[tuple[int, str, str], ...] = ()
 
     def diff(self) -> str:
-        """A unified diff with ``a/`` and ``b/`` paths, as git and ruff print them."""
+        """A unified diff with ``a/`` and ``b/`` paths, as git and ruff print them; one per
+        changed cell of a notebook (``a/nb.ipynb:cell 3``)."""
         name = self.path.replace("\\", "/").lstrip("/")
-        lines = difflib.unified_diff(
-            _diff_lines(self.original), _diff_lines(self.fixed), f"a/{name}", f"b/{name}"
+        parts = [(f":cell {n}", old, new) for n, old, new in self.cells] or [
+            ("", self.original, self.fixed)
+        ]
+        return "".join(
+            "".join(
+                difflib.unified_diff(
+                    _diff_lines(old), _diff_lines(new), f"a/{name}{cell}", f"b/{name}{cell}"
+                )
+            )
+            for cell, old, new in parts
         )
-        return "".join(lines)
 
     def write(self) -> None:
         Path(self.path).write_bytes(self.new_data)
@@ -86,6 +99,8 @@ def plan_fixes(findings: Iterable[Finding], *, unsafe: bool = False) -> list[Fil
 
 
 def _plan_file(path: str, findings: Sequence[Finding], unsafe: bool) -> FileFix | None:
+    if is_notebook(path):
+        return _plan_notebook(path, findings, unsafe)
     try:
         data = Path(path).read_bytes()
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
@@ -109,6 +124,26 @@ def _plan_file(path: str, findings: Sequence[Finding], unsafe: bool) -> FileFix 
     except UnicodeError:
         return None
     return FileFix(path, text, fixed, data, new_data, count)
+
+
+def _plan_notebook(path: str, findings: Sequence[Finding], unsafe: bool) -> FileFix | None:
+    """The notebook's module fixed, and written back into the changed cells only."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    notebook = read_notebook(data, path)
+    if not isinstance(notebook, Notebook):
+        return None
+    located = [m for f in findings if (m := notebook.to_module(f)) is not None]
+    fixed, count = fix_source(notebook.source, located, unsafe=unsafe)
+    if count == 0 or fixed == notebook.source:
+        return None
+    written = notebook.with_module(fixed)
+    if written is None:
+        return None
+    new_data, cells = written
+    return FileFix(path, notebook.source, fixed, data, new_data, count, tuple(cells))
 
 
 def fix_source(

@@ -13,6 +13,7 @@ from typing import Any
 
 from tflint_graph.core.finding import Finding
 from tflint_graph.core.noqa import source_lines
+from tflint_graph.source.notebook import Notebook, is_notebook, read_notebook
 from tflint_graph.source.reading import decode
 
 
@@ -23,14 +24,51 @@ class SourceLines:
 
     def __init__(self) -> None:
         self._files: dict[str, list[str]] = {}
+        self._notebooks: dict[str, Notebook | None] = {}
 
-    def line(self, path: str, number: int) -> str | None:
-        """Line ``number`` (1-based) of ``path``; None when the file has no such line or
-        cannot be read or decoded."""
+    def line(self, path: str, number: int, cell: int | None = None) -> str | None:
+        """Line ``number`` (1-based) of ``path`` (of its cell ``cell``, in a notebook); None
+        when the file has no such line or cannot be read or decoded."""
+        if cell is not None:
+            notebook = self.notebook(path)
+            return notebook.cell_line(cell, number) if notebook is not None else None
         lines = self._files.get(path)
         if lines is None:
             lines = self._files[path] = _read_lines(path)
         return lines[number - 1] if 0 < number <= len(lines) else None
+
+    def notebook(self, path: str) -> Notebook | None:
+        """The notebook ``path`` as the linter read it; None when it is none."""
+        if path not in self._notebooks:
+            self._notebooks[path] = _read_notebook(path) if is_notebook(path) else None
+        return self._notebooks[path]
+
+    def file_position(self, finding: Finding, end: bool = False) -> tuple[int, int] | None:
+        """Where a notebook finding's start (or end) is in the file's own text, which is
+        what annotations on the file point at; None outside notebooks."""
+        notebook = self.notebook(finding.path) if finding.cell is not None else None
+        if notebook is None or finding.cell is None:
+            return None
+        line, column = (
+            (finding.end_line, finding.end_column) if end else (finding.line, finding.column)
+        )
+        if line is None or column is None:
+            return None
+        return notebook.file_position(finding.cell, line, column)
+
+
+def cell_of(finding: Finding) -> tuple[int, ...]:
+    """The extra argument of ``SourceLines.line`` for ``finding``: its cell, if it has one
+    (a ``SourceLines`` of a caller that knows no notebooks is asked as before)."""
+    return () if finding.cell is None else (finding.cell,)
+
+
+def _read_notebook(path: str) -> Notebook | None:
+    try:
+        found = read_notebook(Path(path).read_bytes(), path)
+    except OSError:
+        return None
+    return found if isinstance(found, Notebook) else None
 
 
 def _read_lines(path: str) -> list[str]:

@@ -1,13 +1,13 @@
-"""The default format: ``path:line:col: CODE message``, which editors and terminals make
-clickable; ``--show-source`` adds the line and a caret, ``--statistics`` replaces the findings
-with a count per code."""
+"""The default format: ``path:line:col: CODE message`` (``path:cell N:line:col`` in a
+notebook), which editors and terminals make clickable; ``--show-source`` adds the line and a
+caret, ``--statistics`` replaces the findings with a count per code."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from tflint_graph.core.finding import Finding
-from tflint_graph.output.format import RunInfo, SourceLines, statistics
+from tflint_graph.output.format import RunInfo, SourceLines, cell_of, statistics
 
 
 def render(findings: Sequence[Finding], run: RunInfo) -> str:
@@ -25,8 +25,8 @@ def _findings(findings: Sequence[Finding], source: SourceLines | None) -> list[s
     out: list[str] = []
     for f in findings:
         dynamic = f" {f.dynamic}" if f.dynamic is not None else ""
-        out.append(f"{f.path}:{f.line}:{f.column}: {f.code} {f.message}{dynamic}")
-        if source is not None and (line := source.line(f.path, f.line)) is not None:
+        out.append(f"{f.location}: {f.code} {f.message}{dynamic}")
+        if source is not None and (line := source.line(f.path, f.line, *cell_of(f))) is not None:
             out.append(f"    {line.expandtabs(1)}")
             out.append("    " + " " * (f.column - 1) + "^")
     return out
