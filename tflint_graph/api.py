@@ -118,6 +118,8 @@ def lint_paths(
     found: dict[str, list[Finding]] | None = None
     if record is not None and store is not None:
         found = _from_record(record, files, store, config, jobs or 1, roots)
+    elif records is not None and ticket is not None and not records.digest(ticket):
+        ticket = None  # a file cannot be read: reported afresh, never recorded
     if found is None:
         # Batches of files are analysed from the cache, in-process or over `jobs` processes.
         # The analysis: not at start-up (a run answered from the cache needs none of it).

@@ -230,8 +230,14 @@ def test_entries_are_plain_json_data(tmp_path: Path) -> None:
         assert data["key"] == entry.stem
         if "files" in data:  # the record of a whole run: its inputs' digests and findings
             records += 1
-            assert set(data) == {"format", "key", "files", "reals", "outside", "absent", "entries"}
+            assert set(data) == {
+                *("format", "key", "began", "files", "stamps", "reals", "outside", "absent"),
+                "entries",
+            }
             assert all(isinstance(v, str) for v in [*data["files"].values(), *data["absent"]])
+            assert all(
+                len(v) == 3 and all(isinstance(n, int) for n in v) for v in data["stamps"].values()
+            )
             # Each file's findings and analyses, as JSON text (unpacked only when asked for).
             parts = [json.loads(text) for texts in data["entries"].values() for text in texts]
         else:

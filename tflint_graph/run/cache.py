@@ -21,6 +21,8 @@ import dataclasses
 import hashlib
 import json
 import os
+import stat
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -40,6 +42,7 @@ from tflint_graph.core.facts import (
     TraceKind,
 )
 from tflint_graph.core.finding import DynamicStatus, Finding, Severity
+from tflint_graph.source.modules import real_path
 from tflint_graph.source.reading import read_regular
 
 DIR_NAME = ".tflint-graph-cache"
@@ -286,13 +289,22 @@ class Cache:
             pass
 
 
-@dataclass(frozen=True)
+@dataclass
 class RunTicket:
-    """The key of a whole run (its files, by path) and each file's digest."""
+    """The key of a whole run (its files, by path), each file's ``stat`` when the run began
+    and, once known, each file's digest (``RunRecords.load`` or ``.digest``)."""
 
     key: str
-    digests: dict[str, str]
     reals: dict[str, str]  # each file's canonical path (the flake8 plugin looks files up by it)
+    stamps: dict[str, tuple[int, int, int]]
+    began: int  # time.time_ns() before the first stat
+    digests: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+# A file whose stat is as recorded is taken to hold the recorded bytes only when it was last
+# modified this long before the recording run began: a file rewritten within the file
+# system's timestamp granularity of being read keeps its stat (git's "racy" entries).
+_SETTLED_NS = 2_000_000_000
 
 
 def _file_digest(path: Path) -> str | None:
@@ -370,20 +382,43 @@ class RunRecords:
         self.cache = cache
 
     def ticket(self, files: list[Path]) -> RunTicket | None:
-        digests: dict[str, str] = {}
-        for path in files:
-            digest = _file_digest(path)
-            if digest is None:
-                return None  # unreadable files are reported afresh
-            digests[str(path)] = digest
-        reals = {str(p): os.path.realpath(p) for p in files}
+        """The run's key and its files' stats; ``None`` when one is not a regular file
+        (unreadable files are reported afresh)."""
+        began = time.time_ns()
+        stamps = self._stamps([str(p) for p in files])
+        if stamps is None:
+            return None
+        reals = {str(p): str(real_path(p)) for p in files}
         key = _digest([b"run", self.cache.salt.encode(), stable_json(reals).encode()])
-        return RunTicket(key, digests, reals)
+        return RunTicket(key, reals, stamps, began)
+
+    @staticmethod
+    def _stamps(names: Iterable[str]) -> dict[str, tuple[int, int, int]] | None:
+        stamps = {}
+        for name in names:
+            try:
+                info = os.stat(name)
+            except (OSError, ValueError):
+                return None
+            if not stat.S_ISREG(info.st_mode):
+                return None
+            stamps[name] = _stamp(info)
+        return stamps
+
+    def digest(self, ticket: RunTicket) -> bool:
+        """Fill in every file's digest; ``False`` when one cannot be read."""
+        for name in ticket.stamps:
+            if name not in ticket.digests:
+                digest = _file_digest(Path(name))
+                if digest is None:
+                    return False
+                ticket.digests[name] = digest
+        return True
 
     def load(self, ticket: RunTicket) -> RunRecord | None:
-        """The record of the same files, whatever their bytes now; ``None`` when there is
-        none, or when a file outside the run it read changed or a file it did not find
-        exists now."""
+        """The record of the same files, whatever their bytes now (``ticket`` gets their
+        digests); ``None`` when there is none, or when a file outside the run it read
+        changed or a file it did not find exists now."""
         entry = self._read(self.cache._entry(ticket.key))
         if entry is None or entry.get("key") != ticket.key:
             return None
@@ -395,15 +430,22 @@ class RunRecords:
                 return None
             digests, entries = entry["files"], entry["entries"]
             outside, absent = dict(entry["outside"]), [str(n) for n in entry["absent"]]
+            stamps, began = entry["stamps"], int(entry["began"])
+            if (
+                not isinstance(digests, dict)
+                or not isinstance(entries, dict)
+                or not isinstance(stamps, dict)
+                or set(digests) != set(ticket.stamps)
+                or set(entries) != set(ticket.stamps)
+                or not all(isinstance(e, list) and len(e) == 2 for e in entries.values())
+            ):
+                return None
+            for name, now in ticket.stamps.items():
+                if tuple(stamps.get(name, ())) == now and now[1] < began - _SETTLED_NS:
+                    ticket.digests[name] = digests[name]
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
-        if (
-            not isinstance(digests, dict)
-            or not isinstance(entries, dict)
-            or set(digests) != set(ticket.digests)
-            or set(entries) != set(ticket.digests)
-            or not all(isinstance(e, list) and len(e) == 2 for e in entries.values())
-        ):
+        if not self.digest(ticket):
             return None
         return RunRecord(ticket, digests, entries, outside, absent)
 
@@ -450,12 +492,14 @@ class RunRecords:
         projects: Iterable[Path],
     ) -> None:
         try:
-            if self.ticket([Path(name) for name in ticket.digests]) != ticket:
-                return
+            if not self.digest(ticket) or self._stamps(ticket.stamps) != ticket.stamps:
+                return  # a file changed during the run
             entry = {
                 "format": CACHE_FORMAT,
                 "key": ticket.key,
+                "began": ticket.began,
                 "files": ticket.digests,
+                "stamps": ticket.stamps,
                 "reals": ticket.reals,
                 "outside": outside,
                 "absent": absent,
@@ -485,18 +529,33 @@ class RunRecords:
     def latest(self, root: Path, real: str) -> Analyses | None:
         """The analyses of the file ``real`` (canonical path) in the latest record of the
         project ``root``, whichever working directory and configuration it was made with;
-        ``None`` when there is none.  Read-only (the flake8 plugin)."""
+        ``None`` when there is none.  Read-only (the flake8 plugin); a record read once
+        is kept for the next file while it is unchanged on disk."""
         pointer = self._read(self._pointer(_project_key(root)))
         key = pointer.get("record") if pointer is not None else None
-        entry = self._read(self.cache._entry(key)) if isinstance(key, str) else None
+        if not isinstance(key, str):
+            return None
+        path = self.cache._entry(key)
         try:
+            stamp = _stamp(os.stat(path))
+        except OSError:
+            return None
+        kept = _LATEST.get(path)
+        if kept is None or kept[0] != stamp:
+            entry = self._read(path)
             if entry is None or entry.get("key") != key:
                 return None
-            names = [n for n, r in entry["reals"].items() if r == real]
-            record = RunRecord(RunTicket(key, {}, {}), {}, entry["entries"], {}, [])
+            kept = _LATEST[path] = (stamp, entry)
+        try:
+            names = [n for n, r in kept[1]["reals"].items() if r == real]
+            record = RunRecord(RunTicket(key, {}, {}, 0), {}, kept[1]["entries"], {}, [])
             return record.analyses(names[0]) if names else None
         except (KeyError, TypeError, AttributeError, IndexError):
             return None
+
+
+# Records the flake8 plugin read, by path: (their stat, their content).
+_LATEST: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
 
 
 def _project_key(root: Path) -> str:
