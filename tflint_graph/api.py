@@ -16,6 +16,7 @@ from tflint_graph.core.config import Config
 from tflint_graph.core.finding import Finding, tool_finding
 from tflint_graph.run.cache import Cache, RunRecord, RunRecords, open_cache
 from tflint_graph.source.files import iter_python_files
+from tflint_graph.source.modules import forget_paths
 
 _log = logging.getLogger("tflint_graph")
 
@@ -105,6 +106,7 @@ def lint_paths(
     given, receives the files the run lints (the CLI warns when there are none).
     """
     config = config or Config()
+    forget_paths()  # canonical paths are remembered per run: the tree or the folder may differ
     errors: list[tuple[Path, str]] = []
     targets = [Path(p) for p in paths]
     files = sorted(iter_python_files(targets, config, errors), key=str)

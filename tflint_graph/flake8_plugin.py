@@ -83,7 +83,7 @@ def _context_view(filename: str, config: Config) -> ProjectView | None:
     rest of it, from the project's cache (read only); ``None`` without one."""
     if filename in _STDIN_NAMES or not os.path.isfile(filename):
         return None
-    path = Path(filename)
+    path = Path(os.path.abspath(filename))
     cache = default_root([path])
     if not (cache / "projects").is_dir():  # no cache, or none written by a context run
         return None
