@@ -218,6 +218,8 @@ def _from_record(
             found[str(file)] = findings
         if not warned:
             RunRecords(store).update(record, entries, roots)
+    elif record.settles:
+        RunRecords(store).update(record, record.entries, roots)
     for name in sorted(wanted - set(found)):
         findings = record.findings(name)
         if findings is None:

@@ -327,6 +327,7 @@ class RunRecord:
     entries: dict[str, list[str]]  # name -> [findings JSON, analyses JSON]
     outside: dict[str, str]  # files outside the run it read, and their digests
     absent: list[str]  # files it looked for and did not find
+    settles: bool = False  # written again, it would spare reading some files next time
 
     def changed(self) -> list[str]:
         """The files whose bytes differ from the record's."""
@@ -440,14 +441,21 @@ class RunRecords:
                 or not all(isinstance(e, list) and len(e) == 2 for e in entries.values())
             ):
                 return None
+            unsettled = []
             for name, now in ticket.stamps.items():
                 if tuple(stamps.get(name, ())) == now and now[1] < began - _SETTLED_NS:
                     ticket.digests[name] = digests[name]
+                else:
+                    unsettled.append(name)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
         if not self.digest(ticket):
             return None
-        return RunRecord(ticket, digests, entries, outside, absent)
+        record = RunRecord(ticket, digests, entries, outside, absent)
+        # Files read again only because they were modified just before the record was made:
+        # written again now, their stat can be trusted the next time.
+        record.settles = any(ticket.stamps[n][1] < ticket.began - _SETTLED_NS for n in unsettled)
+        return record
 
     def _read(self, path: Path) -> dict[str, Any] | None:
         try:
