@@ -14,8 +14,9 @@ from pathlib import Path
 
 from tflint_graph.core.config import Config
 from tflint_graph.core.finding import Finding, tool_finding
-from tflint_graph.run.cache import RunRecords, open_cache
+from tflint_graph.run.cache import Cache, RunRecord, RunRecords, open_cache
 from tflint_graph.source.files import iter_python_files
+from tflint_graph.source.modules import forget_paths
 
 _log = logging.getLogger("tflint_graph")
 
@@ -100,6 +101,7 @@ def lint_paths(
     jobs: int | None = None,
     cache: bool | Path | None = None,
     files_found: list[Path] | None = None,
+    context: bool = False,
 ) -> Iterator[Finding]:
     """Lint files and directories (recursively, honouring excludes); yields sorted findings.
     Directories give their Python files and Jupyter notebooks (``*.py``, ``*.ipynb``).
@@ -107,6 +109,12 @@ def lint_paths(
     The files form one run: traced code that calls into another module of the run (or into
     a module next to them that imports resolve to) makes that code traced too, and calls of
     tf.functions imported from other modules are judged at their call sites.
+
+    ``context=True`` (the CLI's default) makes the project around ``paths`` part of the run
+    (``source.context``: the folder of the configuring pyproject.toml, else the top of the
+    package tree): a helper in a given file that only an unchanged module of the project
+    calls from a ``@tf.function`` is traced.  Findings are still yielded for the given files
+    only.  Off by default here, so that a library call reads only what it is given.
 
     A path that does not exist raises ``FileNotFoundError`` before anything is linted: the CLI
     turns it into a usage error (exit 2).  A directory that cannot be read gives a TFG002
@@ -119,15 +127,22 @@ def lint_paths(
     given, receives the files the run lints (the CLI warns when there are none).
     """
     config = config or Config()
+    forget_paths()  # canonical paths are remembered per run: the tree or the folder may differ
     errors: list[tuple[Path, str]] = []
     targets = [Path(p) for p in paths]
     files = sorted(iter_python_files(targets, config, errors), key=str)
     if files_found is not None:
         files_found.extend(files)
+    run_files, roots = _with_context(files, targets, config) if context and files else (files, [])
     store = open_cache(cache, targets, config) if files else None
     records = RunRecords(store) if store is not None else None
-    ticket = records.ticket(files) if records is not None else None
-    found = records.load(ticket) if records is not None and ticket is not None else None
+    ticket = records.ticket(run_files) if records is not None else None
+    record = records.load(ticket) if records is not None and ticket is not None else None
+    found: dict[str, list[Finding]] | None = None
+    if record is not None and store is not None:
+        found = _from_record(record, files, store, config, jobs or 1, roots)
+    elif records is not None and ticket is not None and not records.digest(ticket):
+        ticket = None  # a file cannot be read: reported afresh, never recorded
     if found is None:
         # Batches of files are analysed from the cache, in-process or over `jobs` processes.
         # The analysis: not at start-up (a run answered from the cache needs none of it).
@@ -138,10 +153,10 @@ def lint_paths(
         from tflint_graph.source.store import STORE
 
         pool = AnalysisPool(analyse_file, config, jobs or 1, store)
-        project = Project(files, config, pool)
+        project = Project(run_files, config, pool)
         reached = (
             {str(f) for r in project.likely_reached() for f in project.in_run[r]}
-            if STORE.may_outgrow(files, jobs or 1)
+            if STORE.may_outgrow(run_files, jobs or 1)
             else set()
         )
         with _counting_warnings() as warned, gc_paused(), STORE.keeping_first(reached):
@@ -149,15 +164,89 @@ def lint_paths(
         found = {str(p): results[p] for p in files}
         # A run that logged an internal error is redone next time, warning included.
         if records is not None and ticket is not None and not warned:
-            records.store(ticket, found, *project.consulted())
+            from tflint_graph.run.cache import pack_entry
+
+            entries = {str(p): pack_entry(results[p], project.analyses[p]) for p in run_files}
+            records.store(ticket, entries, *project.consulted(), projects=roots)
     work: list[tuple[str, list[Finding]]] = [(str(p), found[str(p)]) for p in files]
     work += [
         (str(d), [tool_finding(str(d), "TFG002", reason)])
         for d, reason in errors
         if config.is_enabled("TFG002", str(d))
     ]
-    for _, found in sorted(work, key=lambda item: item[0]):
-        yield from found
+    for _, found_here in sorted(work, key=lambda item: item[0]):
+        yield from found_here
+
+
+def _with_context(
+    files: list[Path], targets: list[Path], config: Config
+) -> tuple[list[Path], list[Path]]:
+    """The given ``files`` and the other files of their projects (each module once, as
+    given where it was given), sorted; and the project roots."""
+    from tflint_graph.source.context import context_files, project_root
+    from tflint_graph.source.modules import real_path
+
+    seen = {real_path(f) for f in files}
+    extra: list[Path] = []
+    for file in context_files(targets, config):
+        real = real_path(file)
+        if real not in seen:
+            seen.add(real)
+            extra.append(file)
+    roots = sorted({project_root(t)[0] for t in targets})
+    return sorted([*files, *extra], key=str), roots
+
+
+def _from_record(
+    record: RunRecord,
+    files: list[Path],
+    store: Cache,
+    config: Config,
+    jobs: int,
+    roots: list[Path],
+) -> dict[str, list[Finding]] | None:
+    """The findings of ``files`` from a record of the same run: as recorded where no file
+    changed; where some did, when they still summarise as before (``recheck``), with theirs
+    analysed again; else ``None`` (the run is made afresh).  An updated record is stored."""
+    changed = record.changed()
+    wanted = {str(p) for p in files}
+    found: dict[str, list[Finding]] = {}
+    if changed:
+        from tflint_graph.run.gc_pause import gc_paused
+        from tflint_graph.run.module import analyse_file
+        from tflint_graph.run.parallel import AnalysisPool
+        from tflint_graph.run.project import recheck
+
+        recorded = {}
+        for name in changed:
+            analyses = record.analyses(name)
+            if analyses is None:
+                return None
+            recorded[Path(name)] = analyses
+        pool = AnalysisPool(analyse_file, config, jobs, store)
+        try:
+            with _counting_warnings() as warned, gc_paused():
+                fresh = recheck(pool, list(recorded), recorded)
+        finally:
+            pool.close()
+        if fresh is None:
+            return None
+        from tflint_graph.run.cache import pack_entry
+
+        entries = dict(record.entries)
+        for file, findings in fresh.items():
+            entries[str(file)] = pack_entry(findings, recorded[file])
+            found[str(file)] = findings
+        if not warned:
+            RunRecords(store).update(record, entries, roots)
+    elif record.settles:
+        RunRecords(store).update(record, record.entries, roots)
+    for name in sorted(wanted - set(found)):
+        findings = record.findings(name)
+        if findings is None:
+            return None
+        found[name] = findings
+    return found
 
 
 def default_jobs() -> int:

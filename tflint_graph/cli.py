@@ -155,6 +155,11 @@ def main() -> None:
     help="Files analysed in parallel.  [default: all cores]",
 )
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .tflint-graph-cache/.")
+@click.option(
+    "--no-context",
+    is_flag=True,
+    help="Read only the given files, not the project around them (see README).",
+)
 def check(
     paths: tuple[Path, ...],
     select: tuple[str, ...],
@@ -175,6 +180,7 @@ def check(
     config_file: Path | None,
     jobs: int | None,
     no_cache: bool,
+    no_context: bool,
 ) -> None:
     """Lint PATHS (files or directories; default: the current directory)."""
     targets = list(paths) or [Path(".")]
@@ -211,7 +217,11 @@ def check(
             _fail("--dynamic cannot be combined with --fix or --diff")
 
     dynamic_summary: DynamicSummary | None = None
-    run_options: dict[str, Any] = {"jobs": jobs or default_jobs(), "cache": not no_cache}
+    run_options: dict[str, Any] = {
+        "jobs": jobs or default_jobs(),
+        "cache": not no_cache,
+        "context": not no_context,
+    }
     counter = _ErrorCounter()
     log = logging.getLogger("tflint_graph")
     log.addHandler(counter)

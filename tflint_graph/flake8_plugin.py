@@ -12,6 +12,15 @@ the rule-tuning keys (``unroll-max``, ``serving-name-patterns``,
 ``extra-function-decorators``, ...) and also ``select``/``ignore``/``per-file-ignores``, so an
 editor shows what ``tflint-graph`` shows and flake8's own options can only narrow it further.
 ``exclude`` does not apply: flake8 decides which files it checks.
+
+Project context (SPEC §3): flake8 hands over one file, but a helper in it may be traced only
+because another module calls it from a ``@tf.function``.  When the project's cache
+(``.tflint-graph-cache/``) holds a record of a ``tflint-graph`` run over the project, the file
+is analysed with what that run told it about the rest of the project (its view: roots from
+other modules, their tf.functions, Keras bases, ...), so the plugin reports what that run
+reported for the file, for the text flake8 hands over.  The plugin only reads the cache,
+never writes it: flake8 may run several processes at once and on unsaved text, and a record
+must describe files on disk.  Without a record the file is analysed on its own.
 """
 
 from __future__ import annotations
@@ -24,8 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from tflint_graph.core.config import Config, ConfigError, find_config, load_file
+from tflint_graph.core.facts import ProjectView
 from tflint_graph.core.version import __version__
+from tflint_graph.run.cache import Cache, RunRecords, default_root
 from tflint_graph.run.module import analyse_source
+from tflint_graph.source.context import project_root
+from tflint_graph.source.modules import real_path
 
 __all__ = ["Plugin"]
 
@@ -65,6 +78,19 @@ def _config_for(filename: str) -> Config:
     return config
 
 
+def _context_view(filename: str, config: Config) -> ProjectView | None:
+    """What the latest ``tflint-graph`` run over the project told ``filename`` about the
+    rest of it, from the project's cache (read only); ``None`` without one."""
+    if filename in _STDIN_NAMES or not os.path.isfile(filename):
+        return None
+    path = Path(os.path.abspath(filename))
+    cache = default_root([path])
+    if not (cache / "projects").is_dir():  # no cache, or none written by a context run
+        return None
+    analyses = RunRecords(Cache(cache, config)).latest(project_root(path)[0], str(real_path(path)))
+    return analyses[-1][0] if analyses else None
+
+
 class Plugin:
     """flake8 checker: one instance per file."""
 
@@ -82,8 +108,9 @@ class Plugin:
         try:
             source = "".join(self._lines)
             config = _config_for(self._filename)
+            view = _context_view(self._filename, config)
             findings = analyse_source(
-                source, self._filename, config, noqa=False, python_tree=self._tree
+                source, self._filename, config, view, noqa=False, python_tree=self._tree
             )[0]
         except Exception as exc:  # an exception here would abort the whole flake8 run
             _log.warning(

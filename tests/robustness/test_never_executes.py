@@ -221,7 +221,7 @@ def check_cache_is_data(cache: Path) -> None:
     entries = 0
     for path in sorted(cache.rglob("*")):
         if path.is_dir():
-            assert path.parent == cache and len(path.name) == 2, path
+            assert path.parent == cache and (len(path.name) == 2 or path.name == "projects"), path
             continue
         data = path.read_bytes()
         assert not data.startswith(b"\x80"), f"{path} looks like a pickle"
@@ -235,16 +235,15 @@ def check_cache_is_data(cache: Path) -> None:
             assert not path.name.startswith(".tmp-"), f"leftover temporary file {path}"
             entry = json.loads(data)
             assert isinstance(entry, dict)
+            assert path.stem == entry["key"]
+            if path.parent.name == "projects":  # a project's latest record, by its key
+                assert set(entry) == {"format", "key", "root", "record"}
+                continue
             # One entry per analysed file, and one record per run (its inputs' digests).
             assert {"format", "key", "findings", "summary"} <= set(entry) or {
-                "format",
-                "key",
-                "files",
-                "outside",
-                "absent",
-                "findings",
+                *("format", "key", "began", "files", "stamps", "reals", "outside", "absent"),
+                "entries",
             } == set(entry)
-            assert path.stem == entry["key"]
             assert path.parent.name == entry["key"][:2]
             entries += 1
     assert entries > 0

@@ -22,7 +22,6 @@ from tflint_graph.core.facts import (
     ExternalRoot,
     ModuleSummary,
     Outgoing,
-    ProjectView,
     RemoteFinding,
     TfFunction,
 )
@@ -130,7 +129,7 @@ def test_pack_refuses_unknown_types() -> None:
     with pytest.raises(TypeError):
         pack(object())
     with pytest.raises(TypeError):
-        pack(ProjectView())  # not a cached fact
+        pack(Config())  # not a cached fact
 
 
 # -- the CLI and lint_paths ---------------------------------------------------------------
@@ -214,6 +213,7 @@ def test_entries_are_plain_json_data(tmp_path: Path) -> None:
                     "Outgoing",
                     "ExportFact",
                     "RemoteFinding",
+                    "ProjectView",
                 }
             for key, item in value.items():
                 assert isinstance(key, str)
@@ -232,9 +232,16 @@ def test_entries_are_plain_json_data(tmp_path: Path) -> None:
         assert data["key"] == entry.stem
         if "files" in data:  # the record of a whole run: its inputs' digests and findings
             records += 1
-            assert set(data) == {"format", "key", "files", "outside", "absent", "findings"}
+            assert set(data) == {
+                *("format", "key", "began", "files", "stamps", "reals", "outside", "absent"),
+                "entries",
+            }
             assert all(isinstance(v, str) for v in [*data["files"].values(), *data["absent"]])
-            parts = list(data["findings"].values())
+            assert all(
+                len(v) == 3 and all(isinstance(n, int) for n in v) for v in data["stamps"].values()
+            )
+            # Each file's findings and analyses, as JSON text (unpacked only when asked for).
+            parts = [json.loads(text) for texts in data["entries"].values() for text in texts]
         else:
             assert set(data) == {"format", "key", "findings", "summary"}
             parts = [data["findings"], data["summary"]]

@@ -21,6 +21,8 @@ import dataclasses
 import hashlib
 import json
 import os
+import stat
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -40,13 +42,15 @@ from tflint_graph.core.facts import (
     TraceKind,
 )
 from tflint_graph.core.finding import DynamicStatus, Finding, Severity
+from tflint_graph.source.modules import real_path
 from tflint_graph.source.reading import read_regular
 
 DIR_NAME = ".tflint-graph-cache"
 # Bump when the entry layout or the meaning of a cached fact changes.  2: findings carry
 # fix_safety; 3: a .ipynb file is read as a notebook (an earlier entry holds its TFG001 as
-# Python) and findings carry a cell.
-CACHE_FORMAT = 3
+# Python) and findings carry a cell; 4: run records keep each file's analyses (project
+# context).
+CACHE_FORMAT = 4
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by tflint-graph.\n"
@@ -65,6 +69,7 @@ _DATACLASSES: dict[str, type] = {
         Outgoing,
         ExportFact,
         RemoteFinding,
+        ProjectView,  # in run records: the view of each analysis
     )
 }
 _ENUMS: dict[str, type[Enum]] = {"Severity": Severity, "TraceKind": TraceKind}
@@ -287,12 +292,22 @@ class Cache:
             pass
 
 
-@dataclass(frozen=True)
+@dataclass
 class RunTicket:
-    """The key of a whole run (its files, by path) and each file's digest."""
+    """The key of a whole run (its files, by path), each file's ``stat`` when the run began
+    and, once known, each file's digest (``RunRecords.load`` or ``.digest``)."""
 
     key: str
-    digests: dict[str, str]
+    reals: dict[str, str]  # each file's canonical path (the flake8 plugin looks files up by it)
+    stamps: dict[str, tuple[int, int, int]]
+    began: int  # time.time_ns() before the first stat
+    digests: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+# A file whose stat is as recorded is taken to hold the recorded bytes only when it was last
+# modified this long before the recording run began: a file rewritten within the file
+# system's timestamp granularity of being read keeps its stat (git's "racy" entries).
+_SETTLED_NS = 2_000_000_000
 
 
 def _file_digest(path: Path) -> str | None:
@@ -300,81 +315,262 @@ def _file_digest(path: Path) -> str | None:
     return None if read is None else hashlib.sha256(read[0]).hexdigest()
 
 
+# What one file of a run analysed: its findings with the view of its last analysis, and each
+# (view, summary) of its analyses in order (``Project.analyses``).
+Analyses = list[tuple[ProjectView, "ModuleSummary | None"]]
+
+
+@dataclass
+class RunRecord:
+    """A loaded run record.  Each file's part stays JSON text until asked for: a run on a few
+    files of a large project unpacks only theirs."""
+
+    ticket: RunTicket
+    digests: dict[str, str]  # as recorded
+    entries: dict[str, list[str]]  # name -> [findings JSON, analyses JSON]
+    outside: dict[str, str]  # files outside the run it read, and their digests
+    absent: list[str]  # files it looked for and did not find
+    settles: bool = False  # written again, it would spare reading some files next time
+
+    def changed(self) -> list[str]:
+        """The files whose bytes differ from the record's."""
+        return [n for n, d in self.ticket.digests.items() if self.digests.get(n) != d]
+
+    def findings(self, name: str) -> list[Finding] | None:
+        found = _unpack_text(self.entries[name][0])
+        if isinstance(found, list) and all(isinstance(f, Finding) for f in found):
+            return found
+        return None
+
+    def analyses(self, name: str) -> Analyses | None:
+        found = _unpack_text(self.entries[name][1])
+        if not isinstance(found, list) or not found:
+            return None
+        for item in found:
+            if not (
+                isinstance(item, tuple)
+                and len(item) == 2
+                and isinstance(item[0], ProjectView)
+                and (item[1] is None or isinstance(item[1], ModuleSummary))
+            ):
+                return None
+        return found
+
+
+def _unpack_text(text: Any) -> Any:
+    try:
+        return unpack(json.loads(text)) if isinstance(text, str) else None
+    except (ValueError, TypeError, RecursionError):
+        return None
+
+
+def pack_entry(findings: list[Finding], analyses: Analyses) -> list[str]:
+    """One file's part of a run record (see :class:`RunRecord`)."""
+    return [_dumps(pack(findings)), _dumps(pack(analyses))]
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
 class RunRecords:
     """Whole-run results on top of the per-file entries: an unchanged tree is answered
-    from one entry, without building the run's cross-module picture again.  A record is
-    valid while every file of the run, every file outside it that the run read, and the
-    absence of every file the run looked for and did not find are as they were."""
+    from one entry, without building the run's cross-module picture again.  A record holds,
+    for every file of the run, its digest, its findings and the (view, summary) of each of
+    its analyses, and names every file outside the run that the run read and every file it
+    looked for and did not find.  It answers a run while those outside files are as they
+    were and the absent ones still absent; a file of the run that changed since is
+    analysed again (``run.project.recheck``)."""
 
     def __init__(self, cache: Cache) -> None:
         self.cache = cache
 
     def ticket(self, files: list[Path]) -> RunTicket | None:
-        digests: dict[str, str] = {}
-        for path in files:
-            digest = _file_digest(path)
-            if digest is None:
-                return None  # unreadable files are reported afresh
-            digests[str(path)] = digest
-        names = [(str(p), os.path.realpath(p)) for p in files]
-        key = _digest([b"run", self.cache.salt.encode(), stable_json(names).encode()])
-        return RunTicket(key, digests)
+        """The run's key and its files' stats; ``None`` when one is not a regular file
+        (unreadable files are reported afresh)."""
+        began = time.time_ns()
+        stamps = self._stamps([str(p) for p in files])
+        if stamps is None:
+            return None
+        reals = {str(p): str(real_path(p)) for p in files}
+        key = _digest([b"run", self.cache.salt.encode(), stable_json(reals).encode()])
+        return RunTicket(key, reals, stamps, began)
 
-    def load(self, ticket: RunTicket) -> dict[str, list[Finding]] | None:
-        try:
-            entry = json.loads(self.cache._entry(ticket.key).read_bytes())
-            if (
-                not isinstance(entry, dict)
-                or entry.get("format") != CACHE_FORMAT
-                or entry.get("key") != ticket.key
-                or entry.get("files") != ticket.digests
-            ):
+    @staticmethod
+    def _stamps(names: Iterable[str]) -> dict[str, tuple[int, int, int]] | None:
+        stamps = {}
+        for name in names:
+            try:
+                info = os.stat(name)
+            except (OSError, ValueError):
                 return None
+            if not stat.S_ISREG(info.st_mode):
+                return None
+            stamps[name] = _stamp(info)
+        return stamps
+
+    def digest(self, ticket: RunTicket) -> bool:
+        """Fill in every file's digest; ``False`` when one cannot be read."""
+        for name in ticket.stamps:
+            if name not in ticket.digests:
+                digest = _file_digest(Path(name))
+                if digest is None:
+                    return False
+                ticket.digests[name] = digest
+        return True
+
+    def load(self, ticket: RunTicket) -> RunRecord | None:
+        """The record of the same files, whatever their bytes now (``ticket`` gets their
+        digests); ``None`` when there is none, or when a file outside the run it read
+        changed or a file it did not find exists now."""
+        entry = self._read(self.cache._entry(ticket.key))
+        if entry is None or entry.get("key") != ticket.key:
+            return None
+        try:
             for name, digest in entry["outside"].items():
                 if _file_digest(Path(name)) != digest:
                     return None
             if any(Path(name).is_file() for name in entry["absent"]):
                 return None
-            found = {name: unpack(items) for name, items in entry["findings"].items()}
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            digests, entries = entry["files"], entry["entries"]
+            outside, absent = dict(entry["outside"]), [str(n) for n in entry["absent"]]
+            stamps, began = entry["stamps"], int(entry["began"])
+            if (
+                not isinstance(digests, dict)
+                or not isinstance(entries, dict)
+                or not isinstance(stamps, dict)
+                or set(digests) != set(ticket.stamps)
+                or set(entries) != set(ticket.stamps)
+                or not all(isinstance(e, list) and len(e) == 2 for e in entries.values())
+            ):
+                return None
+            unsettled = []
+            for name, now in ticket.stamps.items():
+                if tuple(stamps.get(name, ())) == now and now[1] < began - _SETTLED_NS:
+                    ticket.digests[name] = digests[name]
+                else:
+                    unsettled.append(name)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
-        if set(found) != set(ticket.digests) or not all(
-            isinstance(items, list) and all(isinstance(f, Finding) for f in items)
-            for items in found.values()
-        ):
+        if not self.digest(ticket):
             return None
-        return found
+        record = RunRecord(ticket, digests, entries, outside, absent)
+        # Files read again only because they were modified just before the record was made:
+        # written again now, their stat can be trusted the next time.
+        record.settles = any(ticket.stamps[n][1] < ticket.began - _SETTLED_NS for n in unsettled)
+        return record
+
+    def _read(self, path: Path) -> dict[str, Any] | None:
+        try:
+            entry = json.loads(path.read_bytes())
+        except (OSError, ValueError, RecursionError):
+            return None
+        if not isinstance(entry, dict) or entry.get("format") != CACHE_FORMAT:
+            return None
+        return entry
 
     def store(
         self,
         ticket: RunTicket,
-        findings: Mapping[str, list[Finding]],
+        entries: Mapping[str, list[str]],
         outside: list[Path],
         absent: list[Path],
+        projects: Iterable[Path] = (),
     ) -> None:
-        """Write the record unless a file changed during the run; never raises."""
-        try:
-            if self.ticket([Path(name) for name in ticket.digests]) != ticket:
+        """Write the record unless a file changed during the run; never raises.  For each
+        of ``projects`` (project roots), the record becomes that project's latest
+        (:meth:`latest`)."""
+        digests = {}
+        for path in outside:
+            digest = _file_digest(path)
+            if digest is None:
                 return
-            digests = {}
-            for path in outside:
-                digest = _file_digest(path)
-                if digest is None:
-                    return
-                digests[str(path)] = digest
+            digests[str(path)] = digest
+        self._write(ticket, entries, digests, [str(p) for p in absent], projects)
+
+    def update(
+        self, record: RunRecord, entries: Mapping[str, list[str]], projects: Iterable[Path] = ()
+    ) -> None:
+        """Write ``record`` again with the files' bytes of now and ``entries``."""
+        self._write(record.ticket, entries, record.outside, record.absent, projects)
+
+    def _write(
+        self,
+        ticket: RunTicket,
+        entries: Mapping[str, list[str]],
+        outside: dict[str, str],
+        absent: list[str],
+        projects: Iterable[Path],
+    ) -> None:
+        try:
+            if not self.digest(ticket) or self._stamps(ticket.stamps) != ticket.stamps:
+                return  # a file changed during the run
             entry = {
                 "format": CACHE_FORMAT,
                 "key": ticket.key,
+                "began": ticket.began,
                 "files": ticket.digests,
-                "outside": digests,
-                "absent": [str(p) for p in absent],
-                "findings": {name: pack(items) for name, items in findings.items()},
+                "stamps": ticket.stamps,
+                "reals": ticket.reals,
+                "outside": outside,
+                "absent": absent,
+                "entries": dict(entries),
             }
             target = self.cache._entry(ticket.key)
             target.parent.mkdir(exist_ok=True)
-            _write_atomic(target, json.dumps(entry, separators=(",", ":")).encode())
+            _write_atomic(target, _dumps(entry).encode())
+            for root in projects:
+                key = _project_key(root)
+                pointer = self._pointer(key)
+                pointer.parent.mkdir(exist_ok=True)
+                latest = {
+                    "format": CACHE_FORMAT,
+                    "key": key,
+                    "root": str(root),
+                    "record": ticket.key,
+                }
+                _write_atomic(pointer, _dumps(latest).encode())
         except (OSError, TypeError, ValueError, RecursionError):
             pass
+
+    def _pointer(self, key: str) -> Path:
+        """Where the key of the latest record of a project is (beside the entries)."""
+        return self.cache.root / "projects" / f"{key}.json"
+
+    def latest(self, root: Path, real: str) -> Analyses | None:
+        """The analyses of the file ``real`` (canonical path) in the latest record of the
+        project ``root``, whichever working directory and configuration it was made with;
+        ``None`` when there is none.  Read-only (the flake8 plugin); a record read once
+        is kept for the next file while it is unchanged on disk."""
+        pointer = self._read(self._pointer(_project_key(root)))
+        key = pointer.get("record") if pointer is not None else None
+        if not isinstance(key, str):
+            return None
+        path = self.cache._entry(key)
+        try:
+            stamp = _stamp(os.stat(path))
+        except OSError:
+            return None
+        kept = _LATEST.get(path)
+        if kept is None or kept[0] != stamp:
+            entry = self._read(path)
+            if entry is None or entry.get("key") != key:
+                return None
+            kept = _LATEST[path] = (stamp, entry)
+        try:
+            names = [n for n, r in kept[1]["reals"].items() if r == real]
+            record = RunRecord(RunTicket(key, {}, {}, 0), {}, kept[1]["entries"], {}, [])
+            return record.analyses(names[0]) if names else None
+        except (KeyError, TypeError, AttributeError, IndexError):
+            return None
+
+
+# Records the flake8 plugin read, by path: (their stat, their content).
+_LATEST: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+
+
+def _project_key(root: Path) -> str:
+    return _digest([b"project", f"{version.__version__}/{CACHE_FORMAT}".encode(), bytes(root)])
 
 
 def default_root(paths: Iterable[Path]) -> Path:

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from tflint_graph.core.config import Config
@@ -27,6 +27,7 @@ from tflint_graph.core.facts import (
 )
 from tflint_graph.core.finding import Finding
 from tflint_graph.core.vocabulary import canonical, keras_kinds_of
+from tflint_graph.run.cache import Analyses
 from tflint_graph.run.parallel import AnalysisPool
 from tflint_graph.source.modules import (
     FIRST_CODE,
@@ -72,6 +73,10 @@ class Project:
         self.remote: dict[Path, list[RemoteFinding]] = {}
         self.tracing_values: dict[Path, dict[str, bool]] = {}
         self.aliases: dict[Path, dict[str, str]] = {}
+        # Each file of the run: the (view, summary) of every analysis, in order.  The run's
+        # course depends on nothing else, so a later run can tell from them whether an
+        # edited file changes it (``recheck``).
+        self.analyses: dict[Path, Analyses] = {}
 
     def _view(self, resolved: Path) -> ProjectView:
         return ProjectView(
@@ -99,11 +104,13 @@ class Project:
             for resolved in files
             for shown in self.in_run.get(resolved, [resolved])
         ]
-        results = iter(self.pool.run(tasks))
+        results = iter(zip(tasks, self.pool.run(tasks), strict=True))
         for resolved in files:
             summary = None
             for shown in self.in_run.get(resolved, [resolved]):
-                self.findings[shown], summary = next(results)
+                (_, view), (self.findings[shown], summary) = next(results)
+                if resolved in self.in_run:
+                    self.analyses.setdefault(shown, []).append((view, summary))
             self.summaries[resolved] = summary
 
     def summary(self, resolved: Path) -> ModuleSummary | None:
@@ -349,3 +356,28 @@ class Project:
                     seen.add((file, out))
                     found.append((file, out))
         return found
+
+
+def recheck(
+    pool: AnalysisPool, changed: Sequence[Path], recorded: Mapping[Path, Analyses]
+) -> dict[Path, list[Finding]] | None:
+    """The findings of the files ``changed`` since a recorded run, or ``None`` when that run
+    would now take another course.
+
+    A run is a function of what its analyses return (``Project``): the views it builds and
+    the files it analyses follow from the summaries alone.  So when each changed file,
+    analysed again with each view it was analysed with (``recorded``), gives the summary it
+    gave then, the run would make the same analyses with the same views, and only the
+    changed files' findings differ: those of their last view.  An edit inside a helper
+    (a new ``print``) keeps its summary; a new call into another module or a new
+    tf.function does not, and the run is made afresh.
+    """
+    tasks = [(file, view) for file in changed for view, _ in recorded[file]]
+    results = iter(pool.run(tasks))
+    found: dict[Path, list[Finding]] = {}
+    for file in changed:
+        for _, summary in recorded[file]:
+            found[file], now = next(results)
+            if now != summary:
+                return None
+    return found

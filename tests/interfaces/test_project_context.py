@@ -1,0 +1,209 @@
+"""Project context everywhere (SPEC §3): a run given some files of a project reads the rest
+of it as context and reports only the given files; the flake8 plugin does the same from the
+project's cache.  The scenario of the issue: a pre-commit hook passes only the staged
+``utils.py``, whose helper is traced because the unchanged ``train.py`` calls it from a
+``@tf.function``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli_support import codes_in, invoke, write_tree
+from tests.helpers import dedent
+from tflint_graph import Config, lint_paths
+
+TRAIN = dedent(
+    """
+    import tensorflow as tf
+
+    import utils
+
+
+    @tf.function
+    def step(x):
+        return utils.helper(x) * 2
+    """
+)
+
+UTILS = dedent(
+    """
+    import tensorflow as tf
+
+
+    def helper(x):
+        print("tracing", x)
+        return tf.square(x)
+    """
+)
+
+# utils.py with a second trace-time print, and train.py no longer calling the helper.
+UTILS_TWO_PRINTS = UTILS.replace(
+    '    print("tracing", x)\n', '    print("tracing", x)\n    print("again", x)\n'
+)
+TRAIN_WITHOUT_CALL = TRAIN.replace("utils.helper(x) * 2", "x * 2")
+
+HELPER_FINDING = ("utils.py", 5, 5, "TFG101")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return write_tree(tmp_path, {"train.py": TRAIN, "utils.py": UTILS})
+
+
+def test_a_staged_helper_is_traced_through_an_unchanged_caller(project: Path) -> None:
+    result = invoke(["utils.py"], project)
+    assert codes_in(result.output) == [HELPER_FINDING]
+    assert "traced via step() -> helper()" in result.output
+    assert result.exit_code == 1
+
+
+def test_only_the_given_files_are_reported(project: Path) -> None:
+    result = invoke(["train.py"], project)
+    assert codes_in(result.output) == []
+    assert "All checks passed!" in result.output
+    assert result.exit_code == 0
+
+
+@pytest.mark.parametrize("cache", [[], ["--no-cache"]], ids=["cache", "no-cache"])
+def test_the_same_findings_with_and_without_a_cache(project: Path, cache: list[str]) -> None:
+    first = invoke([*cache, "utils.py"], project)
+    again = invoke([*cache, "utils.py"], project)
+    assert codes_in(first.output) == codes_in(again.output) == [HELPER_FINDING]
+    assert (project / ".tflint-graph-cache").is_dir() is (cache == [])
+
+
+def test_a_stale_cache_follows_edits_of_given_and_context_files(project: Path) -> None:
+    assert codes_in(invoke(["utils.py"], project).output) == [HELPER_FINDING]
+    # The given file edited (its summary is the same): both prints.
+    (project / "utils.py").write_text(UTILS_TWO_PRINTS, encoding="utf-8")
+    both = [HELPER_FINDING, ("utils.py", 6, 5, "TFG101")]
+    assert codes_in(invoke(["utils.py"], project).output) == both
+    # The unchanged-for-the-hook caller edited: the helper is no longer traced.
+    (project / "train.py").write_text(TRAIN_WITHOUT_CALL, encoding="utf-8")
+    result = invoke(["utils.py"], project)
+    assert codes_in(result.output) == []
+    assert result.exit_code == 0
+    # And traced again.
+    (project / "train.py").write_text(TRAIN, encoding="utf-8")
+    assert codes_in(invoke(["utils.py"], project).output) == both
+
+
+def test_an_edit_that_changes_what_a_module_calls_is_followed(project: Path) -> None:
+    write_tree(project, {"ops.py": "def clip(x):\n    print(x)\n    return x\n"})
+    assert codes_in(invoke(["utils.py", "ops.py"], project).output) == [HELPER_FINDING]
+    # The helper now calls into ops.py: ops.clip becomes traced (a new outgoing call).
+    edited = UTILS.replace("import tensorflow as tf\n", "import tensorflow as tf\n\nimport ops\n")
+    edited = edited.replace("return tf.square(x)", "return ops.clip(tf.square(x))")
+    (project / "utils.py").write_text(edited, encoding="utf-8")
+    cached = invoke(["utils.py", "ops.py"], project)
+    uncached = invoke(["--no-cache", "utils.py", "ops.py"], project)
+    assert codes_in(cached.output) == codes_in(uncached.output)
+    assert ("ops.py", 2, 5, "TFG101") in codes_in(cached.output)
+    assert "traced via step() -> helper() -> clip()" in cached.output
+
+
+def test_no_context_reads_only_the_given_files(project: Path) -> None:
+    result = invoke(["--no-context", "utils.py"], project)
+    assert codes_in(result.output) == []
+    assert result.exit_code == 0
+
+
+def test_the_configured_project_is_the_context(tmp_path: Path) -> None:
+    # A src layout: the caller is a script outside the package, found because the project's
+    # pyproject.toml (with a [tool.tflint-graph] table) is the project root.
+    write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": "[tool.tflint-graph]\n",
+            "scripts/train.py": TRAIN.replace("import utils", "from pkg import utils"),
+            "src/pkg/__init__.py": "",
+            "src/pkg/utils.py": UTILS,
+        },
+    )
+    result = invoke(["src/pkg/utils.py"], tmp_path)
+    assert codes_in(result.output) == [("src/pkg/utils.py", 5, 5, "TFG101")]
+
+
+def test_without_configuration_the_package_tree_is_the_context(tmp_path: Path) -> None:
+    # No pyproject.toml: the project is the top of the package tree (`src/`, the folder that
+    # imports `pkg` resolve from), so the script in `scripts/` is not read.
+    write_tree(
+        tmp_path,
+        {
+            "scripts/train.py": TRAIN.replace("import utils", "from pkg import utils"),
+            "src/pkg/__init__.py": "",
+            "src/pkg/utils.py": UTILS,
+            "src/pkg/loop.py": TRAIN.replace("import utils", "from pkg import utils"),
+        },
+    )
+    result = invoke(["src/pkg/utils.py"], tmp_path)
+    assert codes_in(result.output) == [("src/pkg/utils.py", 5, 5, "TFG101")]
+    assert "traced via step() -> helper()" in result.output
+    (tmp_path / "src/pkg/loop.py").unlink()
+    assert codes_in(invoke(["src/pkg/utils.py"], tmp_path).output) == []
+
+
+def test_excluded_files_are_no_context(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.tflint-graph]\nexclude = ["train.py"]\n',
+            "train.py": TRAIN,
+            "utils.py": UTILS,
+        },
+    )
+    assert codes_in(invoke(["utils.py"], tmp_path).output) == []
+
+
+def test_lint_paths_reads_the_project_with_context_true(project: Path) -> None:
+    found = list(lint_paths([project / "utils.py"], Config(), context=True))
+    assert [(Path(f.path).name, f.line, f.code) for f in found] == [("utils.py", 5, "TFG101")]
+    assert found[0].chain == ("step()", "helper()")
+    # Without it (the default), a library call reads only what it is given.
+    assert list(lint_paths([project / "utils.py"], Config())) == []
+
+
+# -- the flake8 plugin ----------------------------------------------------------------------
+
+
+def _flake8(path: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "TFG", path],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def test_flake8_sees_the_project_through_its_cache(project: Path) -> None:
+    # No cache: the file alone, the helper is not traced.
+    alone = _flake8("utils.py", project)
+    assert (alone.returncode, alone.stdout) == (0, "")
+    invoke(["train.py"], project)  # any run in the project records it
+    seen = _flake8("utils.py", project)
+    assert seen.returncode == 1
+    assert seen.stdout.startswith("utils.py:5:5: TFG101 ")
+    assert "traced via step() -> helper()" in seen.stdout
+    assert _flake8("train.py", project).stdout == ""
+    # The plugin never writes the cache: a record from before the edit still gives the view.
+    entries = sorted(p.name for p in (project / ".tflint-graph-cache").rglob("*.json"))
+    (project / "utils.py").write_text(UTILS_TWO_PRINTS, encoding="utf-8")
+    edited = _flake8("utils.py", project).stdout.splitlines()
+    assert [line.split(": ")[0] for line in edited] == ["utils.py:5:5", "utils.py:6:5"]
+    assert sorted(p.name for p in (project / ".tflint-graph-cache").rglob("*.json")) == entries
+
+
+def test_flake8_with_a_configured_project_from_another_folder(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"pyproject.toml": "[tool.tflint-graph]\n", "train.py": TRAIN})
+    write_tree(tmp_path, {"utils.py": UTILS})
+    invoke(["."], tmp_path)
+    # The cache is next to the pyproject.toml: found from any working directory.
+    seen = _flake8(str(tmp_path / "utils.py"), tmp_path.parent)
+    assert seen.stdout.startswith(f"{tmp_path / 'utils.py'}:5:5: TFG101 ")
