@@ -207,3 +207,16 @@ def test_flake8_with_a_configured_project_from_another_folder(tmp_path: Path) ->
     # The cache is next to the pyproject.toml: found from any working directory.
     seen = _flake8(str(tmp_path / "utils.py"), tmp_path.parent)
     assert seen.stdout.startswith(f"{tmp_path / 'utils.py'}:5:5: TFG101 ")
+
+
+def test_a_notebook_of_the_project_is_context_too(tmp_path: Path) -> None:
+    import json
+
+    cells = [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": s}
+        for s in (["import tensorflow as tf\n", "import utils\n"], TRAIN.splitlines(True)[2:])
+    ]
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
+    project = write_tree(tmp_path, {"explore.ipynb": json.dumps(notebook), "utils.py": UTILS})
+    result = invoke(["utils.py"], project)
+    assert codes_in(result.output) == [HELPER_FINDING]

@@ -29,6 +29,7 @@ from pathlib import Path
 from tflint_graph.core.config import DEFAULT_EXCLUDE, Config, find_config
 from tflint_graph.source.files import iter_python_files
 from tflint_graph.source.modules import package_root, real_path
+from tflint_graph.source.notebook import is_notebook
 
 
 def project_root(path: Path) -> tuple[Path, bool]:
@@ -69,7 +70,8 @@ def _spelling(path: Path) -> Path:
 
 
 def _package_tops(root: Path, config: Config) -> list[Path]:
-    """``root``'s own ``.py`` files and its packages (folders with an ``__init__.py``)."""
+    """``root``'s own ``.py`` files and notebooks, and its packages (folders with an
+    ``__init__.py``)."""
     try:
         entries = sorted(os.scandir(root), key=lambda e: e.name)
     except OSError:
@@ -80,7 +82,8 @@ def _package_tops(root: Path, config: Config) -> list[Path]:
         if _skipped(entry.name, path, config):
             continue
         try:
-            module = entry.name.endswith(".py") and entry.is_file()
+            # A notebook imports the folder's modules like a script: its calls trace them.
+            module = (entry.name.endswith(".py") or is_notebook(entry.name)) and entry.is_file()
             package = entry.is_dir(follow_symlinks=False) and (path / "__init__.py").is_file()
         except OSError:
             continue
