@@ -12,6 +12,9 @@ the rule-tuning keys (``unroll-max``, ``serving-name-patterns``,
 ``extra-function-decorators``, ...) and also ``select``/``ignore``/``per-file-ignores``, so an
 editor shows what ``tflint-graph`` shows and flake8's own options can only narrow it further.
 ``exclude`` does not apply: flake8 decides which files it checks.
+
+flake8 knows its own ``# flake8: noqa`` but not ours: the plugin drops what a file-level
+``# tflint-graph: noqa`` silences itself, so the file reads the same in every face.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tflint_graph.core.config import Config, ConfigError, find_config, load_file
+from tflint_graph.core.noqa import file_noqa_codes, source_lines
 from tflint_graph.core.version import __version__
 from tflint_graph.run.module import analyse_source
 
@@ -85,6 +89,7 @@ class Plugin:
             findings = analyse_source(
                 source, self._filename, config, noqa=False, python_tree=self._tree
             )[0]
+            silenced = file_noqa_codes(source_lines(source)) if findings else None
         except Exception as exc:  # an exception here would abort the whole flake8 run
             _log.warning(
                 "tflint-graph: internal error while linting %s: %s: %s (please report this)",
@@ -94,5 +99,7 @@ class Plugin:
             )
             return
         for f in findings:
+            if silenced is not None and (not silenced or f.code.startswith(tuple(silenced))):
+                continue
             # flake8 columns are 0-based; ours are 1-based like flake8's *output*.
             yield f.line, max(f.column - 1, 0), f"{f.code} {f.message}", type(self)

@@ -156,3 +156,49 @@ def test_noqa_through_the_cli(tmp_path: Path) -> None:
     result = invoke(["m.py"], tmp_path)
     assert result.exit_code == 0
     assert result.stdout.strip() == "All checks passed!"
+
+
+# -- the file-level `# tflint-graph: noqa` (ruff's `# ruff: noqa`) --------------------------
+
+# TFG101 at 8:5, TFG103 at 9:13, TFG104 at 10:9, below a first line for the directive.
+DIRECTIVE_FILE = "LINE\n" + THREE_CODES
+
+
+@pytest.mark.parametrize(
+    ("directive", "left"),
+    [
+        ("# tflint-graph: noqa", set()),
+        ("#tflint-graph:noqa", set()),
+        ("# TFLINT-GRAPH: NOQA", set()),
+        ("# tflint-graph: noqa: TFG101", {(10, "TFG103"), (11, "TFG104")}),
+        ("# tflint-graph: noqa: TFG101,TFG103", {(11, "TFG104")}),
+        ("# tflint-graph: noqa: TFG101, TFG104", {(10, "TFG103")}),
+        ("# tflint-graph: noqa: TFG10", set()),  # a prefix, as in line noqa
+        ("# tflint-graph: noqa: TFG2", {(9, "TFG101"), (10, "TFG103"), (11, "TFG104")}),
+        # Not the directive: on a code line, misspelled, or codes that do not parse.
+        ("x = 1  # tflint-graph: noqa", {(9, "TFG101"), (10, "TFG103"), (11, "TFG104")}),
+        ("# tflint_graph: noqa", {(9, "TFG101"), (10, "TFG103"), (11, "TFG104")}),
+        ("# tflint-graph: noqa: oops", {(9, "TFG101"), (10, "TFG103"), (11, "TFG104")}),
+    ],
+)
+def test_file_level_noqa_in_the_library(directive: str, left: set[tuple[int, str]]) -> None:
+    assert found(DIRECTIVE_FILE.replace("LINE", directive)) == left
+
+
+def test_file_level_noqa_anywhere_in_the_file_but_not_inside_a_string() -> None:
+    assert found(THREE_CODES + "# tflint-graph: noqa\n") == set()
+    in_string = 'DOC = """\n# tflint-graph: noqa\n"""\n' + THREE_CODES
+    assert {code for _, code in found(in_string)} == {"TFG101", "TFG103", "TFG104"}
+
+
+def test_file_level_noqa_through_the_cli(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "all.py": DIRECTIVE_FILE.replace("LINE", "# tflint-graph: noqa"),
+            "some.py": DIRECTIVE_FILE.replace("LINE", "# tflint-graph: noqa: TFG101,TFG104"),
+        },
+    )
+    result = invoke(["."], tmp_path)
+    assert codes_in(result.stdout) == [("some.py", 10, 13, "TFG103")]
+    assert result.exit_code == 1
