@@ -241,7 +241,7 @@ def test_stdin_with_a_display_name_uses_that_files_configuration(project: Path) 
 
 
 def test_file_level_noqa_is_honoured_through_flake8(tmp_path: Path) -> None:
-    # flake8 knows `# flake8: noqa` only; the plugin applies ours, as the CLI does.
+    # flake8 has a file-level directive of its own only; the plugin applies ours, as the CLI does.
     (tmp_path / "all.py").write_text("# tflint-graph: noqa\n" + PRINTS, encoding="utf-8")
     (tmp_path / "some.py").write_text("# tflint-graph: noqa: TFG101\n" + PRINTS, encoding="utf-8")
     (tmp_path / "none.py").write_text("# tflint_graph: noqa\n" + PRINTS, encoding="utf-8")

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tflint_graph.core.finding import Finding
 from tflint_graph.core.noqa import source_lines
@@ -21,8 +21,11 @@ class SourceLines:
     read once.  Formats ask it instead of reading files themselves, so a caller decides where
     source comes from."""
 
-    def __init__(self) -> None:
-        self._files: dict[str, list[str]] = {}
+    def __init__(self, texts: Mapping[str, str] | None = None) -> None:
+        # ``texts``: sources that are no file on disk (standard input), by path.
+        self._files: dict[str, list[str]] = {
+            path: source_lines(text) for path, text in (texts or {}).items()
+        }
 
     def line(self, path: str, number: int) -> str | None:
         """Line ``number`` (1-based) of ``path``; None when the file has no such line or
@@ -52,8 +55,20 @@ class RunInfo:
     statistics: bool = False  # text: a count per code instead of the findings
     summary: bool = False  # text: a closing "Found N findings." line
     fixed: int | None = None  # text, with the summary: how many findings --fix fixed
+    # text: the findings a fix exists for, with its safety ([*] and the summary's counts);
+    # None when not worked out.
+    fixable: Mapping[Finding, FixSafety] | None = None
+    unsafe_fixes: bool = False  # text: --unsafe-fixes was given (unsafe fixes apply too)
+    show_fixes: bool = False  # text: list the fixes per file and code
+    applied: Sequence[tuple[str, str, str]] | None = None  # (path, code, name) per fix made
+    color: bool = False  # text: ANSI colours
+    width: int | None = None  # text: wrap long messages at this width (a terminal's)
     dynamic: Mapping[str, Any] | None = None  # device and counts per status after --dynamic
 
+
+# As ``checks.fixing.FixSafety``, which is not imported here: it loads libcst, and a run
+# answered from the cache never needs it.
+FixSafety = Literal["safe", "unsafe"]
 
 # One output format: the whole text to print (empty: print nothing).
 Format = Callable[[Sequence[Finding], RunInfo], str]
