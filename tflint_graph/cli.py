@@ -34,6 +34,7 @@ from tflint_graph.core.version import __version__
 from tflint_graph.output import FORMATS, RunInfo, SourceLines
 from tflint_graph.output.pages import read_page
 from tflint_graph.output.rewrite import FileFix
+from tflint_graph.run.cache import default_root
 from tflint_graph.source.reading import decode
 
 if TYPE_CHECKING:
@@ -400,7 +401,11 @@ def check(
             statistics=statistics,
             summary=not quiet and bool(linted or findings),
             fixed=fixed,
-            fixable=_fixable(findings, sources) if text and not statistics else None,
+            fixable=(
+                _fixable(findings, sources, None if no_cache or stdin else targets)
+                if text and not statistics
+                else None
+            ),
             unsafe_fixes=unsafe_fixes,
             show_fixes=show_fixes,
             applied=applied if show_fixes else None,
@@ -481,13 +486,15 @@ def _write_report(output: str, output_file: Path | None, colour: bool, to_stderr
         _fail(f"cannot write {output_file}: {exc.strerror or exc}")
 
 
-def _fixable(findings: list[Finding], sources: dict[str, str]) -> dict[Finding, Any]:
-    """The findings a fix exists for (the ``[*]`` marker), when a rule could fix any."""
-    from tflint_graph.output.fix import FIXERS, available_fixes  # loads the rules
+def _fixable(
+    findings: list[Finding], sources: dict[str, str], cached_for: list[Path] | None
+) -> dict[Finding, Any]:
+    """The findings a fix exists for (the ``[*]`` marker), remembered in the run's cache
+    (``cached_for``: its paths) so that a warm run neither parses nor loads the rules."""
+    from tflint_graph.output.fixable import available_fixes
 
-    if not any(f.code in FIXERS for f in findings):
-        return {}
-    return available_fixes(findings, sources)
+    memo = default_root(cached_for) / "fixes" if cached_for is not None else None
+    return available_fixes(findings, sources, memo)
 
 
 def _confirm(

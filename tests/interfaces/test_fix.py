@@ -3,6 +3,7 @@ declare and ``tflint_graph.output.fix`` applies."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from tflint_graph.checks import ALL_RULES, Rule
 from tflint_graph.checks.tensorarray_write_discarded import TensorArrayWriteDiscarded
 from tflint_graph.output import fix as fix_module
 from tflint_graph.output.fix import FIXERS, fix_source
+from tflint_graph.output.fixable import available_fixes
 
 
 def fixed(source: str) -> str:
@@ -352,7 +354,7 @@ def test_available_fixes_says_which_findings_have_a_fix_and_how_safe(
     unsafe_tfg209: None,
 ) -> None:
     findings = lint_source(BOTH, "m.py")
-    offered = fix_module.available_fixes(findings, {"m.py": BOTH})
+    offered = available_fixes(findings, {"m.py": BOTH})
     assert {(f.line, f.code): s for f, s in offered.items()} == {
         (5, "TFG101"): "safe",
         (7, "TFG209"): "unsafe",
@@ -422,3 +424,28 @@ def test_show_fixes_lists_the_fixes_applied_and_available(
         "    1 x TFG101 (print-in-traced)",
         "    1 x TFG209 (tensorarray-write-discarded)",
     ]
+
+
+def test_a_warm_run_answers_the_fix_marker_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_tree(tmp_path, {"m.py": BOTH})
+    cold = invoke(["m.py"], tmp_path)
+    entries = list((tmp_path / ".tflint-graph-cache" / "fixes").glob("*.json"))
+    assert len(entries) == 1
+    assert json.loads(entries[0].read_text()) == [
+        [5, 5, 5, 13, "TFG101", "safe"],
+        [7, 5, 7, 19, "TFG209", "safe"],
+    ]
+
+    def no_parse(*args: object) -> None:
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(fix_module, "offered_fixes", no_parse)
+    assert invoke(["m.py"], tmp_path).stdout == cold.stdout
+    # A changed file is worked out again; --no-cache neither reads nor writes the answers.
+    (tmp_path / "m.py").write_text(BOTH + "\n")
+    changed = invoke(["m.py"], tmp_path)
+    assert changed.exit_code == 2 and "parsed again" in changed.stderr  # the spy was asked
+    monkeypatch.undo()
+    assert invoke(["--no-cache", "m.py"], tmp_path).stdout == cold.stdout

@@ -24,7 +24,7 @@ from tflint_graph.checks.fixing import FixSafety, FixSite
 from tflint_graph.core.finding import Finding
 from tflint_graph.output.rewrite import FileFix, read_back
 
-__all__ = ["FIXERS", "FileFix", "available_fixes", "fix_source", "plan_fixes", "plan_source"]
+__all__ = ["FIXERS", "FileFix", "fix_source", "offered_fixes", "plan_fixes", "plan_source"]
 
 # The rules that can fix what they report, by code; each one's fix_safety() says, node by
 # node, whether --fix applies the fix ("safe") or only --fix --unsafe-fixes does ("unsafe").
@@ -55,24 +55,6 @@ def plan_source(
     if not codes or fixed == source:
         return None
     return FileFix(path, source, fixed, source.encode(), fixed.encode(), tuple(codes))
-
-
-def available_fixes(
-    findings: Iterable[Finding], sources: Mapping[str, str] | None = None
-) -> dict[Finding, FixSafety]:
-    """The findings a fix exists for, with its safety: what ``[*]`` marks and the summary
-    counts.  Files are read as ``plan_fixes`` reads them; ``sources`` gives the text of
-    paths that are not files (standard input)."""
-    out: dict[Finding, FixSafety] = {}
-    for path, found in sorted(_fixable_by_path(findings).items()):
-        text = sources.get(path) if sources else None
-        if text is None:
-            read = read_back(path)
-            if read is None:
-                continue
-            text = read[0]
-        out.update(_safeties(text, found))
-    return out
 
 
 def _fixable_by_path(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
@@ -120,6 +102,12 @@ class _Prepared:
 
 def _prepare(source: str, findings: Iterable[Finding]) -> _Prepared | None:
     """``source`` parsed for fixing; None when nothing can be fixed in it."""
+    wanted: dict[_Span, set[str]] = {}
+    for f in findings:
+        if f.code in FIXERS and f.end_line is not None and f.end_column is not None:
+            wanted.setdefault(_span(f), set()).add(f.code)
+    if not wanted:
+        return None  # no rule could fix any of them: not worth a parse
     try:
         module = cst.parse_module(source)
     except Exception:
@@ -128,10 +116,6 @@ def _prepare(source: str, findings: Iterable[Finding]) -> _Prepared | None:
         # libcst does not write back every source as it read it (a form feed before the
         # first statement is dropped): a rewrite would change more than the fixed nodes.
         return None
-    wanted: dict[_Span, set[str]] = {}
-    for f in findings:
-        if f.code in FIXERS and f.end_line is not None and f.end_column is not None:
-            wanted.setdefault(_span(f), set()).add(f.code)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     targets = _locate(positions, wanted)
@@ -158,8 +142,9 @@ def _fix_text(source: str, findings: Sequence[Finding], unsafe: bool) -> tuple[s
     return fixed, applier.codes
 
 
-def _safeties(source: str, findings: Sequence[Finding]) -> dict[Finding, FixSafety]:
-    """Each finding of ``findings`` whose rule offers a fix for its node, with the safety."""
+def offered_fixes(source: str, findings: Sequence[Finding]) -> dict[Finding, FixSafety]:
+    """Each of ``findings`` (findings of this exact text) whose rule offers a fix for its
+    node, with the fix's safety (``output.fixable`` asks, and remembers the answer)."""
     prepared = _prepare(source, findings)
     if prepared is None:
         return {}
