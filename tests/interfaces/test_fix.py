@@ -410,7 +410,7 @@ def test_show_fixes_lists_the_fixes_applied_and_available(
         "    1 x TFG101 (print-in-traced)",
         "- pkg/n.py:",
         "    1 x TFG101 (print-in-traced)",
-        "Fixable with --fix --unsafe-fixes, 2 findings:",
+        "Fixable only with --fix --unsafe-fixes, 2 findings:",
         "- pkg/m.py:",
         "    1 x TFG209 (tensorarray-write-discarded)",
         "- pkg/n.py:",

@@ -124,12 +124,12 @@ def _fix_listing(findings: Sequence[Finding], run: RunInfo) -> list[str]:
             safety = run.fixable.get(f)
             if safety is not None:
                 offered[safety].append((f.path, f.code, f.name))
-        both = "Fixable with --fix --unsafe-fixes, {}:"
         if run.unsafe_fixes:
-            out += _listing(both, offered["safe"] + offered["unsafe"])
+            both = offered["safe"] + offered["unsafe"]
+            out += _listing("Fixable with --fix --unsafe-fixes, {}:", both)
         else:
             out += _listing("Fixable with --fix, {}:", offered["safe"])
-            out += _listing(both, offered["unsafe"])
+            out += _listing("Fixable only with --fix --unsafe-fixes, {}:", offered["unsafe"])
     return out or ["No fixes available."]
 
 
