@@ -493,7 +493,7 @@ def _fixable(
     (``cached_for``: its paths) so that a warm run neither parses nor loads the rules."""
     from tflint_graph.output.fixable import available_fixes
 
-    memo = default_root(cached_for) / "fixes" if cached_for is not None else None
+    memo = default_root(cached_for) if cached_for is not None else None
     return available_fixes(findings, sources, memo)
 
 

@@ -135,7 +135,10 @@ def test_pack_refuses_unknown_types() -> None:
 
 
 def _cache_entries(root: Path) -> list[Path]:
-    return sorted((root / DIR_NAME).glob("??/*.json"))
+    """The analysis entries and run records (not what text output keeps for its [*])."""
+    return sorted(
+        p for p in (root / DIR_NAME).glob("??/*.json") if "fixes" not in json.loads(p.read_text())
+    )
 
 
 @pytest.fixture
@@ -217,7 +220,7 @@ def test_without_a_configuring_pyproject_the_cache_lives_in_the_project(tmp_path
 def test_entries_are_plain_json_data(tmp_path: Path) -> None:
     write_tree(tmp_path, {"train.py": STEP, "helpers.py": HELPERS, "b.py": THREE_CODES})
     invoke(["."], tmp_path)
-    entries = _cache_entries(tmp_path)
+    entries = sorted((tmp_path / DIR_NAME).glob("??/*.json"))  # every kind
     assert entries
     allowed_tags = {"c", "f", "t", "s", "fs", "d", "e", "v"}
 
@@ -249,6 +252,12 @@ def test_entries_are_plain_json_data(tmp_path: Path) -> None:
         assert not raw.startswith(b"\x80")  # no pickle protocol header
         data = json.loads(raw)
         assert data["key"] == entry.stem
+        if "fixes" in data:  # which findings a fix exists for, and how safe (text's [*])
+            assert set(data) == {"format", "key", "fixes"}
+            for *numbers, code, safety in data["fixes"]:
+                assert all(isinstance(n, int) for n in numbers) and len(numbers) == 4
+                assert isinstance(code, str) and safety in ("safe", "unsafe")
+            continue
         if "files" in data:  # the record of a whole run: its inputs' digests and findings
             records += 1
             assert set(data) == {"format", "key", "files", "outside", "absent", "findings"}

@@ -3,8 +3,9 @@ counts of text output.
 
 Working it out parses the file again with libcst, its positions and scopes (seconds for a few
 large files), so the answer is kept in the run's cache folder, per file text and findings:
-an unchanged tree is answered from there without loading libcst or the rules.  Entries are
-data only (JSON), written atomically, safe to delete.
+an unchanged tree is answered from there without loading libcst or the rules.  An entry is
+laid out as the cache's own (``<2 hex>/<key>.json``, JSON data with ``format`` and ``key``),
+written atomically; a missing or damaged one is worked out again.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from tflint_graph.output.format import FixSafety
 from tflint_graph.output.rewrite import read_back
 
 _Key = tuple[int, int, int, int, str]  # line, column, end line, end column, code
+# Bump when an entry's layout or meaning changes.
+_FORMAT = 1
 
 
 def available_fixes(
@@ -32,7 +35,7 @@ def available_fixes(
 ) -> dict[Finding, FixSafety]:
     """The findings a fix exists for, with its safety.  Files are read as ``--fix`` reads
     them; ``sources`` gives the text of paths that are not files (standard input), which is
-    never remembered; ``memo`` is the folder answers are kept in (None: none)."""
+    never remembered; ``memo`` is the cache folder answers are kept in (None: none)."""
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
         if f.end_line is not None and f.end_column is not None:
@@ -70,28 +73,35 @@ def _memo_key(text: str, findings: Sequence[Finding]) -> str:
     return hashlib.sha256(recipe.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def _memo_entry(memo: Path, key: str) -> Path:
+    return memo / key[:2] / f"{key}.json"
+
+
 def _memo_load(memo: Path, key: str) -> dict[_Key, FixSafety] | None:
     try:
-        rows = json.loads((memo / f"{key}.json").read_text(encoding="utf-8"))
+        entry = json.loads(_memo_entry(memo, key).read_text(encoding="utf-8"))
+        if entry.get("format") != _FORMAT or entry.get("key") != key:
+            return None
         known: dict[_Key, FixSafety] = {}
-        for line, column, end_line, end_column, code, safety in rows:
+        for line, column, end_line, end_column, code, safety in entry["fixes"]:
             if safety not in ("safe", "unsafe"):
                 return None
             known[(int(line), int(column), int(end_line), int(end_column), str(code))] = safety
         return known
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None  # missing or damaged: worked out again
 
 
 def _memo_store(memo: Path, key: str, known: Mapping[_Key, FixSafety]) -> None:
     rows = [[*k, safety] for k, safety in sorted(known.items())]
+    target = _memo_entry(memo, key)
     with contextlib.suppress(OSError):
-        memo.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=memo, prefix=".tmp-", suffix=".json")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(rows, handle)
-            os.replace(temp, memo / f"{key}.json")
+                json.dump({"format": _FORMAT, "key": key, "fixes": rows}, handle)
+            os.replace(temp, target)
         except OSError:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
