@@ -44,3 +44,26 @@ def found(
 
 def dedent(source: str) -> str:
     return textwrap.dedent(source).lstrip("\n")
+
+
+def notebook(*cells: str | tuple[str, str], indent: int | None = 1, **top: object) -> str:
+    """The JSON text of a Jupyter notebook (nbformat 4, as Jupyter writes it: each source a
+    list of lines): a ``str`` is a code cell, ``(cell_type, text)`` any cell."""
+    import json
+
+    listed = []
+    for cell in cells:
+        kind, text = ("code", cell) if isinstance(cell, str) else cell
+        entry: dict[str, object] = {"cell_type": kind, "metadata": {}}
+        if kind == "code":
+            entry.update(execution_count=None, outputs=[])
+        entry["source"] = text.splitlines(keepends=True)
+        listed.append(entry)
+    doc = {
+        "cells": listed,
+        "metadata": {"kernelspec": {"display_name": "Python 3", "name": "python3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        **top,
+    }
+    return json.dumps(doc, indent=indent, ensure_ascii=False) + "\n"

@@ -8,7 +8,7 @@ Library API::
         print(finding.line, finding.code, finding.message)
 """
 
-from tflint_graph.api import lint_file, lint_paths, lint_source
+from tflint_graph.api import lint_file, lint_notebook, lint_paths, lint_source
 from tflint_graph.core.config import Config, ConfigError
 from tflint_graph.core.finding import Finding, Severity
 from tflint_graph.core.version import __version__
@@ -20,6 +20,7 @@ __all__ = [
     "Severity",
     "__version__",
     "lint_file",
+    "lint_notebook",
     "lint_paths",
     "lint_source",
 ]

@@ -1,4 +1,4 @@
-"""The library API: ``lint_source``, ``lint_file``, ``lint_paths`` (SPEC §3).
+"""The library API: ``lint_source``, ``lint_notebook``, ``lint_file``, ``lint_paths`` (SPEC §3).
 
 Everything the faces (CLI, flake8 plugin) and library users call; it wires the run
 together (files, cache, pool, project) and hands back sorted ``Finding``s.
@@ -39,11 +39,31 @@ def lint_source(
     return analyse_source(source, path, config or Config(), noqa=noqa)[0]
 
 
+def lint_notebook(
+    notebook: str,
+    path: str = "<stdin>.ipynb",
+    config: Config | None = None,
+    *,
+    noqa: bool = True,
+) -> list[Finding]:
+    """Lint a Jupyter notebook's JSON text (the ``.ipynb`` file's content); sorted findings.
+
+    Its code cells, in order, are one module (IPython magics and shell escapes skipped);
+    each finding's ``cell`` is the cell it is in (1-based, markdown cells counted) and its
+    line and column are the cell's own.  Text that is not a notebook gives a TFG001
+    finding, never an exception.  As ``lint_source``, nothing is read from disk.
+    """
+    from tflint_graph.run.module import analyse_notebook  # the analysis: not at start-up
+
+    return analyse_notebook(notebook, path, config or Config(), noqa=noqa)[0]
+
+
 def lint_file(
     path: Path, config: Config | None = None, display: str | None = None
 ) -> list[Finding]:
-    """Lint one file on disk on its own (calls into other modules are not followed);
-    unreadable or undecodable files give TFG002."""
+    """Lint one file on disk on its own (calls into other modules are not followed); a
+    ``.ipynb`` file is read as a Jupyter notebook (``lint_notebook``); unreadable or
+    undecodable files give TFG002."""
     from tflint_graph.run.module import analyse_file  # the analysis: not at start-up
 
     return analyse_file(path, config or Config(), display)[0]
@@ -82,6 +102,7 @@ def lint_paths(
     files_found: list[Path] | None = None,
 ) -> Iterator[Finding]:
     """Lint files and directories (recursively, honouring excludes); yields sorted findings.
+    Directories give their Python files and Jupyter notebooks (``*.py``, ``*.ipynb``).
 
     The files form one run: traced code that calls into another module of the run (or into
     a module next to them that imports resolve to) makes that code traced too, and calls of

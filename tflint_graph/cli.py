@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from tflint_graph.api import WarningCounter, default_jobs, lint_paths, lint_source
+from tflint_graph.api import WarningCounter, default_jobs, lint_notebook, lint_paths, lint_source
 from tflint_graph.core.config import (
     Config,
     ConfigError,
@@ -34,7 +34,7 @@ from tflint_graph.core.version import __version__
 from tflint_graph.output import FORMATS, RunInfo, SourceLines
 from tflint_graph.output.pages import read_page
 from tflint_graph.output.rewrite import FileFix
-from tflint_graph.run.cache import default_root
+from tflint_graph.source.notebook import is_notebook, read_notebook
 from tflint_graph.source.reading import decode
 
 if TYPE_CHECKING:
@@ -280,7 +280,10 @@ _SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 @click.option(
     "--stdin-filename",
     type=click.Path(path_type=Path),
-    help="Lint standard input as this path (its configuration and per-file-ignores apply).",
+    help=(
+        "Lint standard input as this path (its configuration and per-file-ignores apply); "
+        "a .ipynb path reads it as a Jupyter notebook."
+    ),
 )
 @click.option(
     "-j",
@@ -401,11 +404,7 @@ def check(
             statistics=statistics,
             summary=not quiet and bool(linted or findings),
             fixed=fixed,
-            fixable=(
-                _fixable(findings, sources, None if no_cache or stdin else targets)
-                if text and not statistics
-                else None
-            ),
+            show_fixable=text and not statistics,
             unsafe_fixes=unsafe_fixes,
             show_fixes=show_fixes,
             applied=applied if show_fixes else None,
@@ -444,14 +443,29 @@ def _reads_stdin(paths: tuple[Path, ...], stdin_filename: Path | None) -> bool:
 
 
 def _lint_stdin(path: Path, config: Config, sources: dict[str, str]) -> list[Finding]:
-    """Standard input linted as the module ``path`` (its per-file-ignores apply); the text
-    goes into ``sources``.  Other modules are not read: it is one module, as in an editor."""
+    """Standard input linted as the module ``path`` (its per-file-ignores apply), or as a
+    Jupyter notebook's JSON when ``path`` ends in ``.ipynb``; the text goes into
+    ``sources``.  Other modules are not read: it is one module, as in an editor."""
     shown = str(path)
-    decoded = decode(sys.stdin.buffer.read(), shown)
+    data = sys.stdin.buffer.read()
+    if is_notebook(shown):
+        notebook = read_notebook(data, shown)
+        if isinstance(notebook, Finding):  # TFG001 (not a notebook) or TFG002 (not UTF-8)
+            return [notebook] if config.is_enabled(notebook.code, shown) else []
+        sources[shown] = notebook.text
+        return _lint_text(notebook.text, shown, config)
+    decoded = decode(data, shown)
     if isinstance(decoded, Finding):  # TFG002: not text
         return [decoded] if config.is_enabled(decoded.code, shown) else []
     sources[shown] = decoded
-    return lint_source(decoded, shown, config)
+    return _lint_text(decoded, shown, config)
+
+
+def _lint_text(text: str, shown: str, config: Config) -> list[Finding]:
+    """Standard input's text linted as ``shown``: a notebook's JSON, or a Python module."""
+    if is_notebook(shown):
+        return lint_notebook(text, shown, config)
+    return lint_source(text, shown, config)
 
 
 def _is_terminal(stream: Any | None) -> bool:
@@ -484,17 +498,6 @@ def _write_report(output: str, output_file: Path | None, colour: bool, to_stderr
         output_file.write_text(output + "\n" if output else "", encoding="utf-8")
     except OSError as exc:
         _fail(f"cannot write {output_file}: {exc.strerror or exc}")
-
-
-def _fixable(
-    findings: list[Finding], sources: dict[str, str], cached_for: list[Path] | None
-) -> dict[Finding, Any]:
-    """The findings a fix exists for (the ``[*]`` marker), remembered in the run's cache
-    (``cached_for``: its paths) so that a warm run neither parses nor loads the rules."""
-    from tflint_graph.output.fixable import available_fixes
-
-    memo = default_root(cached_for) if cached_for is not None else None
-    return available_fixes(findings, sources, memo)
 
 
 def _confirm(
@@ -554,7 +557,10 @@ def _fix(
     applied: list[tuple[str, str, str]] = []
     for plan in _plans(findings, sources, unsafe):
         if stdin:
-            sources[plan.path] = plan.fixed
+            # A notebook's fixed JSON (its ``fixed`` is the module of its cells).
+            sources[plan.path] = (
+                plan.new_data.decode("utf-8") if is_notebook(plan.path) else plan.fixed
+            )
         else:
             try:
                 plan.write()
@@ -569,7 +575,7 @@ def _fix(
         if text is not None:
             click.echo(text, nl=False)
             if fixed:
-                findings = lint_source(text, shown, config)
+                findings = _lint_text(text, shown, config)
     return fixed, applied, findings
 
 
@@ -582,7 +588,10 @@ def _add_noqa(findings: list[Finding], sources: dict[str, str], quiet: bool) -> 
     added = 0
     for plan in plans:
         if plan.path in sources:
-            sources[plan.path] = plan.fixed
+            # A notebook's JSON with the directives (its ``fixed`` is the module of its cells).
+            sources[plan.path] = (
+                plan.new_data.decode("utf-8") if is_notebook(plan.path) else plan.fixed
+            )
             added += plan.count
             continue
         try:

@@ -68,7 +68,7 @@ def test_finding_is_frozen_hashable_and_serialisable() -> None:
     data = json.loads(json.dumps(finding.to_dict()))
     assert data["severity"] == finding.severity.value
     assert data["chain"] == ["step()"]
-    assert finding.sort_key == ("<stdin>", 5, 5, "TFG101")
+    assert finding.sort_key == ("<stdin>", 0, 5, 5, "TFG101")  # 0: no notebook cell
 
 
 def test_default_path_is_stdin() -> None:

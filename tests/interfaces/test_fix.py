@@ -1,5 +1,6 @@
-"""``--fix`` and ``--diff``: safe automatic fixes for TFG101 and TFG209, which the rules
-declare and ``tflint_graph.output.fix`` applies."""
+"""``--fix`` and ``--diff``: automatic fixes, which the rules declare (safe ones for TFG101
+and TFG209, unsafe ones for TFG103, TFG301 and TFG402) and ``tflint_graph.output.fix``
+applies (the safe ones unless asked for unsafe ones too)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from tflint_graph.checks import ALL_RULES, Rule
 from tflint_graph.checks.tensorarray_write_discarded import TensorArrayWriteDiscarded
 from tflint_graph.output import fix as fix_module
 from tflint_graph.output.fix import FIXERS, fix_source
-from tflint_graph.output.fixable import available_fixes
 
 
 def fixed(source: str) -> str:
@@ -185,8 +185,15 @@ def test_nested_fixes_build_on_each_other() -> None:
             return ta.stack()
         """
     )
+    # The outer print shows print()'s None; tf.print of tf.print shows the print op
+    # (`<tf.Operation 'PrintV2' type=PrintV2>` under TensorFlow 2.21): unsafe.
     assert fixed(source) == source.replace(
-        "ta.write(0, print(print(x)))", "ta = ta.write(0, tf.print(tf.print(x)))"
+        "ta.write(0, print(print(x)))", "ta = ta.write(0, print(tf.print(x)))"
+    )
+    text, count = fix_source(source, lint_source(source, "m.py"), unsafe=True)
+    assert (text, count) == (
+        source.replace("ta.write(0, print(print(x)))", "ta = ta.write(0, tf.print(tf.print(x)))"),
+        3,
     )
 
 
@@ -200,9 +207,16 @@ def test_every_rule_with_a_fix_declares_its_safety() -> None:
         assert (rule.FIX_SAFETY is not None) == has_fix, rule.code
 
 
-def test_fixable_codes_are_the_rules_that_declare_a_fix() -> None:
+def test_fixers_are_the_rules_that_declare_a_fix() -> None:
     assert {r.code: r for r in ALL_RULES if r.FIX_SAFETY is not None} == FIXERS
-    assert {"TFG101", "TFG209"} <= set(FIXERS)
+    declared = {code: rule.FIX_SAFETY for code, rule in FIXERS.items()}
+    assert declared == {
+        "TFG101": "safe",
+        "TFG209": "safe",
+        "TFG103": "unsafe",
+        "TFG301": "unsafe",
+        "TFG402": "unsafe",
+    }
 
 
 # --- the command line ------------------------------------------------------------------
@@ -350,12 +364,9 @@ def unsafe_tfg209(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(TensorArrayWriteDiscarded, "FIX_SAFETY", "unsafe")
 
 
-def test_available_fixes_says_which_findings_have_a_fix_and_how_safe(
-    unsafe_tfg209: None,
-) -> None:
+def test_findings_say_which_have_a_fix_and_how_safe(unsafe_tfg209: None) -> None:
     findings = lint_source(BOTH, "m.py")
-    offered = available_fixes(findings, {"m.py": BOTH})
-    assert {(f.line, f.code): s for f, s in offered.items()} == {
+    assert {(f.line, f.code): f.fix_safety for f in findings} == {
         (5, "TFG101"): "safe",
         (7, "TFG209"): "unsafe",
     }
@@ -426,28 +437,23 @@ def test_show_fixes_lists_the_fixes_applied_and_available(
     ]
 
 
-def test_a_warm_run_answers_the_fix_marker_from_the_cache(
+def test_the_fix_marker_comes_from_the_findings_not_a_second_parse(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """``[*]`` and the summary's counts read ``Finding.fix_safety``, decided while linting
+    (and cached with the findings): printing them never parses a file again, cold or warm,
+    and the cache holds nothing of its own for them."""
     write_tree(tmp_path, {"m.py": BOTH})
-    cold = invoke(["m.py"], tmp_path)
-    entries = [
-        entry
-        for path in (tmp_path / ".tflint-graph-cache").glob("??/*.json")
-        if "fixes" in (entry := json.loads(path.read_text()))
-    ]
-    assert [e["fixes"] for e in entries] == [
-        [[5, 5, 5, 13, "TFG101", "safe"], [7, 5, 7, 19, "TFG209", "safe"]]
-    ]
 
-    def no_parse(*args: object) -> None:
+    def no_parse(*args: object, **kwargs: object) -> None:
         raise AssertionError("parsed again")
 
-    monkeypatch.setattr(fix_module, "offered_fixes", no_parse)
-    assert invoke(["m.py"], tmp_path).stdout == cold.stdout
-    # A changed file is worked out again; --no-cache neither reads nor writes the answers.
-    (tmp_path / "m.py").write_text(BOTH + "\n")
-    changed = invoke(["m.py"], tmp_path)
-    assert changed.exit_code == 2 and "parsed again" in changed.stderr  # the spy was asked
-    monkeypatch.undo()
+    monkeypatch.setattr(fix_module, "_fix_text", no_parse)
+    cold = invoke(["m.py"], tmp_path)
+    assert cold.exit_code == 1, cold.stderr
+    assert cold.stdout.splitlines()[-1] == "[*] 2 fixable with --fix."
+    assert invoke(["m.py"], tmp_path).stdout == cold.stdout  # warm: from the cache
     assert invoke(["--no-cache", "m.py"], tmp_path).stdout == cold.stdout
+    entries = [json.loads(p.read_text()) for p in (tmp_path / ".tflint-graph-cache").glob("??/*")]
+    assert entries and not any("fixes" in entry for entry in entries)
+    assert not (tmp_path / ".tflint-graph-cache" / "fixes").exists()

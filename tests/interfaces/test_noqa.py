@@ -264,3 +264,26 @@ def test_add_noqa_on_standard_input_prints_the_annotated_source(tmp_path: Path) 
     assert result.exit_code == 0
     assert result.stdout == PRINT_STEP.replace("print(x)", "print(x)  # noqa: TFG101")
     assert "Added 1 noqa directive." in result.stderr
+
+
+def test_add_noqa_in_a_notebook_annotates_the_cells_and_keeps_the_json(tmp_path: Path) -> None:
+    import json
+
+    from tests.interfaces.test_notebooks import NOTEBOOK
+
+    write_tree(tmp_path, {"nb.ipynb": NOTEBOOK})
+    result = invoke(["--add-noqa", "nb.ipynb"], tmp_path)
+    assert result.exit_code == 0
+    assert result.stderr.strip() == "Added 3 noqa directives."
+    before, after = json.loads(NOTEBOOK), json.loads((tmp_path / "nb.ipynb").read_text())
+    step = "".join(after["cells"][2]["source"])
+    assert "print(x)  # noqa: TFG101\n" in step
+    assert "noise = random.random()  # noqa: TFG103\n" in step
+    assert "    step(i)  # noqa: TFG303" in "".join(after["cells"][3]["source"])
+    assert after["cells"][:2] == before["cells"][:2]  # unchanged cells stay as they were
+    clean = invoke(["nb.ipynb"], tmp_path)
+    assert (clean.exit_code, clean.stdout.strip()) == (0, "All checks passed!")
+    # Standard input named as a notebook: the annotated notebook on stdout.
+    piped = CliRunner().invoke(main, ["--add-noqa", "--stdin-filename", "x.ipynb"], input=NOTEBOOK)
+    assert piped.exit_code == 0
+    assert json.loads(piped.stdout) == after

@@ -3,6 +3,7 @@ path (what editors and formatters' integrations pipe), with ``--fix``/``--diff``
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -106,3 +107,26 @@ def test_the_real_program_reads_stdin(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1, proc.stderr
     assert codes_in(proc.stdout) == [("src/pkg/quiet_m.py", 9, 13, "TFG103")]
+
+
+def test_a_notebook_name_reads_standard_input_as_a_notebook(tmp_path: Path) -> None:
+    from tests.interfaces.test_notebooks import NOTEBOOK
+
+    result = stdin(["-", "--stdin-filename", "explore.ipynb"], NOTEBOOK, tmp_path)
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("explore.ipynb:cell 3:3:5: TFG101 [*] warning: print()")
+    assert lines[1].startswith("explore.ipynb:cell 3:4:13: TFG103 error:")
+    assert lines[2].startswith("explore.ipynb:cell 4:2:5: TFG303 ")
+    # --fix prints the notebook with only the changed cell rewritten, the report on stderr.
+    fixed = stdin(["--fix", "--stdin-filename", "explore.ipynb"], NOTEBOOK, tmp_path)
+    doc, before = json.loads(fixed.stdout), json.loads(NOTEBOOK)
+    assert "".join(doc["cells"][2]["source"]).count("tf.print(x)") == 1
+    assert [c for k, c in enumerate(doc["cells"]) if k != 2] == [
+        c for k, c in enumerate(before["cells"]) if k != 2
+    ]
+    assert "Fixed 1 finding." in fixed.stderr
+    assert "explore.ipynb:cell 3:4:13: TFG103" in fixed.stderr
+    # Text that is not a notebook is a TFG001 finding, as a file would be.
+    broken = stdin(["--stdin-filename", "explore.ipynb"], "print(1)\n", tmp_path)
+    assert broken.exit_code == 1 and "explore.ipynb:1:1: TFG001" in broken.stdout

@@ -43,10 +43,13 @@ def test_each_finding_shows_its_severity_and_the_fixable_marker(tmp_path: Path) 
     assert [ln.split(" ", 3)[:3] for ln in lines[:3]] == [
         ["m.py:6:5:", "TFG305", "info:"],
         ["m.py:12:5:", "TFG101", "[*]"],  # print(x) -> tf.print(x) is a safe fix
-        ["m.py:13:16:", "TFG103", "error:"],
+        ["m.py:13:16:", "TFG103", "error:"],  # an unsafe fix: no marker without the flag
     ]
     assert lines[1].startswith("m.py:12:5: TFG101 [*] warning: print() runs only while tracing")
-    assert lines[3:] == ["Found 3 findings.", "[*] 1 fixable with --fix."]
+    assert lines[3:] == [
+        "Found 3 findings.",
+        "[*] 1 fixable with --fix (1 more with --unsafe-fixes).",
+    ]
     # Still what editors and `codes_in` parse: path:line:col: CODE first.
     assert [c[3] for c in codes_in("\n".join(lines))] == ["TFG305", "TFG101", "TFG103"]
 

@@ -197,3 +197,192 @@ def test_advice_fits_a_dict_of_tensors() -> None:
     assert "feature_names()" in finding.message
     assert "tf.Variable" not in finding.message
     assert "__init__() or build()" in finding.message
+
+
+RECORDING_DOUBLE = """
+    import tensorflow as tf
+
+    class Recorder(tf.keras.layers.Layer):
+        def call(self, x, mask=None):
+            self.mask = mask  # TFG106 outside a test module
+            return x
+
+    def READER():
+        layer = Recorder()
+        layer(tf.ones([2]), mask=None)
+        assert layer.mask is None
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "reader", "reported"),
+    [
+        ("layers_test.py", "test_records_the_mask", False),  # a test reading what it saw
+        ("test_layers.py", "test_records_the_mask", False),
+        ("layers_test.py", "check_mask", True),  # a helper of a test module: not a test
+        ("layers.py", "test_records_the_mask", True),  # not a test module
+    ],
+)
+def test_a_test_reading_what_a_layer_recorded_is_no_eager_observer(
+    path: str, reader: str, reported: bool
+) -> None:
+    source = dedent(RECORDING_DOUBLE).replace("READER", reader)
+    got = {code for _, code in found(source, path) if code == "TFG106"}
+    assert bool(got) is reported
+
+
+def test_state_of_an_object_the_layer_holds_is_scratch_like_its_own() -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        class WeightNorm(tf.keras.layers.Wrapper):
+            def build(self, input_shape):
+                self.layer.build(input_shape)
+                self.v = self.layer.kernel  # build runs before any trace
+                self.g = self.add_weight(name="g", shape=(self.v.shape[-1],))
+
+            def call(self, x):
+                self.layer.kernel = tf.nn.l2_normalize(self.v, axis=0) * self.g
+                return self.layer(x)
+
+            def __call__(self, x):
+                print(self.layer.kernel)  # where the wrapper is called: in the same trace
+                return super().__call__(x)
+
+        class Leaky(tf.keras.layers.Wrapper):
+            def call(self, x):
+                self.layer.kernel = tf.nn.l2_normalize(self.layer.kernel, axis=0)  # TFG106
+                return self.layer(x)
+        """
+    )
+    got = {(line, code) for line, code in found(source) if code in _CODES}
+    assert got == expected(source)
+
+
+def test_state_of_a_held_object_that_eager_code_reads_is_reported() -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        class Exported(tf.keras.layers.Wrapper):
+            def call(self, x):
+                self.layer.kernel = tf.nn.l2_normalize(self.v, axis=0)  # TFG106
+                return self.layer(x)
+
+            def export_kernel(self):
+                return self.layer.kernel.numpy()  # eager code reads the graph tensor
+        """
+    )
+    (finding,) = [f for f in lint_source(source) if f.code == "TFG106"]
+    assert finding.line == 5
+    assert "export_kernel()" in finding.message and "symbolic tensor" in finding.message
+
+
+def test_state_of_an_object_the_traced_caller_constructs_is_its_own() -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        class Registry:
+            def __init__(self):
+                self._items = {}
+                self.count = 0
+
+            def insert(self, key, fn):
+                self._items[key] = fn
+                self.count += 1
+
+        class Tally:
+            def __init__(self):
+                self.seen = []
+
+            def add(self, x):
+                self.seen.append(x)  # TFG102
+
+        TALLY = Tally()
+
+        def make_registry():
+            registry = Registry()
+            registry.insert("dense", tf.nn.relu)
+            return registry
+
+        @tf.function
+        def step(x):
+            registry = make_registry()
+            TALLY.add(x)
+            return registry._items["dense"](x)
+        """
+    )
+    got = {(line, code) for line, code in found(source) if code in _CODES}
+    assert got == expected(source)
+
+
+def test_a_context_manager_that_restores_the_state_is_a_scoped_override() -> None:
+    source = dedent(
+        """
+        import contextlib
+        import threading
+        import tensorflow as tf
+
+        _scope = threading.local()
+        _scope.quantize = False
+        MODE = "float"
+
+        @contextlib.contextmanager
+        def quantized(flag):
+            global MODE
+            backup, old_mode = _scope.quantize, MODE
+            _scope.quantize = flag
+            MODE = "int8"
+            try:
+                yield flag
+            finally:
+                _scope.quantize = backup
+                MODE = old_mode
+
+        @contextlib.contextmanager
+        def leaky(flag):
+            global MODE
+            _scope.quantize = flag  # TFG106
+            MODE = "int8"  # TFG105
+            yield flag
+
+        class Binary(tf.keras.layers.Layer):
+            def call(self, x):
+                with quantized(True):
+                    y = tf.sign(x)
+                with leaky(True):
+                    y = y * 2
+                return y
+        """
+    )
+    got = {(line, code) for line, code in found(source) if code in ("TFG105", "TFG106")}
+    assert got == expected(source)
+
+
+def test_a_container_reset_by_call_wrapper_is_per_call_scratch() -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        class Base(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self._losses = {}
+                self._history = []
+
+            def __call__(self, *args, return_losses=False, **kwargs):
+                self._losses = {}  # fresh before Keras runs call()
+                outputs = super().__call__(*args, **kwargs)
+                return (outputs, self._losses) if return_losses else outputs
+
+        class Net(Base):
+            def call(self, x):
+                self._losses["l2"] = tf.reduce_sum(x * x)
+                self._history.append(x)  # TFG102
+                return x
+        """
+    )
+    got = {(line, code) for line, code in found(source) if code in _CODES}
+    assert got == expected(source)

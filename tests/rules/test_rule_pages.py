@@ -20,6 +20,7 @@ from tests.helpers import REPO
 from tflint_graph import lint_file, lint_source
 from tflint_graph.checks import ALL_RULES, rule_table
 from tflint_graph.cli import main
+from tflint_graph.output.fix import fix_source
 from tflint_graph.output.pages import section_code
 
 RULES_DIR = REPO / "rules"
@@ -101,9 +102,16 @@ def test_page_titles_match_rule_classes() -> None:
         assert page(rule.code).splitlines()[0] == f"# {rule.code}: {rule.name}"
 
 
+# The rules that can rewrite what they report: their pages say which cases are safe.
+FIXABLE = {rule.code: rule for rule in ALL_RULES if rule.FIX_SAFETY is not None}
+
+
 @pytest.mark.parametrize("code", CODES)
 def test_page_has_required_sections_in_order(code: str) -> None:
-    assert headings(page(code)) == HEADINGS
+    expected = list(HEADINGS)
+    if code in FIXABLE:  # where ruff puts it: after the examples
+        expected.insert(expected.index("Use instead") + 1, "Fix safety")
+    assert headings(page(code)) == expected
 
 
 @pytest.mark.parametrize("code", CODES)
@@ -201,4 +209,40 @@ def test_pages_ship_inside_the_wheel(tmp_path: Path) -> None:
 @pytest.mark.parametrize("code", CODES)
 def test_page_states_fix_safety(code: str) -> None:
     header = page(code).split("\n## ", 1)[0]
-    assert any(line.startswith("Fix safety: ") for line in header.splitlines())
+    stated = [line for line in header.splitlines() if line.startswith("Fix safety: ")]
+    assert len(stated) == 1
+    rule = FIXABLE.get(code)
+    if rule is None:
+        assert stated[0].startswith("Fix safety: no automatic fix")
+    else:  # named with the option that applies it
+        option = "`--unsafe-fixes`" if rule.FIX_SAFETY == "unsafe" else "`--fix`"
+        assert option in stated[0]
+
+
+_LABELLED_BLOCK = re.compile(r"^(.*?)\n\n```python\n(.*?)```", re.M | re.S)
+
+
+def fix_examples(code: str) -> list[tuple[str, str]]:
+    """The ```python blocks of the page's Fix safety section, each with the paragraph
+    just above it ("Before:", "With `--fix`:", "With `--unsafe-fixes`:")."""
+    text = section(page(code), "Fix safety")
+    return [
+        (label.strip().rsplit("\n\n", 1)[-1], block)
+        for label, block in _LABELLED_BLOCK.findall(text)
+    ]
+
+
+@pytest.mark.parametrize("code", sorted(FIXABLE))
+def test_fix_safety_examples_are_what_the_fixes_write(code: str) -> None:
+    examples = fix_examples(code)
+    assert examples and examples[0][0] == "Before:"
+    before = examples[0][1]
+    findings = [f for f in lint_source(before, f"{code}.py") if f.code == code]
+    assert findings, "the Before example must be reported"
+    assert len(examples) > 1
+    for label, after in examples[1:]:
+        assert label in ("With `--fix`:", "With `--unsafe-fixes`:"), label
+        unsafe = "--unsafe-fixes" in label
+        assert fix_source(before, findings, unsafe=unsafe)[0] == after, label
+    # Everything the most permissive option fixes is gone: nothing left of the rule.
+    assert [f for f in lint_source(examples[-1][1], "after.py") if f.code == code] == []

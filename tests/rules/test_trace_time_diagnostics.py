@@ -8,14 +8,11 @@ import contextlib
 import io
 from pathlib import Path
 
-import libcst as cst
 import pytest
 
 from tests.cli_support import invoke, write_tree
 from tests.helpers import dedent, expected, found
 from tflint_graph import lint_source
-from tflint_graph.checks.fixing import FixSite
-from tflint_graph.checks.print_in_traced import PrintInTraced
 from tflint_graph.output.fix import fix_source
 
 LAYER = dedent(
@@ -156,6 +153,85 @@ def test_per_call_python_value_is_reported(line: str) -> None:
 
 def test_python_setting_beside_static_metadata_is_not_reported() -> None:
     assert codes_at(STEP, STEP_LINE, 'print("scale", scale, "for", x.shape)') == set()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'logging.info("using %d units", self.units)',
+        'logger.info("units: %d, channels: %d", self.units, CHANNELS)',
+        'logging.info("rate %.2f", 1.0 - len(str(self.units)) / 10)',
+    ],
+)
+def test_log_message_showing_only_python_settings_is_not_reported(line: str) -> None:
+    # The graph was built for these settings: the message is the same on every call.
+    assert codes_at(LAYER, LINE, line) == set()
+
+
+def test_settings_of_each_sublayer_in_a_loop_over_them_are_not_reported() -> None:
+    source = dedent(
+        """
+        import logging
+        import tensorflow as tf
+
+        class Net(tf.keras.Model):
+            def __init__(self, rates):
+                super().__init__()
+                self.blocks = [tf.keras.layers.Dense(4) for _ in rates]
+                self.rate = rates[0]
+
+            def call(self, x):
+                for idx, block in enumerate(self.blocks):
+                    rate = self.rate
+                    rate = 1.0 - rate * float(idx) / len(self.blocks)
+                    logging.info("block %d keeps %s", idx, rate)
+                    x = block(x)
+                for i in range(2):
+                    logging.info("pass %d", i)  # TFG107: a counter of iterations
+                return x
+        """
+    )
+    assert [(f.line, f.code) for f in lint_source(source, "m.py")] == [(17, "TFG107")]
+
+
+HELPER = dedent(
+    """
+    import logging
+    import tensorflow as tf
+
+    class Net(tf.keras.layers.Layer):
+        def __init__(self, anchor):
+            super().__init__()
+            self.anchor = anchor
+            self.calls = 0
+
+        def call(self, x):
+            y = self._near(x, ARG)
+            return y
+
+        def _near(self, x, anchor):
+            logging.info("anchor %s", anchor)
+            return x - anchor
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("arg", "reported"),
+    [
+        ("self.anchor", False),  # a setting of the layer
+        ("anchor=3", False),
+        ("x", True),  # a tensor
+        ("self.calls", True),  # counted up below: per call
+    ],
+)
+def test_a_helper_parameter_holds_what_the_traced_call_passes(arg: str, reported: bool) -> None:
+    # (A print of settings alone stays reported: TFG101 wants static metadata or "tracing".)
+    source = HELPER.replace("ARG", arg)
+    if arg == "self.calls":
+        source = source.replace("return y\n", "self.calls += 1\n        return y\n")
+    codes = {f.code for f in lint_source(source, "m.py") if f.code == "TFG107"}
+    assert bool(codes) is reported
 
 
 def test_name_bound_to_static_metadata_is_static() -> None:
@@ -414,19 +490,6 @@ def test_format_without_a_faithful_tf_print_spelling_is_not_fixed(line: str) -> 
     assert (text, count) == (source, 0)
 
 
-def _site_and_call(source: str) -> tuple[FixSite, cst.Call]:
-    wrapper = cst.MetadataWrapper(cst.parse_module(source))
-    site = FixSite(wrapper)
-    calls = [n for n in _walk(wrapper.module) if isinstance(n, cst.Call)]
-    return site, next(c for c in calls if isinstance(c.func, cst.Name) and c.func.value == "print")
-
-
-def _walk(node: cst.CSTNode):  # type: ignore[no-untyped-def]
-    yield node
-    for child in node.children:
-        yield from _walk(child)
-
-
 @pytest.mark.parametrize(
     "line",
     [
@@ -440,17 +503,16 @@ def test_static_metadata_next_to_a_tensor_makes_the_fix_unsafe(line: str) -> Non
     source = FIX.replace("LINE", line)
     findings = [f for f in lint_source(source, "m.py") if f.code == "TFG101"]
     assert len(findings) == 1
-    assert findings[0].fix is not None and "by hand" in findings[0].fix
-    site, call = _site_and_call(source)
-    assert PrintInTraced.fix_safety(call, site) == "unsafe"
-    assert PrintInTraced.fix(call, call, site) is not None  # proposed, never applied
-    assert fix_source(source, findings) == (source, 0)
+    assert findings[0].fix is not None and "is fixed while tracing" in findings[0].fix
+    assert findings[0].fix_safety == "unsafe"
+    assert fix_source(source, findings) == (source, 0)  # proposed, applied only when asked
+    text, count = fix_source(source, findings, unsafe=True)
+    assert count == 1 and "tf.print(" in text.splitlines()[FIX_LINE]
 
 
 def test_plain_print_stays_safe() -> None:
     source = FIX.replace("LINE", 'print("x", x, x.name)')
-    site, call = _site_and_call(source)
-    assert PrintInTraced.fix_safety(call, site) == "safe"
+    assert [f.fix_safety for f in lint_source(source, "m.py")] == ["safe"]
     assert fixed_line('print("x", x, x.name)') == 'tf.print("x", x, x.name)'
 
 

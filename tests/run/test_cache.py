@@ -28,7 +28,7 @@ from tflint_graph.core.facts import (
 )
 from tflint_graph.core.finding import DynamicStatus
 from tflint_graph.model.context import TraceKind
-from tflint_graph.run.cache import CACHEDIR_TAG, DIR_NAME, Cache, pack, unpack
+from tflint_graph.run.cache import CACHE_FORMAT, CACHEDIR_TAG, DIR_NAME, Cache, pack, unpack
 
 NO_TF_CALLER = PROJECTS / "no_tf_caller"
 
@@ -48,7 +48,7 @@ def _roundtrip(value: Any) -> Any:
 
 def test_finding_round_trips_every_field() -> None:
     finding = Finding(
-        path="pkg/a.py",
+        path="pkg/a.ipynb",
         line=3,
         column=5,
         code="TFG101",
@@ -60,7 +60,9 @@ def test_finding_round_trips_every_field() -> None:
         fix="use tf.print()",
         end_line=3,
         end_column=12,
+        fix_safety="safe",
         dynamic=DynamicStatus("confirmed", "printed once"),
+        cell=4,
     )
     assert all(  # every field set: a new field must be added here
         getattr(finding, f.name) != _default(f) for f in dataclasses.fields(Finding)
@@ -135,10 +137,7 @@ def test_pack_refuses_unknown_types() -> None:
 
 
 def _cache_entries(root: Path) -> list[Path]:
-    """The analysis entries and run records (not what text output keeps for its [*])."""
-    return sorted(
-        p for p in (root / DIR_NAME).glob("??/*.json") if "fixes" not in json.loads(p.read_text())
-    )
+    return sorted((root / DIR_NAME).glob("??/*.json"))
 
 
 @pytest.fixture
@@ -220,7 +219,7 @@ def test_without_a_configuring_pyproject_the_cache_lives_in_the_project(tmp_path
 def test_entries_are_plain_json_data(tmp_path: Path) -> None:
     write_tree(tmp_path, {"train.py": STEP, "helpers.py": HELPERS, "b.py": THREE_CODES})
     invoke(["."], tmp_path)
-    entries = sorted((tmp_path / DIR_NAME).glob("??/*.json"))  # every kind
+    entries = _cache_entries(tmp_path)
     assert entries
     allowed_tags = {"c", "f", "t", "s", "fs", "d", "e", "v"}
 
@@ -252,12 +251,6 @@ def test_entries_are_plain_json_data(tmp_path: Path) -> None:
         assert not raw.startswith(b"\x80")  # no pickle protocol header
         data = json.loads(raw)
         assert data["key"] == entry.stem
-        if "fixes" in data:  # which findings a fix exists for, and how safe (text's [*])
-            assert set(data) == {"format", "key", "fixes"}
-            for *numbers, code, safety in data["fixes"]:
-                assert all(isinstance(n, int) for n in numbers) and len(numbers) == 4
-                assert isinstance(code, str) and safety in ("safe", "unsafe")
-            continue
         if "files" in data:  # the record of a whole run: its inputs' digests and findings
             records += 1
             assert set(data) == {"format", "key", "files", "outside", "absent", "findings"}
@@ -292,7 +285,7 @@ def test_config_change_invalidates(tmp_path: Path, counted: list[str]) -> None:
     counted.clear()
     result = invoke(["--select", "TFG103", "m.py"], tmp_path)
     assert counted == ["m.py"]
-    assert [ln.split()[1] for ln in result.stdout.splitlines()[:-1]] == ["TFG103"]
+    assert [c[3] for c in codes_in(result.stdout)] == ["TFG103"]
     counted.clear()
     assert invoke(["--select", "TFG103", "m.py"], tmp_path).stdout == result.stdout
     assert counted == []
@@ -355,10 +348,14 @@ def test_corrupt_entries_are_misses(tmp_path: Path) -> None:
     entries = _cache_entries(tmp_path)
     damage = [
         b"",
-        b'{"format": 1, "key": "',  # truncated
+        b'{"format": %d, "key": "' % CACHE_FORMAT,  # truncated
         b"\x80\x04\x95 pickled?",
-        json.dumps({"format": 1, "key": "other", "findings": [], "summary": None}).encode(),
-        json.dumps({"format": 1, "key": entries[-1].stem, "findings": [{"c": "X"}]}).encode(),
+        json.dumps(
+            {"format": CACHE_FORMAT, "key": "other", "findings": [], "summary": None}
+        ).encode(),
+        json.dumps(
+            {"format": CACHE_FORMAT, "key": entries[-1].stem, "findings": [{"c": "X"}]}
+        ).encode(),
     ]
     for entry, data in zip(entries, damage * len(entries), strict=False):
         entry.write_bytes(data)
@@ -367,7 +364,7 @@ def test_corrupt_entries_are_misses(tmp_path: Path) -> None:
     # a finding that is not a Finding is not.
     key = entries[0].stem
     entries[0].write_text(
-        json.dumps({"format": 1, "key": key, "findings": [{"t": [1]}], "summary": None})
+        json.dumps({"format": CACHE_FORMAT, "key": key, "findings": [{"t": [1]}], "summary": None})
     )
     assert invoke(["--output-format", "json", "."], tmp_path).stdout == cold
 

@@ -6,8 +6,10 @@ holding the node), in one shared traversal of the module.  A rule carries its ow
 ``VALID`` sources must give no finding of the rule, ``INVALID`` sources must give exactly the
 findings marked with a trailing ``# TFGnnn`` comment.  ``tests/rules/test_rule_examples.py``
 runs them all.  A rule that can rewrite what it reports declares ``FIX_SAFETY`` and overrides
-``fix()``; ``tflint_graph.output.fix`` applies it for ``--fix`` and ``--diff`` where
-``fix_safety()`` says the rewrite of that node is safe.
+``fix()``: ``report()`` asks ``fix()`` whether the finding can be rewritten and
+``fix_safety()`` how safe that is, and the finding carries the answer (``Finding.fix_safety``);
+``tflint_graph.output.fix`` applies the safe ones for ``--fix`` and ``--diff``, and the unsafe
+ones only when asked to.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ from typing import ClassVar
 
 import libcst as cst
 
-from tflint_graph.checks.fixing import FixSafety, FixSite
+from tflint_graph.checks.fixing import FixSafety, LintSite, Site
 from tflint_graph.checks.messages import shorten
 from tflint_graph.core.facts import RemoteFinding
 from tflint_graph.core.finding import Finding, Severity
 from tflint_graph.model.context import ModuleContext, TracedFunction
+from tflint_graph.model.state import in_test_function
 
 
 class Rule:
@@ -36,9 +39,14 @@ class Rule:
     TRIGGERS: ClassVar[frozenset[str]] = frozenset()
     VALID: ClassVar[list[str]] = []
     INVALID: ClassVar[list[str]] = []
-    # Set by a rule that overrides fix(): "safe" when --fix applies its fixes (those that
-    # fix_safety() does not call unsafe), "unsafe" when it never does.
+    # Set by a rule that overrides fix(): the safety of its fixes, unless fix_safety() says
+    # otherwise for a finding ("safe": --fix applies them; "unsafe": only --unsafe-fixes).
     FIX_SAFETY: ClassVar[FixSafety | None] = None
+    # True for rules about effects that run once per trace instead of per call (a print, a
+    # list append, an attribute write): inside a test of a test module such an effect is
+    # either what the test checks (counting traces, recording what a trace saw) or makes
+    # the test fail by itself, so the rule stays silent there.
+    QUIET_IN_TESTS: ClassVar[bool] = False
 
     def __init__(self, ctx: ModuleContext, sink: list[Finding]) -> None:
         self.ctx = ctx
@@ -50,24 +58,32 @@ class Rule:
         return (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
 
     @classmethod
-    def fix(cls, node: cst.CSTNode, updated: cst.CSTNode, site: FixSite) -> cst.CSTNode | None:
-        """The rewrite of ``node``, a node of a fresh parse whose range is exactly that of a
-        finding of this rule (the innermost such node), or None when no rewrite is provably
-        equivalent.
+    def fix(
+        cls,
+        node: cst.CSTNode,
+        updated: cst.CSTNode,
+        site: Site,
+        suggestion: str | None = None,
+    ) -> cst.CSTNode | cst.RemovalSentinel | None:
+        """The rewrite of ``node``, the node a finding of this rule names (at fix time: the
+        innermost node of a fresh parse with exactly the finding's range), or None when the
+        rule has no rewrite for it.  ``suggestion`` is the finding's ``fix`` text, for a
+        rewrite only the analysis could work out (TFG301's guessed signature).
 
         ``updated`` is ``node`` with the fixes inside it already applied: build the result
         from it, and ask ``site`` about ``node``.  The result replaces ``updated``; when
         ``node`` is the value of an expression statement, a small statement may be returned
-        instead, and replaces that whole statement.
+        instead, and replaces that whole statement, or ``cst.RemovalSentinel.REMOVE``, and
+        the statement is deleted (a block left empty gets ``pass``).  It is also called while
+        linting (with ``updated`` the node itself): it must not depend on which site asks.
         """
         return None
 
-    @classmethod
-    def fix_safety(cls, node: cst.CSTNode, site: FixSite) -> FixSafety | None:
-        """How safe the rule's fix of ``node`` (the node ``fix()`` is handed) is:
-        ``FIX_SAFETY``, unless the rule's fixes differ from site to site and it says
-        ``"unsafe"`` for some (only ``"safe"`` ones are applied)."""
-        return cls.FIX_SAFETY
+    def fix_safety(self, node: cst.CSTNode, fn: TracedFunction | None) -> FixSafety:
+        """How safe the fix of the finding at ``node`` is, decided with the analysis
+        (``FIX_SAFETY`` unless the rule's fixes differ from finding to finding)."""
+        assert self.FIX_SAFETY is not None
+        return self.FIX_SAFETY
 
     def report(
         self,
@@ -77,7 +93,16 @@ class Rule:
         *,
         fix: str | None = None,
     ) -> None:
+        if self.QUIET_IN_TESTS and in_test_function(self.ctx, node):
+            return
         where = self.ctx.position(node)
+        safety: FixSafety | None = None
+        # A site per finding: kept by the rule or the context, it would close a cycle.
+        if (
+            self.FIX_SAFETY is not None
+            and type(self).fix(node, node, LintSite(self.ctx), fix) is not None
+        ):
+            safety = self.fix_safety(node, fn)
         self._sink.append(
             Finding(
                 path=self.ctx.path,
@@ -92,6 +117,7 @@ class Rule:
                 fix=fix,
                 end_line=where.end.line,
                 end_column=where.end.column + 1,
+                fix_safety=safety,
             )
         )
 

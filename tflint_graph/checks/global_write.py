@@ -6,6 +6,7 @@ import libcst as cst
 
 from tflint_graph.checks.base import Rule
 from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.state import restored_on_exit
 from tflint_graph.model.values import declared_outer_names, target_names
 from tflint_graph.traced import traced_of
 
@@ -15,6 +16,7 @@ class GlobalWrite(Rule):
 
     code = "TFG105"
     name = "global-write"
+    QUIET_IN_TESTS = True
 
     VALID = [
         """
@@ -82,7 +84,11 @@ def make_counter():
         if not declared:
             return
         for name in names:
-            if name.value in declared and not traced_of(self.ctx).setup.covers(name, fn):
+            if (
+                name.value in declared
+                and not traced_of(self.ctx).setup.covers(name, fn)
+                and not restored_on_exit(self.ctx, name, fn.node)
+            ):
                 self.report(
                     name,
                     f"write to global {name.value} runs only while tracing {fn.where}; later "

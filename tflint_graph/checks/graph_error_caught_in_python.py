@@ -42,6 +42,8 @@ _PYTHON_SIDE = (
     "keras.models.load_model",
     "keras.saving.",
 )
+# Errors that loading code raises in Python (op libraries, files, checkpoints).
+_LOADING_ERRORS = frozenset({"NotFoundError"})
 # A tensor method that does not run an op.
 _STATIC_METHODS = frozenset({"get_shape", "set_shape", "numpy", "ref", "experimental_ref"})
 
@@ -126,6 +128,12 @@ ds = tf.data.Dataset.from_tensor_slices([b"not a jpeg"]).map(parse)
         if runtime:
             if self._raises_in_python(try_node.body):
                 return
+            loading = all(r.rsplit(".", 1)[-1] in _LOADING_ERRORS for r in runtime)
+            if loading and self._first_op(try_node.body, fn) is None:
+                # NotFoundError around project code only (a lazily loaded op library, a
+                # checkpoint helper): Python raises it while tracing; as a graph error it
+                # comes from a file-reading op, which would be called here.
+                return
             names = ", ".join(runtime)
             self.report(
                 node,
@@ -188,12 +196,10 @@ ds = tf.data.Dataset.from_tensor_slices([b"not a jpeg"]).map(parse)
 
     @staticmethod
     def _reraises(body: cst.BaseSuite) -> bool:
-        """The handler ends in ``raise``: it only adds context, it does not swallow."""
-        stmts = body.body if isinstance(body, cst.IndentedBlock) else [body]
-        last = stmts[-1] if stmts else None
-        if isinstance(last, cst.SimpleStatementLine | cst.SimpleStatementSuite) and last.body:
-            return isinstance(last.body[-1], cst.Raise)
-        return False
+        """Every path through the handler ends in ``raise`` (``raise X(...) from e``, or
+        ``if <known case>: raise X(...)`` / ``else: raise``): it only adds context to the
+        error, it does not swallow it, and in a graph the original error still propagates."""
+        return _always_raises(body)
 
     # -- the try body ------------------------------------------------------------------
     def _raises_in_python(self, body: cst.BaseSuite) -> bool:
@@ -231,6 +237,26 @@ ds = tf.data.Dataset.from_tensor_slices([b"not a jpeg"]).map(parse)
             ):
                 return shorten(ctx.code(func))
         return None
+
+
+def _always_raises(body: cst.BaseSuite) -> bool:
+    """Every path through ``body`` ends in a ``raise``."""
+    stmts = body.body
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(body, cst.SimpleStatementSuite):
+        return isinstance(last, cst.Raise)
+    if isinstance(last, cst.SimpleStatementLine):
+        return bool(last.body) and isinstance(last.body[-1], cst.Raise)
+    if isinstance(last, cst.If):
+        orelse = last.orelse
+        if orelse is None or not _always_raises(last.body):
+            return False
+        if isinstance(orelse, cst.If):
+            return _always_raises(cst.IndentedBlock(body=[orelse]))
+        return _always_raises(orelse.body)
+    return False
 
 
 def _own_nodes(body: cst.CSTNode) -> list[cst.CSTNode]:

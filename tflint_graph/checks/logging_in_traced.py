@@ -52,6 +52,7 @@ class LoggingInTraced(Rule):
 
     code = "TFG107"
     name = "logging-in-traced"
+    QUIET_IN_TESTS = True
     severity = Severity.WARNING
 
     VALID = [

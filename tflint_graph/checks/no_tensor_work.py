@@ -3,8 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
-from tflint_graph.checks.paths import is_test_file
 from tflint_graph.core.finding import Severity
+from tflint_graph.core.paths import is_test_file
 from tflint_graph.model import walk
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.tensors import tensors

@@ -25,6 +25,7 @@ class OuterContainerMutation(Rule):
 
     code = "TFG102"
     name = "outer-container-mutation"
+    QUIET_IN_TESTS = True
 
     VALID = [
         """
@@ -131,6 +132,8 @@ def step(x, outputs=[]):
             and receiver.value.value in ("self", "cls")
         ):
             return True
+        if traced_of(ctx).self_is_fresh(fn):
+            return False  # `self` is an object the traced caller made in this call
         cls = owning_class(ctx, fn.node)
         if cls is None or not self._reset_before(cls, receiver.attr.value, node, fn):
             return True
@@ -145,11 +148,21 @@ def step(x, outputs=[]):
             callers.add(caller.node)
             caller = caller.parent
         order = self.ctx.source_order(node)
-        for value, where in traced_of(self.ctx).facts.self_values.get(cls, {}).get(attr, []):
+        traced = traced_of(self.ctx)
+        for value, where in traced.facts.self_values.get(cls, {}).get(attr, []):
             if where is fn.node and self.ctx.source_order(value) < order:
                 return True
             if where in callers:
                 return True
+        # `__call__` (of the class or a base here) making a fresh one before Keras runs `call`.
+        for owner in (cls, *traced.module_bases(cls)):
+            for value, where in traced.facts.self_values.get(owner, {}).get(attr, []):
+                if (
+                    isinstance(where, cst.FunctionDef)
+                    and where.name.value == "__call__"
+                    and is_container_literal(self.ctx, value)
+                ):
+                    return True
         return False
 
     def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:

@@ -1,11 +1,11 @@
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
-from tflint_graph.checks.fixing import FixSafety, FixSite
+from tflint_graph.checks.fixing import FixSafety, Site
 from tflint_graph.checks.format_pieces import (
     Piece,
     is_format,
@@ -19,6 +19,7 @@ from tflint_graph.checks.format_pieces import (
 from tflint_graph.checks.trace_diagnostics import is_trace_time_diagnostic, static_metadata
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.tensors import holds_variable, tensors
 
 # builtin print() keyword -> tf.print() keyword (tf.print accepts output_stream, sep, end,
 # summarize and name; flush= has no counterpart).
@@ -33,6 +34,7 @@ class PrintInTraced(Rule):
 
     code = "TFG101"
     name = "print-in-traced"
+    QUIET_IN_TESTS = True
     severity = Severity.WARNING
     FIX_SAFETY = "safe"
 
@@ -128,7 +130,7 @@ def train(x, steps):
         static = [v for v in _shown(node) if _trace_time_value(v)]
         if static:
             fix = (
-                "replace print(...) with tf.print(...) by hand: "
+                "replace print(...) with tf.print(...), minding that "
                 f"{self.quote(static[0], 30)} is fixed while tracing "
                 "(tf.shape(x) is the shape of each call)"
             )
@@ -141,17 +143,31 @@ def train(x, steps):
             fix=fix,
         )
 
-    @classmethod
-    def fix_safety(cls, node: cst.CSTNode, site: FixSite) -> FixSafety | None:
-        """Unsafe where the print shows static metadata (``x.shape``, ``x.dtype``): tf.print
-        would show the trace-time value on every call, spelled differently
-        (``TensorShape([2])`` for ``(2,)``)."""
-        if isinstance(node, cst.Call) and any(_trace_time_value(v) for v in _shown(node)):
+    def fix_safety(self, node: cst.CSTNode, fn: TracedFunction | None) -> FixSafety:
+        """Safe where every value shown prints as print() would print it (checked against
+        TensorFlow 2.21): a literal, or a tensor (the trace-time ``Tensor("x:0", ...)`` print
+        showed becomes its value on every call, which is the point of the fix).  Unsafe for
+        anything else: ``tf.print`` shows a Python object's ``repr()`` (``array([1, 2, 3])``
+        for a NumPy array, ``TensorShape([2])`` for ``x.shape``) and its trace-time value on
+        every call."""
+        if not isinstance(node, cst.Call) or fn is None:
             return "unsafe"
-        return cls.FIX_SAFETY
+        inference = tensors(self.ctx, fn)
+        ctx = self.ctx
+
+        def tensor(expr: cst.BaseExpression) -> bool:
+            return inference.may_be_tensor(expr) or holds_variable(ctx, fn, expr)
+
+        return "safe" if all(_plain(v, tensor) for v in _shown(node)) else "unsafe"
 
     @classmethod
-    def fix(cls, node: cst.CSTNode, updated: cst.CSTNode, site: FixSite) -> cst.CSTNode | None:
+    def fix(
+        cls,
+        node: cst.CSTNode,
+        updated: cst.CSTNode,
+        site: Site,
+        suggestion: str | None = None,
+    ) -> cst.CSTNode | None:
         """``print(a, b)`` -> ``tf.print(a, b)`` with the module's own ``import tensorflow as
         X`` binding; ``file=sys.stdout``/``sys.stderr`` becomes ``output_stream=``, ``sep=``
         and ``end=`` are kept; a formatted argument becomes its text and values, as separate
@@ -192,9 +208,36 @@ def train(x, steps):
         )
 
 
-def _is_std_stream(value: cst.BaseExpression, site: FixSite) -> bool:
-    names = site.qualified_names(value)
-    return bool(names) and all(q.name in _STREAMS for q in names)
+def _is_std_stream(value: cst.BaseExpression, site: Site) -> bool:
+    return site.is_(value, *_STREAMS)
+
+
+def _plain(expr: cst.BaseExpression, tensor: Callable[[cst.BaseExpression], bool]) -> bool:
+    """``expr`` prints under tf.print as under print(): a literal, a container of them, a
+    tensor's ``name``, or (``tensor``) a tensor or variable."""
+    if _trace_time_value(expr):
+        return False
+    if _literal(expr) or (isinstance(expr, cst.Attribute) and expr.attr.value == "name"):
+        return True  # a str, number, bool or None; a tensor's name is a str
+    if isinstance(expr, cst.Tuple | cst.List):
+        return all(_plain(e.value, tensor) for e in expr.elements if isinstance(e, cst.Element))
+    if isinstance(expr, cst.Dict):
+        return all(
+            isinstance(e, cst.DictElement) and _plain(e.key, tensor) and _plain(e.value, tensor)
+            for e in expr.elements
+        )
+    return tensor(expr)
+
+
+def _literal(expr: cst.BaseExpression) -> bool:
+    """A string (not a format), number, ``True``, ``False`` or ``None`` written in the code."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus | cst.Plus):
+        expr = expr.expression
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    if isinstance(expr, cst.SimpleString | cst.ConcatenatedString):
+        return not is_format(expr)
+    return isinstance(expr, cst.BaseNumber)
 
 
 def _shown(call: cst.Call) -> list[cst.BaseExpression]:

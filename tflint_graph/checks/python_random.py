@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
+from tflint_graph.checks.fixing import Site
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted
 from tflint_graph.model.values import values_of
@@ -38,6 +41,9 @@ class PythonRandom(Rule):
 
     code = "TFG103"
     name = "python-random"
+    # The draw becomes a tensor (float32 or int32) where it was a Python or NumPy number:
+    # arithmetic with float64 tensors, Python control flow on it, ints past 2**31 change.
+    FIX_SAFETY = "unsafe"
 
     VALID = [
         """
@@ -119,3 +125,204 @@ def noisy(x):
             f"so every call reuses the same value; use {instead}",
             fn,
         )
+
+    @classmethod
+    def fix(
+        cls,
+        node: cst.CSTNode,
+        updated: cst.CSTNode,
+        site: Site,
+        suggestion: str | None = None,
+    ) -> cst.CSTNode | None:
+        """The ``tf.random`` draw with the same distribution, written with the module's own
+        ``import tensorflow as X`` binding: ``random.random()`` -> ``tf.random.uniform([])``,
+        ``random.randint(a, b)`` -> ``tf.random.uniform([], a, b + 1, dtype=tf.int32)``,
+        ``np.random.normal(size=3)`` -> ``tf.random.normal([3])`` (see ``_DRAWS``).  None for
+        a draw without such a counterpart (``choice``, ``shuffle``, a generator's method), a
+        ``size=`` that is not written out (an int or a tuple?), ``*args``, ``dtype=``."""
+        if not isinstance(node, cst.Call) or not isinstance(updated, cst.Call):
+            return None
+        names = set(site.qualified_names(node.func))
+        if len(names) != 1:
+            return None
+        draw = _DRAWS.get(names.pop())
+        alias = site.tensorflow_alias(node)
+        if draw is None or alias is None:
+            return None
+        params, build = draw
+        if params is None:  # rand(d0, d1, ...): the dimensions, positionally
+            if any(a.keyword is not None or a.star for a in updated.args):
+                return None
+            dims = [a.value for a in updated.args]
+            return _tf_call(alias, "uniform" if build is _uniform else "normal", _list(dims), {})
+        bound = _bind(updated.args, params)
+        if bound is None:
+            return None
+        made = build(bound)
+        if made is None:
+            return None
+        func, shape, keywords = made
+        if shape is None:
+            return None
+        return _tf_call(alias, func, shape, keywords, int_dtype=func == "randint")
+
+
+# What a tf.random call is built from: its function ("uniform", "normal"; "randint" for
+# tf.random.uniform with dtype=tf.int32), its shape, and its minval/maxval or mean/stddev.
+_Made = tuple[str, cst.BaseExpression | None, dict[str, cst.BaseExpression]]
+_Bound = dict[str, cst.BaseExpression]
+
+
+def _scalar(bound: _Bound, size: str | None = None) -> cst.BaseExpression | None:
+    """The shape of the draw: ``[]`` for one number, else NumPy's ``size=`` written out."""
+    value = bound.get(size) if size is not None else None
+    if value is None or (isinstance(value, cst.Name) and value.value == "None"):
+        return _list([])
+    if isinstance(value, cst.Integer):
+        return _list([value])
+    if isinstance(value, cst.Tuple | cst.List) and all(
+        isinstance(e, cst.Element) for e in value.elements
+    ):
+        return _list([e.value for e in value.elements])
+    return None  # a name: an int (shape [n]) or a tuple, which tf.random.* takes as it is
+
+
+def _uniform(bound: _Bound) -> _Made | None:
+    """``np.random.uniform(low, high, size)``, ``random.uniform(a, b)``, ``np.random.random``."""
+    keywords = {}
+    for source, target in (("low", "minval"), ("a", "minval"), ("high", "maxval"), ("b", "maxval")):
+        if source in bound:
+            keywords[target] = bound[source]
+    return "uniform", _scalar(bound, "size"), keywords
+
+
+def _normal(bound: _Bound) -> _Made | None:
+    """``np.random.normal(loc, scale, size)``, ``random.gauss(mu, sigma)``."""
+    keywords = {}
+    for source, target in (
+        ("loc", "mean"),
+        ("mu", "mean"),
+        ("scale", "stddev"),
+        ("sigma", "stddev"),
+    ):
+        if source in bound:
+            keywords[target] = bound[source]
+    return "normal", _scalar(bound, "size"), keywords
+
+
+def _randint_inclusive(bound: _Bound) -> _Made | None:
+    """``random.randint(a, b)`` draws from ``a`` to ``b`` inclusive: maxval is ``b + 1``."""
+    if "a" not in bound or "b" not in bound:
+        return None
+    return "randint", _list([]), {"minval": bound["a"], "maxval": _plus_one(bound["b"])}
+
+
+def _randrange(bound: _Bound) -> _Made | None:
+    """``random.randrange(stop)`` / ``randrange(start, stop)``; a step has no counterpart."""
+    if "step" in bound or "start" not in bound:
+        return None
+    if "stop" not in bound:
+        return "randint", _list([]), {"minval": cst.Integer("0"), "maxval": bound["start"]}
+    return "randint", _list([]), {"minval": bound["start"], "maxval": bound["stop"]}
+
+
+def _numpy_randint(bound: _Bound) -> _Made | None:
+    """``np.random.randint(low, high=None, size=None)``: high exclusive, ``[0, low)`` alone."""
+    if "dtype" in bound or "low" not in bound:
+        return None
+    low, high = bound["low"], bound.get("high")
+    if high is None or (isinstance(high, cst.Name) and high.value == "None"):
+        low, high = cst.Integer("0"), low
+    return "randint", _scalar(bound, "size"), {"minval": low, "maxval": high}
+
+
+_Build = Callable[[_Bound], _Made | None]
+# The draws with an exact tf.random counterpart in distribution: the Python function's
+# parameters in order (None: any number of dimensions, positionally), and the builder.
+_DRAWS: dict[str, tuple[Sequence[str] | None, _Build]] = {
+    "random.random": ((), _uniform),
+    "random.uniform": (("a", "b"), _uniform),
+    "random.randint": (("a", "b"), _randint_inclusive),
+    "random.randrange": (("start", "stop", "step"), _randrange),
+    "random.gauss": (("mu", "sigma"), _normal),
+    "random.normalvariate": (("mu", "sigma"), _normal),
+    "numpy.random.random": (("size",), _uniform),
+    "numpy.random.random_sample": (("size",), _uniform),
+    "numpy.random.ranf": (("size",), _uniform),
+    "numpy.random.sample": (("size",), _uniform),
+    "numpy.random.uniform": (("low", "high", "size"), _uniform),
+    "numpy.random.rand": (None, _uniform),
+    "numpy.random.randn": (None, _normal),
+    "numpy.random.standard_normal": (("size",), _normal),
+    "numpy.random.normal": (("loc", "scale", "size"), _normal),
+    "numpy.random.randint": (("low", "high", "size", "dtype"), _numpy_randint),
+}
+
+
+def _bind(args: Sequence[cst.Arg], params: Sequence[str]) -> _Bound | None:
+    """The call's arguments by parameter name; None for ``*args``/``**kwargs`` or an
+    argument the function does not take."""
+    bound: _Bound = {}
+    for i, arg in enumerate(args):
+        if arg.star:
+            return None
+        name = params[i] if arg.keyword is None and i < len(params) else None
+        if arg.keyword is not None:
+            name = arg.keyword.value
+        if name is None or name not in params or name in bound:
+            return None
+        bound[name] = arg.value
+    return bound
+
+
+def _list(items: Sequence[cst.BaseExpression]) -> cst.List:
+    return cst.List([cst.Element(i) for i in items])
+
+
+# Operators that bind at least as tightly as `+` on their left: `b + 1` needs no brackets.
+_TIGHT = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo)
+
+
+def _plus_one(expr: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(expr, cst.Integer):
+        value = expr.evaluated_value
+        if isinstance(value, int):
+            return cst.Integer(str(value + 1))
+    tight = isinstance(
+        expr, cst.Name | cst.Attribute | cst.Call | cst.Subscript | cst.UnaryOperation
+    ) or (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _TIGHT))
+    if not tight and not expr.lpar:
+        expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.BinaryOperation(expr, cst.Add(), cst.Integer("1"))
+
+
+def _tf_call(
+    alias: str,
+    func: str,
+    shape: cst.BaseExpression,
+    keywords: dict[str, cst.BaseExpression],
+    *,
+    int_dtype: bool = False,
+) -> cst.Call:
+    """``tf.random.<func>(shape, a, b)``: the two bounds positionally when both are given,
+    a single one by keyword (``stddev=2.0``)."""
+    tf = cst.Name(alias)
+    name = "uniform" if func == "randint" else func
+    first, second = ("minval", "maxval") if name == "uniform" else ("mean", "stddev")
+    args = [cst.Arg(shape)]
+    if first in keywords and second in keywords:
+        args += [cst.Arg(keywords[first]), cst.Arg(keywords[second])]
+    else:
+        args += [_keyword(k, v) for k, v in keywords.items()]
+    if int_dtype:
+        args.append(_keyword("dtype", cst.Attribute(tf, cst.Name("int32"))))
+    target = cst.Attribute(cst.Attribute(tf, cst.Name("random")), cst.Name(name))
+    return cst.Call(target, args)
+
+
+def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
+    return cst.Arg(
+        value,
+        keyword=cst.Name(name),
+        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
+    )

@@ -5,7 +5,13 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted, root_name
-from tflint_graph.model.state import owning_class, read_before, readers
+from tflint_graph.model.state import (
+    owned_by_self,
+    owning_class,
+    read_before,
+    readers,
+    restored_on_exit,
+)
 from tflint_graph.model.tensors import tensors
 from tflint_graph.model.values import is_container_literal
 from tflint_graph.traced import traced_of
@@ -31,6 +37,7 @@ class PythonStateMutation(Rule):
 
     code = "TFG106"
     name = "python-state-mutation"
+    QUIET_IN_TESTS = True
 
     VALID = [
         """
@@ -150,12 +157,19 @@ class Model(tf.keras.Model):
             return  # creating variables or their Keras owners is TFG205's and TFG208's concern
         if traced_of(ctx).setup.covers(target, fn):
             return
+        if restored_on_exit(ctx, target, fn.node):
+            return  # a scoped override: the context manager puts the old value back
         if target.attr.value in _KERAS_FLAGS:
             return  # Keras's own build protocol: the layer says whether build() must run
         text = dotted(target) or ctx.code(target)
-        on_self = isinstance(target.value, cst.Name) and target.value.value in ("self", "cls")
+        on_self = (
+            isinstance(target.value, cst.Name) and target.value.value in ("self", "cls")
+        ) or owned_by_self(target.value)
         # A module object's or a parameter's attribute is anyone's to read: only state on
-        # `self` can be shown to be per-trace scratch.
+        # `self` (or on an object it holds: `self.layer.kernel = w` before calling the
+        # sublayer) can be shown to be per-trace scratch.
+        if on_self and traced_of(ctx).self_is_fresh(fn):
+            return  # `self` is an object the traced caller made in this call
         if augmented or not on_self or read_before(ctx, target, statement, fn.node):
             self.report(
                 target,

@@ -3,8 +3,9 @@ from __future__ import annotations
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
-from tflint_graph.checks.paths import is_test_path
+from tflint_graph.checks.fixing import Site
 from tflint_graph.core.finding import Severity
+from tflint_graph.core.paths import is_test_path
 from tflint_graph.model.calls import argument, is_true
 from tflint_graph.model.context import TracedFunction
 
@@ -45,6 +46,9 @@ class RunFunctionsEagerlyEnabled(Rule):
     severity = Severity.WARNING
     traced_only = False
     TRIGGERS = frozenset({"run_functions_eagerly", "experimental_run_functions_eagerly"})
+    # Deleting the switch turns the graphs back on: code that only worked eagerly (a
+    # `.numpy()` or a Python `if` on a tensor inside a tf.function) starts failing.
+    FIX_SAFETY = "unsafe"
 
     VALID = [
         """
@@ -130,6 +134,20 @@ if True:
             fn,
             fix="delete the call, or move it into a test or conftest.py",
         )
+
+    @classmethod
+    def fix(
+        cls,
+        node: cst.CSTNode,
+        updated: cst.CSTNode,
+        site: Site,
+        suggestion: str | None = None,
+    ) -> cst.RemovalSentinel | None:
+        """Delete the statement the call is (``pass`` where that empties a block); a call
+        inside a larger expression or statement is left for you."""
+        if isinstance(node, cst.Call) and isinstance(site.parent(node), cst.Expr):
+            return cst.RemovalSentinel.REMOVE
+        return None
 
     def _behind_switch(self, node: cst.CSTNode) -> bool:
         """An ``if`` (or conditional expression) around ``node`` in its own function or at

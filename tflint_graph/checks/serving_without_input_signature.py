@@ -6,6 +6,7 @@ from fnmatch import fnmatch
 import libcst as cst
 
 from tflint_graph.checks.base import ModuleRule
+from tflint_graph.checks.fixing import Site
 from tflint_graph.core.facts import ExportFact
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.context import FunctionNode, ModuleContext
@@ -46,6 +47,9 @@ class ServingWithoutInputSignature(ModuleRule):
     severity = Severity.WARNING
     # Export sites: a module that only saves another module's functions has no traced code.
     TRIGGERS = frozenset({"saved_model", "save_model", "signatures", "add_endpoint"})
+    # The signature is guessed from the body (ranks, dtypes, float32 by default): a wrong
+    # guess makes calls with other inputs raise, and Python arguments are no longer taken.
+    FIX_SAFETY = "unsafe"
 
     VALID = [
         """
@@ -519,6 +523,90 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
             todo += " (guessed from the body: adjust)"
         traced = self.ctx.traced.get(case.fn) if case.fn is not None else None
         self.report(case.node, f"{case.display}: {case.why}; {todo}", traced, fix=fix)
+
+    @classmethod
+    def fix(
+        cls,
+        node: cst.CSTNode,
+        updated: cst.CSTNode,
+        site: Site,
+        suggestion: str | None = None,
+    ) -> cst.CSTNode | None:
+        """The guessed signature (``suggestion``, the finding's ``input_signature=[...]``)
+        added to the def's ``@tf.function`` decorator.  None for a function made a
+        tf.function otherwise (``tf.function(fn)``, a lambda) or not at all (it needs
+        wrapping), a signature not guessed (``shape=[None, ...]``), a function with
+        ``*args`` or keyword-only parameters, or a skeleton not written with the module's
+        own TensorFlow binding."""
+        signature = _signature_arg(suggestion, site.tensorflow_alias(node))
+        if signature is None:
+            return None
+        if not isinstance(node, cst.FunctionDef) or not isinstance(updated, cst.FunctionDef):
+            return None
+        params = node.params
+        if isinstance(params.star_arg, cst.Param) or any(
+            p.default is None for p in params.kwonly_params
+        ):
+            return None
+        found = [i for i, d in enumerate(node.decorators) if _is_tf_function(d.decorator, site)]
+        if len(found) != 1:
+            return None
+        decorator = updated.decorators[found[0]]
+        call = decorator.decorator
+        if not isinstance(call, cst.Call):
+            call = cst.Call(call)
+        elif any(a.keyword is None for a in call.args):
+            return None  # tf.function(fn) as a decorator: not what it looks like
+        with_signature = _with_signature(call, signature)
+        if with_signature is None:
+            return None
+        rewritten = decorator.with_changes(decorator=with_signature)
+        decorators = list(updated.decorators)
+        decorators[found[0]] = rewritten
+        return updated.with_changes(decorators=decorators)
+
+
+def _is_tf_function(expr: cst.BaseExpression, site: Site) -> bool:
+    """``expr`` is ``tf.function`` or a call of it (``tf.function(jit_compile=True)``)."""
+    func = expr.func if isinstance(expr, cst.Call) else expr
+    return site.is_(func, "tensorflow.function")
+
+
+def _signature_arg(suggestion: str | None, alias: str | None) -> cst.Arg | None:
+    """``input_signature=[...]`` as an argument, when ``suggestion`` is a complete guess
+    written with ``alias``, the module's binding of tensorflow."""
+    if suggestion is None or alias is None or "..." in suggestion:
+        return None
+    prefix = "input_signature="
+    if not suggestion.startswith(f"{prefix}[{alias}.TensorSpec(") and suggestion != f"{prefix}[]":
+        return None
+    try:
+        value = cst.parse_expression(suggestion.removeprefix(prefix))
+    except cst.ParserSyntaxError:
+        return None
+    if not isinstance(value, cst.List):
+        return None
+    return cst.Arg(
+        value,
+        keyword=cst.Name("input_signature"),
+        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
+    )
+
+
+def _with_signature(call: cst.Call, signature: cst.Arg) -> cst.Call | None:
+    if any(a.keyword is not None and a.keyword.value == "input_signature" for a in call.args):
+        return None
+    args = list(call.args)
+    if args and args[-1].comma == cst.MaybeSentinel.DEFAULT:
+        args[-1] = args[-1].with_changes(
+            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        )
+    elif args:  # a trailing comma, maybe before a line break: the new argument follows it
+        signature = signature.with_changes(comma=args[-1].comma)
+        args[-1] = args[-1].with_changes(
+            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        )
+    return call.with_changes(args=[*args, signature])
 
 
 def _display(ctx: ModuleContext, fn: FunctionNode) -> str:

@@ -57,6 +57,7 @@ class StalePythonGlobal(Rule):
 
     code = "TFG109"
     name = "stale-python-global"
+    QUIET_IN_TESTS = True
     severity = Severity.WARNING
 
     VALID = [
@@ -81,6 +82,22 @@ except ImportError:
 @tf.function
 def step(x):
     return x * 2 if HAVE_HVD else x
+""",
+        """
+import tensorflow as tf
+
+import fast_ops
+import slow_ops
+
+_OPS = fast_ops
+
+def use_slow_ops():
+    global _OPS
+    _OPS = slow_ops  # picks an implementation before models are built
+
+@tf.function
+def step(x):
+    return _OPS.gather_rows(x)
 """,
         """
 import tensorflow as tf
@@ -135,6 +152,8 @@ def keep(x):
         if scope is None or node not in self.ctx.memo(
             "loads:" + node.value, scope, lambda: _load_nodes(scope, node.value)
         ):
+            return
+        if _called_through(self.ctx, node):
             return
         found = self.ctx.bindings(node)
         if not found or any(type(a) is not Assignment for a in found):
@@ -230,6 +249,19 @@ def _exclusive(
     """Two statements on different branches of one if/try: alternatives, not a sequence."""
     ba, bb = _branches(ctx, a, stop), _branches(ctx, b, stop)
     return any(node in bb and bb[node] != branch for node, branch in ba.items())
+
+
+def _called_through(ctx: ModuleContext, name: cst.Name) -> bool:
+    """``name(...)`` or ``name.method(...)``: the variable picks an implementation (a
+    function, a module, a strategy), which the graph is built from; no tensor argument or
+    ``tf.Variable`` could hold it, and switching it is configuration, not data."""
+    parent = ctx.parent(name)
+    if isinstance(parent, cst.Call):
+        return parent.func is name
+    if isinstance(parent, cst.Attribute) and parent.value is name:
+        call = ctx.parent(parent)
+        return isinstance(call, cst.Call) and call.func is parent
+    return False
 
 
 def _load_nodes(scope: Scope, name: str) -> set[cst.CSTNode]:

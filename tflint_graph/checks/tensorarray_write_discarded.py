@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
-from tflint_graph.checks.fixing import FixSite
+from tflint_graph.checks.fixing import Site
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.values import values_of
 
@@ -133,7 +133,13 @@ ds = tf.data.Dataset.range(3).map(
         )
 
     @classmethod
-    def fix(cls, node: cst.CSTNode, updated: cst.CSTNode, site: FixSite) -> cst.CSTNode | None:
+    def fix(
+        cls,
+        node: cst.CSTNode,
+        updated: cst.CSTNode,
+        site: Site,
+        suggestion: str | None = None,
+    ) -> cst.CSTNode | None:
         """``ta.write(i, v)`` as a statement -> ``ta = ta.write(i, v)`` (also ``scatter``,
         ``unstack``, ``split``), only when the receiver is a plain name: rebinding
         ``self.ta`` is not a local change."""

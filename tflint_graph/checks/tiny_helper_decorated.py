@@ -5,8 +5,8 @@ from fnmatch import fnmatch
 import libcst as cst
 
 from tflint_graph.checks.base import ModuleRule
-from tflint_graph.checks.paths import is_test_file
 from tflint_graph.core.finding import Severity
+from tflint_graph.core.paths import is_test_file
 from tflint_graph.model import walk
 from tflint_graph.model.context import TracedFunction, TraceKind
 from tflint_graph.model.tensors import tensors

@@ -5,11 +5,14 @@ A message with no tensor value among its arguments that shows static metadata
 (``x.shape``, ``x.dtype``, ``x.name``, ``x.shape.rank``, ``len(x.shape)``) or says it is
 about tracing (``"tracing"``, ``"retracing"``, ``"traced"``) describes the trace itself:
 ``print("tracing", x.shape)`` is the documented way to see when a function traces.  Python
-configuration (``self.units``, a literal default, an imported constant) may stand beside
-such metadata.  A literal-only message (``print("step done")``) and a message showing any
-other value (a loop counter, ``step``, something unknown) claim to run per call and are
-still reported; so is one showing a tensor (``tf.shape(x)`` is a tensor).  Code that runs on
-the first trace only by design (one-time setup) may say anything without a tensor value.
+configuration the trace is built for (``self.units``, a literal default, an imported
+constant, the items of a loop over ``self.blocks``, a helper's parameter that every traced
+call passes such a value) may stand beside such metadata, and TFG107 lets a log message
+show configuration alone.  A literal-only message (``print("step done")``) and a message
+showing any other value (a ``range()`` counter, ``step``, something unknown) claim to run
+per call and are still reported; so is one showing a tensor (``tf.shape(x)`` is a tensor).
+Code that runs on the first trace only by design (one-time setup) may say anything without
+a tensor value.
 
 Each part of a message is read as one of :class:`Part`; the same reading decides whether an
 ``if`` around a warning is decided by static values (``if x.shape.rank != 4:``).
@@ -25,7 +28,8 @@ import libcst as cst
 
 from tflint_graph.checks.variable_creation import created_once
 from tflint_graph.model import walk
-from tflint_graph.model.context import ModuleContext, TracedFunction
+from tflint_graph.model.calls import passed_for
+from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.scopes import GlobalScope
 from tflint_graph.model.tensors import holds_variable, tensors
 from tflint_graph.model.values import (
@@ -34,6 +38,7 @@ from tflint_graph.model.values import (
     ends_in_exit,
     module_constant,
 )
+from tflint_graph.traced import traced_of
 
 # Attributes every value TensorFlow traces with carries statically (a tensor, a variable, a
 # TensorShape, a layer): reading them gives the same Python value on every call.
@@ -42,6 +47,14 @@ STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "name", "ndim", "rank", "ndims"
 _STATIC_METHODS = frozenset({"get_shape", "as_list", "num_elements", "is_fully_defined"})
 # Builtins that turn static metadata into another static value (``len(x.shape)``).
 _STATIC_BUILTINS = frozenset({"len", "str", "repr", "tuple", "list", "int", "bool", "format"})
+# Builtins whose result is as settled as their arguments (``float(idx)``, ``len(blocks)``).
+_VALUE_BUILTINS = frozenset(
+    {"len", "str", "repr", "int", "float", "bool", "round", "abs", "min", "max", "sorted"}
+)
+# Builtins over Python sequences whose items are as settled as the sequence.
+_ITERATING_BUILTINS = frozenset({"enumerate", "zip", "reversed", "sorted", "list", "tuple"})
+# How far up a chain of callees a parameter's value is followed.
+_MAX_CHAIN = 8
 # Builtins that test a value's type or attributes: decided while tracing.
 _TYPE_TESTS = frozenset({"isinstance", "hasattr", "callable"})
 # The methods where a class is set up once (Keras ``build``, ``__init__``).
@@ -146,7 +159,9 @@ class MessageReader:
         elif isinstance(expr, cst.Comparison):
             self._read_compound(expr, [expr.left, *(c.comparator for c in expr.comparisons)])
         else:
-            self.parts.add(self._part(expr))
+            part = self._part(expr)
+            if part is not None:
+                self.parts.add(part)
 
     def _read_fstring(self, parts: Iterable[cst.BaseFormattedStringContent]) -> None:
         self.parts.add(Part.LITERAL)
@@ -177,7 +192,7 @@ class MessageReader:
     def _is_builtin(self, name: cst.Name, builtin: str) -> bool:
         return self.ctx.resolve(name).is_builtin(builtin)
 
-    def _part(self, expr: cst.BaseExpression) -> Part:
+    def _part(self, expr: cst.BaseExpression) -> Part | None:
         if static_metadata(expr, self._is_builtin):
             return Part.STATIC
         if (
@@ -188,13 +203,24 @@ class MessageReader:
             return Part.STATIC
         if self.inference.may_be_tensor(expr) or holds_variable(self.ctx, self.fn, expr):
             return Part.TENSOR
+        if (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Name)
+            and expr.args
+            and any(self._is_builtin(expr.func, b) for b in _VALUE_BUILTINS | _ITERATING_BUILTINS)
+        ):
+            # `float(idx)`, `len(self.blocks)`: as settled as what they are given.
+            parts: set[Part] = set()
+            for arg in expr.args:
+                parts |= self._inner(arg.value)
+            return _worst(parts)
         if isinstance(expr, cst.Name):
             return self._name_part(expr)
         if isinstance(expr, cst.Attribute):
             return self._attribute_part(expr)
         return Part.OTHER
 
-    def _name_part(self, name: cst.Name) -> Part:
+    def _name_part(self, name: cst.Name) -> Part | None:
         res = self.ctx.resolve(name)
         if res.imported and not res.local:
             return Part.CONFIG  # an imported constant, a builtin (UserWarning)
@@ -202,34 +228,65 @@ class MessageReader:
         if constant is not None:
             return Part.CONFIG if _literal(constant) else Part.OTHER
         found = self.ctx.bindings(name)
-        if not found or name.value in self._following:
+        if not found:
             return Part.OTHER
+        if name.value in self._following:
+            # `p = 1.0 - p`: what the name holds is what its other bindings hold.
+            return None
         parts: set[Part] = set()
         self._following.add(name.value)
         try:
             for a in found:
                 node = a.node
                 if isinstance(node, cst.Param):
-                    # `training=False`: a Python setting each trace is made for.
-                    default = node.default
-                    ok = (
-                        self.ctx.parent(self.ctx.parent(node)) is self.fn.node
-                        and self.inference.param_kind(node) is None
-                        and default is not None
-                        and _literal(default)
-                    )
-                    parts.add(Part.CONFIG if ok else Part.OTHER)
+                    parts.add(self._param_part(node))
                     continue
-                value = assigned_value(self.ctx, node, with_items=False)
-                if value is None or self.ctx.enclosing_function(node) is not self.fn.node:
+                if self.ctx.enclosing_function(node) is not self.fn.node:
                     return Part.OTHER
-                inner = MessageReader(self.ctx, self.fn)
-                inner._following = self._following
-                inner.read(value)
-                parts |= inner.parts
+                value = assigned_value(self.ctx, node, with_items=False)
+                if value is None:
+                    value = _loop_iterable(self.ctx, node)
+                if value is None:
+                    return Part.OTHER
+                parts |= self._inner(value)
         finally:
             self._following.discard(name.value)
         return _worst(parts)
+
+    def _inner(self, expr: cst.BaseExpression, fn: TracedFunction | None = None) -> set[Part]:
+        inner = MessageReader(self.ctx, fn or self.fn)
+        if fn is None:
+            inner._following = self._following
+        inner.read(expr)
+        return inner.parts
+
+    def _param_part(self, param: cst.Param) -> Part:
+        """A parameter of ``self.fn``: a Python setting when it has a literal default (a root's
+        ``training=False``), or when every traced call of a callee passes settings."""
+        if self.ctx.parent(self.ctx.parent(param)) is not self.fn.node:
+            return Part.OTHER
+        if self.inference.param_kind(param) is not None:
+            return Part.OTHER
+        default = param.default
+        if self.fn.kind is not TraceKind.CALLEE or self.fn.parent is None:
+            return Part.CONFIG if default is not None and _literal(default) else Part.OTHER
+        parent = self.fn.parent
+        node = self.fn.node
+        sites = list(traced_of(self.ctx).definitions.calls_in(parent.node, node))
+        if not sites or len(self.fn.chain) > _MAX_CHAIN:
+            return Part.OTHER  # passed as a value, or called elsewhere: do not guess
+        bound = isinstance(node, cst.FunctionDef) and self.ctx.enclosing_class(node) is not None
+        parts: set[Part] = set()
+        for call in sites:
+            arg = passed_for(
+                call, node.params, param, bound=bound and isinstance(call.func, cst.Attribute)
+            )
+            if arg is None:
+                return Part.OTHER
+            parts |= self._inner(arg, parent)
+        part = _worst(parts)
+        # A literal the caller passes is a setting the callee is traced with.
+        return Part.CONFIG if part is Part.LITERAL else part
 
     def _attribute_part(self, attr: cst.Attribute) -> Part:
         if self.ctx.resolve(attr).imported:
@@ -272,6 +329,29 @@ def _accumulated_in(cls: cst.ClassDef) -> frozenset[str]:
         for n in walk.descendants(cls)
         if isinstance(n, cst.AugAssign) and isinstance(n.target, cst.Attribute)
     )
+
+
+def _loop_iterable(ctx: ModuleContext, target: cst.CSTNode) -> cst.BaseExpression | None:
+    """For the target of a Python ``for`` (``idx`` in ``for idx, b in enumerate(self.blocks)``):
+    the iterable, unwrapped from builtins that keep its items (a loop over a Python sequence
+    unrolls, so each pass has one value per trace); None otherwise."""
+    loop = ctx.parent(target)
+    while isinstance(loop, cst.Tuple | cst.List | cst.Element):
+        loop = ctx.parent(loop)
+    if not isinstance(loop, cst.For) or loop.asynchronous is not None:
+        return None
+    iterable = loop.iter
+    while (
+        isinstance(iterable, cst.Call)
+        and isinstance(iterable.func, cst.Name)
+        and iterable.func.value in ("enumerate", "reversed")
+        and iterable.args
+    ):
+        iterable = iterable.args[0].value
+    if isinstance(iterable, cst.Call) and ctx.resolve(iterable.func).is_builtin("range"):
+        # `for i in range(3)`: a counter of iterations, which a message shows as progress.
+        return None
+    return iterable
 
 
 def _literal(expr: cst.BaseExpression) -> bool:

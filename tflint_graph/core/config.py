@@ -40,6 +40,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".pytest_cache",
     ".ruff_cache",
     ".tflint-graph-cache",
+    ".ipynb_checkpoints",
     "build",
     "dist",
     "node_modules",

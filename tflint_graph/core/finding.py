@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
+
+# How far an automatic fix can be trusted, as ruff has it: "safe" keeps what the code does
+# (``--fix`` applies it), "unsafe" may change it (applied only when asked for unsafe fixes).
+FixSafety = Literal["safe", "unsafe"]
 
 
 class Severity(str, Enum):
@@ -32,7 +36,11 @@ class Finding:
     ``line`` is 1-based; ``column`` is 1-based as in flake8's and ruff's text output.
     ``context`` says why the code is traced ("decorated with @tf.function", "called from
     step()"); ``chain`` is the call path from the traced entry point to the function that
-    holds the finding; ``fix`` is a human-readable suggested fix where one exists.
+    holds the finding; ``fix`` is a human-readable suggested fix where one exists;
+    ``fix_safety`` is set when the rule can rewrite this very finding automatically, and says
+    how safe that rewrite is (None: no automatic fix).  In a Jupyter notebook ``cell`` is the
+    cell (1-based, every cell counted) and the lines and columns are the cell's own; it is
+    None in a Python file.
     """
 
     path: str
@@ -47,11 +55,19 @@ class Finding:
     fix: str | None = None
     end_line: int | None = None
     end_column: int | None = None
+    fix_safety: FixSafety | None = None
     dynamic: DynamicStatus | None = None
+    cell: int | None = None
 
     @property
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.path, self.line, self.column, self.code)
+    def sort_key(self) -> tuple[str, int, int, int, str]:
+        return (self.path, self.cell or 0, self.line, self.column, self.code)
+
+    @property
+    def location(self) -> str:
+        """``path:line:col``, or ``path:cell N:line:col`` in a notebook (as ruff prints it)."""
+        cell = f":cell {self.cell}" if self.cell is not None else ""
+        return f"{self.path}{cell}:{self.line}:{self.column}"
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -95,7 +95,8 @@ def confirm_findings(
     summary = DynamicSummary()
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
-        if f.code not in TOOL_CODES:  # a file that was not analysed has nothing to trace
+        # A file that was not analysed has nothing to trace; a notebook is no module to import.
+        if f.code not in TOOL_CODES and f.cell is None:
             by_path.setdefault(f.path, []).append(f)
     verdicts: dict[tuple[str, int, str], Verdict] = {}
     cpu_only = (device or "").lower().startswith("cpu") or not _gpu_possible()
@@ -120,7 +121,11 @@ def confirm_findings(
         if f.code in TOOL_CODES:
             out.append(f)
             continue
-        verdict = verdicts.get((f.path, f.line, f.code), Verdict(UNVERIFIED, "not reached"))
+        verdict = (
+            Verdict(UNVERIFIED, "a notebook is not imported; run its cells to see the effect")
+            if f.cell is not None
+            else verdicts.get((f.path, f.line, f.code), Verdict(UNVERIFIED, "not reached"))
+        )
         summary.counts[verdict.status] += 1
         out.append(dataclasses.replace(f, dynamic=DynamicStatus(verdict.status, verdict.evidence)))
     summary.seconds = time.monotonic() - start

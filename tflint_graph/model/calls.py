@@ -45,3 +45,33 @@ def is_true(expr: cst.BaseExpression | None) -> bool:
 def is_false(expr: cst.BaseExpression | None) -> bool:
     """``expr`` is the literal ``False``."""
     return isinstance(expr, cst.Name) and expr.value == "False"
+
+
+def passed_for(
+    call: cst.Call, params: cst.Parameters, param: cst.Param, *, bound: bool
+) -> cst.BaseExpression | None:
+    """What ``call`` gives parameter ``param`` of a function with ``params``: the argument,
+    else the parameter's default; None when unknown (a ``*args``/``**kwargs`` in the call, a
+    starred parameter).  ``bound``: the first positional parameter is ``self`` (a method
+    called through an instance)."""
+    if param.star:
+        return None
+    positional = [*params.posonly_params, *params.params]
+    if bound and positional:
+        if positional[0] is param:
+            return None
+        positional = positional[1:]
+    position = positional.index(param) if param in positional else -1
+    keyword_ok = param not in params.posonly_params
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            if keyword_ok and arg.keyword.value == param.name.value:
+                return arg.value
+        else:
+            if index == position:
+                return arg.value
+            index += 1
+    return param.default

@@ -147,6 +147,15 @@ class Definitions:
                 return True
         return False
 
+    def calls_in(self, caller: FunctionNode, callee: FunctionNode) -> Iterator[cst.Call]:
+        """The calls in ``caller``'s own body that call ``callee``."""
+        facts = self.facts.bodies.get(caller)
+        if facts is None:
+            return
+        for call in facts.calls:
+            if any(f is callee for f, _ in self.callables(call.func, caller)):
+                yield call
+
     # -- resolving callables ----------------------------------------------------------
     def callables(
         self, expr: cst.BaseExpression | None, at: FunctionNode | None, depth: int = 0
@@ -249,6 +258,25 @@ class Definitions:
                             if type(b.node) is cst.ClassDef:
                                 return b.node
         return None
+
+    def constructed_here(self, expr: cst.BaseExpression, at: FunctionNode) -> bool:
+        """``expr`` is a name that ``at`` binds only to instances it constructs of this
+        module's classes (``registry = Registry()``): an object of this call."""
+        if type(expr) is not cst.Name or expr.value in ("self", "cls"):
+            return False
+        found = self.ctx.bindings(expr)
+        if not found:
+            return False
+        for a in found:
+            node = a.node
+            if type(node) is not cst.Name or self.ctx.enclosing_function(node) is not at:
+                return False
+            value = self.assigned_value(node)
+            if type(value) is not cst.Call or type(value.func) is not cst.Name:
+                return False
+            if not any(type(b.node) is cst.ClassDef for b in self.ctx.bindings(value.func)):
+                return False
+        return True
 
     def _super_class(self, expr: cst.BaseExpression, at: FunctionNode | None) -> bool:
         """``super()`` inside a method."""

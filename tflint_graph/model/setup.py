@@ -86,19 +86,11 @@ class OneTimeSetup:
             # A lambda in a traced body: its creation is guarded where the lambda is written.
             result = self._covers(fn_node, parent, depth + 1)
         else:
-            sites = list(self._call_sites(fn_node, parent))
+            sites = list(self.definitions.calls_in(parent.node, fn_node))
             # No call site: reached some other way (passed as an argument ...): do not guess.
             result = all(self._covers(s, parent, depth + 1) for s in sites)
         self._callees[fn_node] = result
         return result
-
-    def _call_sites(self, callee: FunctionNode, parent: TracedFunction) -> Iterator[cst.Call]:
-        facts = self.definitions.facts.bodies.get(parent.node)
-        if facts is None:
-            return
-        for call in facts.calls:
-            if any(f is callee for f, _ in self.definitions.callables(call.func, parent.node)):
-                yield call
 
     def guarded(self, node: cst.CSTNode, fn: FunctionNode) -> bool:
         """``node`` runs under a one-time guard of ``fn`` itself (traced or not: ``if _TABLE

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from tflint_graph.core.paths import is_test_file
 from tflint_graph.model import walk
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext
@@ -31,6 +32,7 @@ class Read:
     node: cst.Attribute
     function: FunctionNode | None  # innermost enclosing def or lambda; None at module level
     on_self: bool  # ``self.attr`` / ``cls.attr``
+    owned: bool  # on ``self`` or on an object it holds: ``self.layer.kernel``
 
 
 class _Reads(walk.Visitor):
@@ -82,7 +84,7 @@ class _Reads(walk.Visitor):
             return
         value = node.value
         on_self = isinstance(value, cst.Name) and value.value in _SELF
-        read = Read(node, self.stack[-1], on_self)
+        read = Read(node, self.stack[-1], on_self, on_self or owned_by_self(value))
         self.found.setdefault(node.attr.value, []).append(read)
 
 
@@ -103,24 +105,83 @@ class AttributeReaders:
         level"``), for a write on ``self`` in a method of ``cls``; None when nothing does.
 
         Eager: a function that is not traced, or the module body.  On ``self``, only methods
-        of ``cls`` count, and not its ``__init__``/``build`` (they run before any trace)."""
+        of ``cls`` count, and not its ``__init__``/``build`` (they run before any trace) nor
+        its ``__call__`` (it runs where the object is called, in the trace when traced code
+        calls it).  Tests in a test module do not count."""
         ctx = self.ctx
+        tests = is_test_file(ctx.path)
         for read in self.reads(attr):
             fn = read.function
             if fn is not None and fn in ctx.traced:
                 continue
-            if read.on_self:
-                method = method_of(ctx, fn)
-                if method is None or cls is None or ctx.enclosing_class(method) is not cls:
-                    continue
-                if method.name.value in CREATION_METHODS:
-                    continue
+            if tests and _is_test(ctx, fn):
+                # A test asserting what the object saw: had tracing left a symbolic tensor
+                # there, the test itself would fail.
+                continue
+            method = method_of(ctx, fn)
+            mine = method is not None and cls is not None and ctx.enclosing_class(method) is cls
+            if mine and method is not None and method.name.value in CREATION_METHODS:
+                continue  # __init__/build run before any trace
+            if mine and method is not None and method.name.value == "__call__":
+                continue  # runs where the object is called: inside the trace, from traced code
+            if read.on_self and not mine:
+                continue  # another class's own state
+            if read.owned and mine and method is not None:
                 return f"{method.name.value}()"
             if fn is None:
                 return "module-level code"
             name = fn.name.value if isinstance(fn, cst.FunctionDef) else "a lambda"
             return f"{name}()" if isinstance(fn, cst.FunctionDef) else name
         return None
+
+
+def owned_by_self(expr: cst.BaseExpression) -> bool:
+    """``self.layer``, ``self.layer.cell``: an object ``self`` holds (its sublayer, a helper
+    it built), reached through attributes only."""
+    if not isinstance(expr, cst.Attribute):
+        return False
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return isinstance(expr, cst.Name) and expr.value in _SELF
+
+
+def restored_on_exit(ctx: ModuleContext, target: cst.BaseExpression, fn: FunctionNode) -> bool:
+    """``fn`` is a generator context manager (``@contextlib.contextmanager``) that writes
+    ``target`` (``_scope.enabled``, a global) on both sides of its ``yield``: it overrides
+    the state for the ``with`` block and puts the old value back, so nothing outlives the
+    block, in a trace as in eager code."""
+    if not isinstance(fn, cst.FunctionDef) or not any(
+        ctx.resolve(d.decorator).is_("contextlib.contextmanager") for d in fn.decorators
+    ):
+        return False
+    text = ctx.code(target)
+    yields = [n for n in walk.descendants(fn.body) if isinstance(n, cst.Yield)]
+    if not yields:
+        return False
+    first_yield = min(ctx.source_order(y) for y in yields)
+    last_yield = max(ctx.source_order(y) for y in yields)
+    before = after = False
+    for node in walk.descendants(fn.body):
+        if isinstance(node, cst.AssignTarget) and ctx.code(node.target) == text:
+            order = ctx.source_order(node)
+            before = before or order < first_yield
+            after = after or order > last_yield
+    return before and after
+
+
+def in_test_function(ctx: ModuleContext, node: cst.CSTNode) -> bool:
+    """``node`` lies in a test (a ``test*`` function or method, or a function nested in one)
+    of a test module (``test_*.py``, ``*_test.py``)."""
+    return is_test_file(ctx.path) and _is_test(ctx, ctx.enclosing_function(node))
+
+
+def _is_test(ctx: ModuleContext, fn: FunctionNode | None) -> bool:
+    """``fn`` is a test (``test_*``, or a ``test*`` method), or nested in one."""
+    while fn is not None:
+        if isinstance(fn, cst.FunctionDef) and fn.name.value.startswith("test"):
+            return True
+        fn = ctx.enclosing_function(fn)
+    return False
 
 
 def readers(ctx: ModuleContext) -> AttributeReaders:
@@ -147,12 +208,13 @@ def owning_class(ctx: ModuleContext, fn: FunctionNode) -> cst.ClassDef | None:
 def read_before(
     ctx: ModuleContext, target: cst.Attribute, statement: cst.CSTNode, fn: FunctionNode
 ) -> bool:
-    """``fn`` reads ``self.<attr>`` of ``target`` before ``statement`` writes it (the
+    """``fn`` reads ``self.<attr>`` (or ``self.<obj>.<attr>``) of ``target`` before
+    ``statement`` writes it (the
     statement's own value included): the value is carried from an earlier call."""
     text = ctx.code(target)
     limit = ctx.source_order(statement)
     for read in readers(ctx).reads(target.attr.value):
-        if read.function is not fn or not read.on_self or ctx.code(read.node) != text:
+        if read.function is not fn or not read.owned or ctx.code(read.node) != text:
             continue
         if ctx.source_order(read.node) < limit or _inside(ctx, read.node, statement):
             return True

@@ -3,9 +3,10 @@
 Each finding's line gets a ``# noqa`` comment naming its code; a line with ``# noqa: OTHER``
 gets the code added to that list.  The comment goes where ``core.noqa`` will find it: for a
 line inside a multi-line string or a backslash-continued line, at the end of that unit's last
-line.  A file is rewritten only when the new text parses to the same syntax tree as the old
-one (only comments changed) and every finding is then silenced; it keeps its encoding, BOM
-and line breaks.
+line.  In a Jupyter notebook the comments go into the module its code cells make, and only
+the changed cells' ``source`` is written back.  A file is rewritten only when the new text
+parses to the same syntax tree as the old one (only comments changed) and every finding is
+then silenced; it keeps its encoding, BOM and line breaks.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 
 from tflint_graph.core.finding import Finding
 from tflint_graph.core.noqa import comment_places, is_suppressed, source_lines, with_noqa
 from tflint_graph.output.rewrite import FileFix, read_back
+from tflint_graph.source.notebook import Notebook, is_notebook, read_notebook
 
 # The codes the tool emits about a file it cannot parse or read: nothing to annotate.
 _TOOL_CODES = frozenset({"TFG001", "TFG002"})
@@ -36,6 +39,11 @@ def plan_noqa(
     plans: list[FileFix] = []
     for path, found in sorted(by_path.items()):
         text = sources.get(path) if sources else None
+        if is_notebook(path):
+            plan = _plan_notebook(path, text, found)
+            if plan is not None:
+                plans.append(plan)
+            continue
         if text is not None:
             new = add_noqa(text, found)
             if new is not None:
@@ -54,6 +62,29 @@ def plan_noqa(
             continue
         plans.append(FileFix(path, original, new[0], data, new_data, new[1]))
     return plans
+
+
+def _plan_notebook(path: str, text: str | None, findings: Sequence[Finding]) -> FileFix | None:
+    """A notebook's directives: added to the module its code cells make (where the linter
+    reads them), and written back into the changed cells only."""
+    if text is not None:
+        data = text.encode("utf-8")
+    else:
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            return None
+    notebook = read_notebook(data, path)
+    if not isinstance(notebook, Notebook):
+        return None
+    new = add_noqa(notebook.source, [m for f in findings if (m := notebook.to_module(f))])
+    if new is None:
+        return None
+    written = notebook.with_module(new[0])
+    if written is None:
+        return None
+    new_data, cells = written
+    return FileFix(path, notebook.source, new[0], data, new_data, new[1], tuple(cells))
 
 
 def add_noqa(source: str, findings: Sequence[Finding]) -> tuple[str, tuple[str, ...]] | None:

@@ -1,71 +1,85 @@
 """Automatic fixes (``--fix`` / ``--diff``): formatting-preserving libcst rewrites that the
-rules propose (``Rule.fix``) and this module applies, and the policy of which apply: a fix
-the rule calls safe (``Rule.fix_safety``) always, an unsafe one only when asked for
-(``--unsafe-fixes``).
+rules propose (``Rule.fix``) and this module applies.
 
 A fix is planned from a finding the run already reported (so ``# noqa``,
-``--select``/``--ignore`` and per-file ignores have already been applied): the file is parsed
-again, the node whose exact range the finding names is located, and the finding's rule
-rewrites it, or declines when the rewrite would not be provably equivalent.  Only the
-replaced nodes change: everything else in the module, comments and whitespace included,
-keeps its bytes, and a result that does not parse is thrown away.
+``--select``/``--ignore`` and per-file ignores have already been applied) that carries a
+``fix_safety`` (the rule found a rewrite for it while linting): ``"safe"`` ones are applied,
+``"unsafe"`` ones only with ``unsafe=True``.  The file is parsed again, the node whose exact
+range the finding names is located, and the finding's rule rewrites it, or declines.  Only
+the replaced nodes change: everything else in the module, comments and whitespace included,
+keeps its bytes, and a result that does not parse is thrown away.  A Jupyter notebook is
+fixed as the module its code cells make (``source.notebook``); only the changed cells'
+``source`` is written back, every other byte of the file stays.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from tflint_graph.checks import ALL_RULES, Rule
-from tflint_graph.checks.fixing import FixSafety, FixSite
+from tflint_graph.checks.fixing import FixSite
 from tflint_graph.core.finding import Finding
 from tflint_graph.output.rewrite import FileFix, read_back
+from tflint_graph.source.notebook import Notebook, is_notebook, read_notebook
 
-__all__ = ["FIXERS", "FileFix", "fix_source", "offered_fixes", "plan_fixes", "plan_source"]
+__all__ = ["FIXERS", "FileFix", "fix_source", "fixable", "plan_fixes", "plan_source"]
 
-# The rules that can fix what they report, by code; each one's fix_safety() says, node by
-# node, whether --fix applies the fix ("safe") or only --fix --unsafe-fixes does ("unsafe").
+# The rules that can rewrite what they report, by code.
 FIXERS: Mapping[str, type[Rule]] = {r.code: r for r in ALL_RULES if r.FIX_SAFETY is not None}
 
 _Span = tuple[int, int, int, int]  # line, column (1-based), end line, end column
 
 
+def fixable(finding: Finding, unsafe: bool = False) -> bool:
+    """``finding`` has an automatic fix that this policy applies: a safe one, or with
+    ``unsafe`` an unsafe one too."""
+    if finding.code not in FIXERS or finding.end_line is None or finding.end_column is None:
+        return False
+    return finding.fix_safety == "safe" or (unsafe and finding.fix_safety == "unsafe")
+
+
 def plan_fixes(findings: Iterable[Finding], *, unsafe: bool = False) -> list[FileFix]:
     """The rewrites that would fix ``findings`` (those of a lint run), one per changed file,
-    sorted by path: safe fixes, and unsafe ones too when ``unsafe``.  Files that would not
-    change, cannot be read back identically, or whose fixed text would not parse are left
-    out."""
-    plans = [
-        plan
-        for path, found in sorted(_fixable_by_path(findings).items())
-        if (plan := _plan_file(path, found, unsafe))
+    sorted by path: the safe fixes, and with ``unsafe`` the unsafe ones too.  Files that
+    would not change, cannot be read back identically, or whose fixed text would not parse
+    are left out."""
+    by_path: dict[str, list[Finding]] = {}
+    for f in findings:
+        if fixable(f, unsafe):
+            by_path.setdefault(f.path, []).append(f)
+    return [
+        plan for path, found in sorted(by_path.items()) if (plan := _plan_file(path, found, unsafe))
     ]
-    return plans
 
 
 def plan_source(
     path: str, source: str, findings: Sequence[Finding], *, unsafe: bool = False
 ) -> FileFix | None:
-    """The rewrite of ``source`` (text that is not a file: standard input) that fixes
-    ``findings``, or None when nothing changes."""
-    fixed, codes = _fix_text(source, findings, unsafe)
+    """The rewrite of ``source`` (text that is not a file: standard input, shown as
+    ``path``) that fixes ``findings``, or None when nothing changes.  A ``.ipynb`` path's
+    text is a notebook's JSON."""
+    found = [f for f in findings if f.path == path and fixable(f, unsafe)]
+    if not found:
+        return None
+    if is_notebook(path):
+        return _plan_notebook(path, source.encode(), found, unsafe)
+    fixed, codes = _fix_text(source, found, unsafe)
     if not codes or fixed == source:
         return None
     return FileFix(path, source, fixed, source.encode(), fixed.encode(), tuple(codes))
 
 
-def _fixable_by_path(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
-    by_path: dict[str, list[Finding]] = {}
-    for f in findings:
-        if f.code in FIXERS and f.end_line is not None and f.end_column is not None:
-            by_path.setdefault(f.path, []).append(f)
-    return by_path
-
-
 def _plan_file(path: str, findings: Sequence[Finding], unsafe: bool) -> FileFix | None:
+    if is_notebook(path):
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            return None
+        return _plan_notebook(path, data, findings, unsafe)
     read = read_back(path)
     if read is None:
         return None
@@ -80,60 +94,58 @@ def _plan_file(path: str, findings: Sequence[Finding], unsafe: bool) -> FileFix 
     return FileFix(path, text, fixed, data, new_data, tuple(codes))
 
 
+def _plan_notebook(
+    path: str, data: bytes, findings: Sequence[Finding], unsafe: bool
+) -> FileFix | None:
+    """The notebook's module fixed, and written back into the changed cells only."""
+    notebook = read_notebook(data, path)
+    if not isinstance(notebook, Notebook):
+        return None
+    located = [m for f in findings if (m := notebook.to_module(f)) is not None]
+    fixed, codes = _fix_text(notebook.source, located, unsafe)
+    if not codes or fixed == notebook.source:
+        return None
+    written = notebook.with_module(fixed)
+    if written is None:
+        return None
+    new_data, cells = written
+    return FileFix(path, notebook.source, fixed, data, new_data, tuple(codes), tuple(cells))
+
+
 def fix_source(
     source: str, findings: Sequence[Finding], *, unsafe: bool = False
 ) -> tuple[str, int]:
     """``source`` with every fixable finding of ``findings`` (findings of this exact text)
-    fixed, and how many were; ``(source, 0)`` when nothing can be fixed.  Unsafe fixes are
-    applied only when ``unsafe``."""
+    fixed, and how many were; ``(source, 0)`` when nothing can be fixed.  Safe fixes only,
+    unless ``unsafe``."""
     fixed, codes = _fix_text(source, findings, unsafe)
     return fixed, len(codes)
 
 
-@dataclass(frozen=True)
-class _Prepared:
-    """A fresh parse of a source to fix, and the nodes the findings name in it."""
-
-    module: cst.Module
-    site: FixSite
-    positions: Mapping[cst.CSTNode, CodeRange]
-    targets: dict[cst.CSTNode, list[type[Rule]]]
-
-
-def _prepare(source: str, findings: Iterable[Finding]) -> _Prepared | None:
-    """``source`` parsed for fixing; None when nothing can be fixed in it."""
-    wanted: dict[_Span, set[str]] = {}
+def _fix_text(source: str, findings: Sequence[Finding], unsafe: bool) -> tuple[str, list[str]]:
+    """``fix_source``, with the code of each finding fixed."""
+    wanted: dict[_Span, dict[str, str | None]] = {}
     for f in findings:
-        if f.code in FIXERS and f.end_line is not None and f.end_column is not None:
-            wanted.setdefault(_span(f), set()).add(f.code)
+        if fixable(f, unsafe):
+            assert f.end_line is not None and f.end_column is not None
+            span = (f.line, f.column, f.end_line, f.end_column)
+            wanted.setdefault(span, {})[f.code] = f.fix
     if not wanted:
-        return None  # no rule could fix any of them: not worth a parse
+        return source, []  # nothing to fix: not worth a parse
     try:
         module = cst.parse_module(source)
     except Exception:
-        return None
+        return source, []
     if module.code != source:
         # libcst does not write back every source as it read it (a form feed before the
         # first statement is dropped): a rewrite would change more than the fixed nodes.
-        return None
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    targets = _locate(positions, wanted)
-    if not targets:
-        return None
-    return _Prepared(module, FixSite(wrapper), positions, targets)
-
-
-def _span(f: Finding) -> _Span:
-    return (f.line, f.column, f.end_line or f.line, f.end_column or f.column)
-
-
-def _fix_text(source: str, findings: Sequence[Finding], unsafe: bool) -> tuple[str, list[str]]:
-    prepared = _prepare(source, findings)
-    if prepared is None:
         return source, []
-    applier = _Apply(prepared.targets, prepared.site, ("safe", "unsafe") if unsafe else ("safe",))
-    fixed_module = prepared.module.visit(applier)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    targets = _locate(wrapper.resolve(PositionProvider), wanted)
+    if not targets:
+        return source, []
+    applier = _Apply(targets, FixSite(wrapper))
+    fixed_module = module.visit(applier)
     if not applier.codes:
         return source, []
     fixed = fixed_module.code
@@ -142,36 +154,21 @@ def _fix_text(source: str, findings: Sequence[Finding], unsafe: bool) -> tuple[s
     return fixed, applier.codes
 
 
-def offered_fixes(source: str, findings: Sequence[Finding]) -> dict[Finding, FixSafety]:
-    """Each of ``findings`` (findings of this exact text) whose rule offers a fix for its
-    node, with the fix's safety (``output.fixable`` asks, and remembers the answer)."""
-    prepared = _prepare(source, findings)
-    if prepared is None:
-        return {}
-    site = prepared.site
-    offered: dict[tuple[_Span, str], FixSafety] = {}
-    for node, rules in prepared.targets.items():
-        where = prepared.positions[node]
-        span = (where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
-        for rule in rules:
-            safety = rule.fix_safety(node, site)
-            # Asked of the node as it is: a fix inside it would only change what it builds on.
-            if safety is not None and rule.fix(node, node, site) is not None:
-                offered[(span, rule.code)] = safety
-    return {f: offered[key] for f in findings if (key := (_span(f), f.code)) in offered}
+# A rule to offer a node to, with the suggestion of the finding it fixes.
+_Target = tuple[type[Rule], str | None]
 
 
 def _locate(
-    positions: Mapping[cst.CSTNode, CodeRange], wanted: Mapping[_Span, set[str]]
-) -> dict[cst.CSTNode, list[type[Rule]]]:
+    positions: Mapping[cst.CSTNode, CodeRange], wanted: Mapping[_Span, Mapping[str, str | None]]
+) -> dict[cst.CSTNode, list[_Target]]:
     """The node each wanted range names, with the rules to offer it to.  Wrappers can share
     a node's range (a statement and the call it consists of): the innermost node is the one
     a rule reports."""
-    targets: dict[cst.CSTNode, list[type[Rule]]] = {}
+    targets: dict[cst.CSTNode, list[_Target]] = {}
     for node, where in positions.items():
         span = (where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
         if span in wanted and not any(positions.get(c) == where for c in node.children):
-            targets[node] = [FIXERS[code] for code in sorted(wanted[span])]
+            targets[node] = [(FIXERS[code], hint) for code, hint in sorted(wanted[span].items())]
     return targets
 
 
@@ -186,30 +183,29 @@ def _reparses(source: str) -> bool:
 
 class _Apply(cst.CSTTransformer):
     """Offers each located node to its rules as the traversal leaves it: inner nodes first,
-    so an outer fix is built from the inner ones' results (``print(print(x))``).  Only fixes
-    whose safety is in ``applied`` are made."""
+    so an outer fix is built from the inner ones' results (``print(print(x))``)."""
 
-    def __init__(
-        self,
-        targets: Mapping[cst.CSTNode, Sequence[type[Rule]]],
-        site: FixSite,
-        applied: Collection[FixSafety],
-    ) -> None:
+    def __init__(self, targets: Mapping[cst.CSTNode, Sequence[_Target]], site: FixSite) -> None:
         super().__init__()
         self.targets = targets
         self.site = site
-        self.applied = applied
-        # A fix's statement and its rule's code, by the expression whose statement it replaces.
-        self.statements: dict[cst.CSTNode, tuple[cst.BaseSmallStatement, str]] = {}
-        self.codes: list[str] = []
+        # A fix's statement (or its removal) and its rule's code, by the expression whose
+        # statement it replaces.
+        self.statements: dict[
+            cst.CSTNode, tuple[cst.BaseSmallStatement | cst.RemovalSentinel, str]
+        ] = {}
+        # Lines whose every statement a fix removed: a `pass` standing in until the block
+        # around them is left (see ``_drop_emptied``).
+        self.emptied: set[cst.SimpleStatementLine] = set()
+        self.codes: list[str] = []  # the code of each finding fixed
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:
+    def on_leave(
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> cst.CSTNode | cst.RemovalSentinel:
         updated = updated_node
-        for rule in self.targets.get(original_node, ()):
-            if rule.fix_safety(original_node, self.site) not in self.applied:
-                continue  # proposed at most
-            replacement = rule.fix(original_node, updated, self.site)
-            if isinstance(replacement, cst.BaseSmallStatement):
+        for rule, suggestion in self.targets.get(original_node, ()):
+            replacement = rule.fix(original_node, updated, self.site, suggestion)
+            if isinstance(replacement, cst.BaseSmallStatement | cst.RemovalSentinel):
                 self.statements[original_node] = (replacement, rule.code)
                 break  # the whole statement goes: nothing left to build on
             if replacement is not None:
@@ -220,5 +216,48 @@ class _Apply(cst.CSTTransformer):
             if planned is not None:
                 statement, code = planned
                 self.codes.append(code)
+                if isinstance(statement, cst.RemovalSentinel):
+                    return statement
                 return statement.with_changes(semicolon=updated.semicolon)
+        if isinstance(updated, cst.SimpleStatementLine | cst.SimpleStatementSuite):
+            return self._small_statements_left(original_node, updated)
+        if isinstance(updated, cst.IndentedBlock | cst.Module):
+            return self._drop_emptied(updated)
         return updated
+
+    def _small_statements_left(
+        self, original: cst.CSTNode, updated: cst.SimpleStatementLine | cst.SimpleStatementSuite
+    ) -> cst.CSTNode:
+        assert isinstance(original, cst.SimpleStatementLine | cst.SimpleStatementSuite)
+        if len(updated.body) == len(original.body):
+            return updated
+        if updated.body:  # `a; removed()`: no semicolon left dangling after `a`
+            last = updated.body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+            return updated.with_changes(body=[*updated.body[:-1], last])
+        placeholder = updated.with_changes(body=[cst.Pass()])
+        if isinstance(placeholder, cst.SimpleStatementLine):
+            self.emptied.add(placeholder)
+        return placeholder  # `if flag: removed()` becomes `if flag: pass`
+
+    def _drop_emptied(self, block: cst.IndentedBlock | cst.Module) -> cst.CSTNode:
+        """``block`` without the lines fixes emptied, the comments above each kept (on the
+        next statement, or the block's footer; the blank lines go with the statement);
+        ``pass`` where nothing else is left."""
+        if not any(s in self.emptied for s in block.body):
+            return block
+        body: list[cst.BaseStatement] = []
+        carried: list[cst.EmptyLine] = []
+        for statement in block.body:
+            if statement in self.emptied:
+                assert isinstance(statement, cst.SimpleStatementLine)
+                carried += [line for line in statement.leading_lines if line.comment]
+                continue
+            if carried:
+                statement = statement.with_changes(
+                    leading_lines=[*carried, *statement.leading_lines]
+                )
+                carried = []
+            body.append(statement)
+        if not body and isinstance(block, cst.IndentedBlock):
+            return block.with_changes(body=[cst.SimpleStatementLine([cst.Pass()], carried)])
+        return block.with_changes(body=body, footer=[*carried, *block.footer])

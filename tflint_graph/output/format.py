@@ -9,10 +9,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from tflint_graph.core.finding import Finding
 from tflint_graph.core.noqa import source_lines
+from tflint_graph.source.notebook import Notebook, is_notebook, parse_notebook, read_notebook
 from tflint_graph.source.reading import decode
 
 
@@ -22,18 +23,62 @@ class SourceLines:
     source comes from."""
 
     def __init__(self, texts: Mapping[str, str] | None = None) -> None:
-        # ``texts``: sources that are no file on disk (standard input), by path.
+        # ``texts``: sources that are no file on disk (standard input), by path; a notebook's
+        # is its JSON text.
+        self._texts = dict(texts or {})
         self._files: dict[str, list[str]] = {
-            path: source_lines(text) for path, text in (texts or {}).items()
+            path: source_lines(text) for path, text in self._texts.items() if not is_notebook(path)
         }
+        self._notebooks: dict[str, Notebook | None] = {}
 
-    def line(self, path: str, number: int) -> str | None:
-        """Line ``number`` (1-based) of ``path``; None when the file has no such line or
-        cannot be read or decoded."""
+    def line(self, path: str, number: int, cell: int | None = None) -> str | None:
+        """Line ``number`` (1-based) of ``path`` (of its cell ``cell``, in a notebook); None
+        when the file has no such line or cannot be read or decoded."""
+        if cell is not None:
+            notebook = self.notebook(path)
+            return notebook.cell_line(cell, number) if notebook is not None else None
         lines = self._files.get(path)
         if lines is None:
             lines = self._files[path] = _read_lines(path)
         return lines[number - 1] if 0 < number <= len(lines) else None
+
+    def notebook(self, path: str) -> Notebook | None:
+        """The notebook ``path`` as the linter read it; None when it is none."""
+        if path not in self._notebooks:
+            self._notebooks[path] = (
+                _read_notebook(path, self._texts.get(path)) if is_notebook(path) else None
+            )
+        return self._notebooks[path]
+
+    def file_position(self, finding: Finding, end: bool = False) -> tuple[int, int] | None:
+        """Where a notebook finding's start (or end) is in the file's own text, which is
+        what annotations on the file point at; None outside notebooks."""
+        notebook = self.notebook(finding.path) if finding.cell is not None else None
+        if notebook is None or finding.cell is None:
+            return None
+        line, column = (
+            (finding.end_line, finding.end_column) if end else (finding.line, finding.column)
+        )
+        if line is None or column is None:
+            return None
+        return notebook.file_position(finding.cell, line, column)
+
+
+def cell_of(finding: Finding) -> tuple[int, ...]:
+    """The extra argument of ``SourceLines.line`` for ``finding``: its cell, if it has one
+    (a ``SourceLines`` of a caller that knows no notebooks is asked as before)."""
+    return () if finding.cell is None else (finding.cell,)
+
+
+def _read_notebook(path: str, text: str | None = None) -> Notebook | None:
+    if text is not None:
+        found = parse_notebook(text, path)
+        return found if isinstance(found, Notebook) else None
+    try:
+        found = read_notebook(Path(path).read_bytes(), path)
+    except OSError:
+        return None
+    return found if isinstance(found, Notebook) else None
 
 
 def _read_lines(path: str) -> list[str]:
@@ -55,9 +100,10 @@ class RunInfo:
     statistics: bool = False  # text: a count per code instead of the findings
     summary: bool = False  # text: a closing "Found N findings." line
     fixed: int | None = None  # text, with the summary: how many findings --fix fixed
-    # text: the findings a fix exists for, with its safety ([*] and the summary's counts);
-    # None when not worked out.
-    fixable: Mapping[Finding, FixSafety] | None = None
+    # text: [*] on the findings --fix would fix with the flags given and the summary's counts
+    # of fixes, both read from each Finding.fix_safety (the command line's text output; off
+    # with --statistics).
+    show_fixable: bool = False
     unsafe_fixes: bool = False  # text: --unsafe-fixes was given (unsafe fixes apply too)
     show_fixes: bool = False  # text: list the fixes per file and code
     applied: Sequence[tuple[str, str, str]] | None = None  # (path, code, name) per fix made
@@ -65,10 +111,6 @@ class RunInfo:
     width: int | None = None  # text: wrap long messages at this width (a terminal's)
     dynamic: Mapping[str, Any] | None = None  # device and counts per status after --dynamic
 
-
-# As ``checks.fixing.FixSafety``, which is not imported here: it loads libcst, and a run
-# answered from the cache never needs it.
-FixSafety = Literal["safe", "unsafe"]
 
 # One output format: the whole text to print (empty: print nothing).
 Format = Callable[[Sequence[Finding], RunInfo], str]

@@ -14,19 +14,29 @@ _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 
 def render(findings: Sequence[Finding], run: RunInfo) -> str:
     """Paths relative to ``run.root`` with forward slashes (absolute outside it); no summary
-    line, which the runner would show as log noise."""
+    line, which the runner would show as log noise.  A notebook finding is placed where its
+    code sits in the ``.ipynb`` file, the cell named in the title."""
     root = run.root.resolve()
     out: list[str] = []
     for f in findings:
         file = relative_to_root(f.path, root) or Path(f.path).resolve().as_posix()
-        props = [
-            ("file", file),
-            ("line", str(f.line)),
-            ("col", str(f.column)),
-        ]
-        if f.end_line is not None and f.end_column is not None:
-            props += [("endLine", str(f.end_line)), ("endColumn", str(f.end_column))]
-        props.append(("title", f"{f.code} {f.name}"))
+        start: tuple[int, int] | None = (f.line, f.column)
+        end = (
+            (f.end_line, f.end_column)
+            if f.end_line is not None and f.end_column is not None
+            else None
+        )
+        title = f"{f.code} {f.name}"
+        if f.cell is not None:
+            # The annotation sits on the notebook's JSON text; the title names the cell.
+            start, end = run.lines.file_position(f), run.lines.file_position(f, end=True)
+            title += f" (cell {f.cell}, line {f.line}, column {f.column})"
+        props = [("file", file)]
+        if start is not None:
+            props += [("line", str(start[0])), ("col", str(start[1]))]
+            if end is not None and end >= start:
+                props += [("endLine", str(end[0])), ("endColumn", str(end[1]))]
+        props.append(("title", title))
         rendered = ",".join(f"{k}={_escape_property(v)}" for k, v in props)
         message = f"{f.message} {f.dynamic}" if f.dynamic is not None else f.message
         out.append(f"::{_LEVEL[f.severity]} {rendered}::{_escape_data(message)}")

@@ -23,6 +23,8 @@ class FileFix:
     data: bytes
     new_data: bytes
     codes: tuple[str, ...]  # the code of each finding fixed
+    # In a notebook: (cell, old text, new text) of each changed cell.
+    cells: tuple[tuple[int, str, str], ...] = ()
 
     @property
     def count(self) -> int:
@@ -30,12 +32,20 @@ class FileFix:
         return len(self.codes)
 
     def diff(self) -> str:
-        """A unified diff with ``a/`` and ``b/`` paths, as git and ruff print them."""
+        """A unified diff with ``a/`` and ``b/`` paths, as git and ruff print them; one per
+        changed cell of a notebook (``a/nb.ipynb:cell 3``)."""
         name = self.path.replace("\\", "/").lstrip("/")
-        lines = difflib.unified_diff(
-            _diff_lines(self.original), _diff_lines(self.fixed), f"a/{name}", f"b/{name}"
+        parts = [(f":cell {n}", old, new) for n, old, new in self.cells] or [
+            ("", self.original, self.fixed)
+        ]
+        return "".join(
+            "".join(
+                difflib.unified_diff(
+                    _diff_lines(old), _diff_lines(new), f"a/{name}{cell}", f"b/{name}{cell}"
+                )
+            )
+            for cell, old, new in parts
         )
-        return "".join(lines)
 
     def write(self) -> None:
         Path(self.path).write_bytes(self.new_data)

@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from tflint_graph.core.finding import Finding, Severity
 from tflint_graph.core.version import __version__
-from tflint_graph.output.format import Fingerprints, RunInfo, relative_to_root
+from tflint_graph.output.format import Fingerprints, RunInfo, cell_of, relative_to_root
 from tflint_graph.output.pages import read_page, section
 
 SARIF_SCHEMA_URI = (
@@ -39,16 +39,22 @@ def sarif_log(findings: Sequence[Finding], run: RunInfo) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
     for f in findings:
         location = _artifact_location(f.path, root)
-        text = run.lines.line(f.path, f.line) or ""
-        region: dict[str, int] = {"startLine": max(f.line, 1), "startColumn": max(f.column, 1)}
-        if f.end_line is not None and f.end_column is not None:
-            region["endLine"] = f.end_line
-            region["endColumn"] = f.end_column  # exclusive, as SARIF counts it
+        text = run.lines.line(f.path, f.line, *cell_of(f)) or ""
+        region = _region(f, run)
+        where: dict[str, Any] = {
+            "physicalLocation": {"artifactLocation": location, "region": region}
+        }
+        if f.cell is not None:
+            # The region is in the notebook's JSON text; the cell and the position in it are
+            # what a notebook viewer shows.
+            where["logicalLocations"] = [{"name": f"cell {f.cell}", "kind": "notebookCell"}]
+            cell_region = _cell_region(f)
+            where["properties"] = {"cell": f.cell, "cellRegion": cell_region}
         result: dict[str, Any] = {
             "ruleId": f.code,
             "level": _LEVEL[f.severity],
             "message": {"text": f.message},
-            "locations": [{"physicalLocation": {"artifactLocation": location, "region": region}}],
+            "locations": [where],
             "partialFingerprints": {FINGERPRINT_KEY: fingerprint(location["uri"], f.code, text)},
         }
         if f.code in index:
@@ -83,6 +89,29 @@ def sarif_log(findings: Sequence[Finding], run: RunInfo) -> dict[str, Any]:
             }
         ],
     }
+
+
+def _cell_region(f: Finding) -> dict[str, int]:
+    region = {"startLine": max(f.line, 1), "startColumn": max(f.column, 1)}
+    if f.end_line is not None and f.end_column is not None:
+        region["endLine"] = f.end_line
+        region["endColumn"] = f.end_column  # exclusive, as SARIF counts it
+    return region
+
+
+def _region(f: Finding, run: RunInfo) -> dict[str, int]:
+    """The finding's region in the file's text: a notebook finding's cell position is
+    translated to where it sits in the JSON (line 1 when that cannot be found)."""
+    if f.cell is None:
+        return _cell_region(f)
+    start = run.lines.file_position(f)
+    if start is None:
+        return {"startLine": 1}
+    region = {"startLine": start[0], "startColumn": start[1]}
+    end = run.lines.file_position(f, end=True)
+    if end is not None and end >= start:
+        region["endLine"], region["endColumn"] = end
+    return region
 
 
 def _rules() -> list[dict[str, Any]]:

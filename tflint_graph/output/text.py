@@ -1,9 +1,11 @@
-"""The default format, in ruff's style: ``path:line:col: CODE [*] severity: message``, which
-editors and terminals make clickable.  ``[*]`` marks a finding that ``--fix`` would fix with
-the flags given; a closing summary counts the findings and the fixes.  ``--show-source``
-adds the line and a caret, ``--statistics`` replaces the findings with a count per code,
-``--show-fixes`` lists the fixes applied or available per file.  On a terminal the lines
-are coloured and long messages wrap under their first line."""
+"""The default format, in ruff's style: ``path:line:col: CODE [*] severity: message``
+(``path:cell N:line:col`` in a notebook), which editors and terminals make clickable.
+``[*]`` marks a finding that ``--fix`` would fix with the flags given (its
+``Finding.fix_safety``, decided while linting: nothing is parsed again for it); a closing
+summary counts the findings and the fixes.  ``--show-source`` adds the line and a caret,
+``--statistics`` replaces the findings with a count per code, ``--show-fixes`` lists the
+fixes applied or available per file.  On a terminal the lines are coloured and long messages
+wrap under their first line."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from collections.abc import Iterable, Sequence
 import click
 
 from tflint_graph.core.finding import Finding, Severity
-from tflint_graph.output.format import RunInfo, SourceLines, statistics
+from tflint_graph.output.format import RunInfo, SourceLines, cell_of, statistics
 
 _COLOUR = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "blue"}
 # How far a wrapped message's later lines are indented.
@@ -55,22 +57,22 @@ def _applies(safety: str | None, run: RunInfo) -> bool:
 
 def _findings(findings: Sequence[Finding], run: RunInfo, paint: _Paint) -> list[str]:
     source: SourceLines | None = run.lines if run.show_source else None
-    fixable = run.fixable or {}
     out: list[str] = []
     for f in findings:
         colour = _COLOUR[f.severity]
-        fixable_now = _applies(fixable.get(f), run)
+        fixable_now = run.show_fixable and _applies(f.fix_safety, run)
         marker = "[*] " if fixable_now else ""
-        head = f"{f.path}:{f.line}:{f.column}: {f.code} {marker}{f.severity.value}:"
+        where = f.location
+        head = f"{where}: {f.code} {marker}{f.severity.value}:"
         painted = (
-            f"{paint(f.path, bold=True)}:{f.line}:{f.column}: "
+            f"{paint(f.path, bold=True)}{where[len(f.path) :]}: "
             f"{paint(f.code, fg=colour, bold=True)} "
             f"{paint('[*]', fg='cyan') + ' ' if fixable_now else ''}"
             f"{paint(f.severity.value + ':', fg=colour)}"
         )
         message = f"{f.message} {f.dynamic}" if f.dynamic is not None else f.message
         out += _wrapped(head, painted, message, run.width)
-        if source is not None and (line := source.line(f.path, f.line)) is not None:
+        if source is not None and (line := source.line(f.path, f.line, *cell_of(f))) is not None:
             out.append(f"    {line.expandtabs(1)}")
             out.append("    " + " " * (f.column - 1) + paint("^", fg=colour, bold=True))
     return out
@@ -97,9 +99,9 @@ def _wrapped(head: str, painted: str, message: str, width: int | None) -> list[s
 def _fixable_line(findings: Sequence[Finding], run: RunInfo, paint: _Paint) -> str:
     """``[*] 2 fixable with --fix (1 more with --unsafe-fixes).`` as ruff counts them; empty
     when no fix exists."""
-    if run.fixable is None:
+    if not run.show_fixable:
         return ""
-    safeties = [run.fixable[f] for f in findings if f in run.fixable]
+    safeties = [f.fix_safety for f in findings if f.fix_safety is not None]
     applicable = sum(_applies(s, run) for s in safeties)
     hidden = sum(s == "unsafe" for s in safeties) if not run.unsafe_fixes else 0
     more = f" ({hidden} more with --unsafe-fixes)" if hidden else ""
@@ -118,12 +120,11 @@ def _fix_listing(findings: Sequence[Finding], run: RunInfo) -> list[str]:
     out: list[str] = []
     if run.applied is not None:
         out += _listing("Fixed {}:", run.applied)
-    if run.fixable is not None:
+    if run.show_fixable:
         offered: dict[str, list[tuple[str, str, str]]] = {"safe": [], "unsafe": []}
         for f in findings:
-            safety = run.fixable.get(f)
-            if safety is not None:
-                offered[safety].append((f.path, f.code, f.name))
+            if f.fix_safety is not None:
+                offered[f.fix_safety].append((f.path, f.code, f.name))
         if run.unsafe_fixes:
             both = offered["safe"] + offered["unsafe"]
             out += _listing("Fixable with --fix --unsafe-fixes, {}:", both)

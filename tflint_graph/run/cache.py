@@ -43,8 +43,10 @@ from tflint_graph.core.finding import DynamicStatus, Finding, Severity
 from tflint_graph.source.reading import read_regular
 
 DIR_NAME = ".tflint-graph-cache"
-# Bump when the entry layout or the meaning of a cached fact changes.
-CACHE_FORMAT = 1
+# Bump when the entry layout or the meaning of a cached fact changes.  2: findings carry
+# fix_safety; 3: a .ipynb file is read as a notebook (an earlier entry holds its TFG001 as
+# Python) and findings carry a cell.
+CACHE_FORMAT = 3
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by tflint-graph.\n"

@@ -20,8 +20,9 @@ from tflint_graph.core.finding import Finding
 from tflint_graph.core.noqa import is_suppressed, source_lines
 from tflint_graph.run.gc_pause import gc_paused
 from tflint_graph.source import prefilter
+from tflint_graph.source.notebook import Notebook, is_notebook, parse_notebook, read_notebook
 from tflint_graph.source.parse import parse, verdict_of
-from tflint_graph.source.reading import read_source
+from tflint_graph.source.reading import read_regular_file, read_source
 from tflint_graph.source.store import STORE
 from tflint_graph.source.syntax import SyntaxVerdict
 
@@ -164,15 +165,40 @@ def _untraced(
     )
 
 
+def analyse_notebook(
+    notebook: str | Notebook,
+    path: str,
+    config: Config,
+    view: ProjectView | None = None,
+    *,
+    noqa: bool = True,
+) -> tuple[list[Finding], ModuleSummary | None]:
+    """``analyse_source`` for a Jupyter notebook (its JSON text, or parsed): its code cells
+    are one module; findings come back with their cell, and lines and columns in it."""
+    parsed = parse_notebook(notebook, path) if isinstance(notebook, str) else notebook
+    if isinstance(parsed, Finding):
+        return ([parsed] if config.is_enabled(parsed.code, path) else []), None
+    findings, summary = analyse_source(parsed.source, path, config, view, noqa=noqa)
+    mapped = [parsed.to_cells(f) for f in findings]
+    return sorted(mapped, key=lambda f: f.sort_key), summary
+
+
 def analyse_file(
     path: Path, config: Config, display: str | None = None, view: ProjectView | None = None
 ) -> tuple[list[Finding], ModuleSummary | None]:
-    """``analyse_source`` for a file on disk; never raises."""
+    """``analyse_source`` for a file on disk (``analyse_notebook`` for a ``.ipynb``);
+    never raises."""
     shown = display or str(path)
-    decoded = read_source(path, shown)
+    notebook = is_notebook(str(path))
+    decoded = read_regular_file(path, shown) if notebook else read_source(path, shown)
     if isinstance(decoded, Finding):
-        return ([decoded] if config.is_enabled("TFG002", shown) else []), None
+        return ([decoded] if config.is_enabled(decoded.code, shown) else []), None
     try:
+        if isinstance(decoded, bytes):
+            parsed = read_notebook(decoded, shown)
+            if isinstance(parsed, Finding):
+                return ([parsed] if config.is_enabled(parsed.code, shown) else []), None
+            return analyse_notebook(parsed, shown, config, view)
         return analyse_source(decoded, shown, config, view)
     except Exception as exc:
         _log.warning(

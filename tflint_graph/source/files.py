@@ -1,5 +1,8 @@
 """Which files a run lints: recursion, default excludes, user globs and ``.gitignore``.
 
+A walk finds Python files and Jupyter notebooks (``*.py``, ``*.ipynb``; Jupyter's own
+``.ipynb_checkpoints`` copies are a default exclude).
+
 Files and directories named on the command line are linted even if a default or
 ``.gitignore`` rule would skip them (as in ruff), but user ``exclude`` patterns still apply
 (as in flake8, so a pre-commit hook honours the project's excludes).  A symlinked directory
@@ -17,6 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tflint_graph.core.config import DEFAULT_EXCLUDE, Config
+
+# The files a directory walk lints: Python files and Jupyter notebooks.
+LINTED_SUFFIXES = (".py", ".ipynb")
 
 
 @dataclass(frozen=True)
@@ -156,7 +162,7 @@ def _walk(
             if _ignored(path, True, chain):
                 continue
             _walk(path, config, chain, out, errors)
-        elif entry.name.endswith(".py"):
+        elif entry.name.endswith(LINTED_SUFFIXES):
             if config.is_excluded(path) or _ignored(path, False, chain):
                 continue
             out.append(path)

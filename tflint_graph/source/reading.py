@@ -34,15 +34,21 @@ def read_regular(path: Path, size: int = -1) -> tuple[bytes, os.stat_result] | N
 def read_source(path: Path, shown: str) -> str | Finding:
     """The source text of the file ``path`` (reported as ``shown``), or the TFG002 finding
     that says why it is not Python source: not a regular file, unreadable, undecodable."""
+    data = read_regular_file(path, shown)
+    return data if isinstance(data, Finding) else decode(data, shown)
+
+
+def read_regular_file(path: Path, shown: str) -> bytes | Finding:
+    """The bytes of the file ``path``, or the TFG002 finding that says why there are none:
+    not a regular file, unreadable."""
     try:
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode):
             what = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
             return tool_finding(shown, "TFG002", f"{what}; not linted")
-        data = Path(path).read_bytes()
+        return Path(path).read_bytes()
     except OSError as exc:
         return tool_finding(shown, "TFG002", f"cannot read file: {_os_reason(Path(path), exc)}")
-    return decode(data, shown)
 
 
 def decode(data: bytes, path: str) -> str | Finding:

@@ -14,10 +14,10 @@ import libcst as cst
 
 from tflint_graph.core.facts import Outgoing
 from tflint_graph.model.collect import FunctionNode, ModuleFacts
-from tflint_graph.model.context import ModuleContext, TracedFunction
+from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.eager import TracingGuards
-from tflint_graph.model.names import Resolution
+from tflint_graph.model.names import Resolution, dotted
 from tflint_graph.model.setup import OneTimeSetup
 from tflint_graph.traced.follow import Follower
 from tflint_graph.traced.outgoing import OutgoingCalls
@@ -85,6 +85,26 @@ class TracedCode(dict[FunctionNode, TracedFunction]):
         for name in QUERIES:
             setattr(self, name, getattr(definitions, name))
 
+    def self_is_fresh(self, fn: TracedFunction) -> bool:
+        """``fn`` is a method that every traced call reaches through an object the calling
+        function constructs (``registry = Registry(); registry.insert(...)``): its ``self``
+        is an object of that call, new on each trace, so its state cannot outlive it."""
+        node, parent = fn.node, fn.parent
+        if (
+            fn.kind is not TraceKind.CALLEE
+            or parent is None
+            or not isinstance(node, cst.FunctionDef)
+        ):
+            return False
+        if self.definitions.ctx.enclosing_class(node) is None:
+            return False
+        sites = list(self.definitions.calls_in(parent.node, node))
+        return bool(sites) and all(
+            isinstance(call.func, cst.Attribute)
+            and self.definitions.constructed_here(call.func.value, parent.node)
+            for call in sites
+        )
+
 
 QUERIES = (
     "resolve",
@@ -106,6 +126,9 @@ QUERIES = (
 def find_traced(ctx: ModuleContext) -> TracedCode:
     """Every traced function of the module, with the reason and chain."""
     definitions = Definitions(ctx)
+    if _tf1_only(ctx.module):
+        # The module cannot be imported under TensorFlow 2: none of its code is ever traced.
+        return TracedCode({}, definitions, [])
     outgoing = OutgoingCalls(ctx, definitions)
     search = Search(ctx, definitions, outgoing)
     roots = find_roots(search)
@@ -122,3 +145,21 @@ def traced_of(ctx: ModuleContext) -> TracedCode:
     if not isinstance(traced, TracedCode):
         raise TypeError("find_traced(ctx) must run before anything asks for traced code")
     return traced
+
+
+def _tf1_only(module: cst.Module) -> bool:
+    """An unconditional top-level import of ``tensorflow.contrib``, which TensorFlow 2 no
+    longer has (``from tensorflow.contrib import image``)."""
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.ImportFrom) and small.module is not None:
+                name = dotted(small.module) or ""
+            elif isinstance(small, cst.Import):
+                name = next((dotted(a.name) or "" for a in small.names), "")
+            else:
+                continue
+            if name == "tensorflow.contrib" or name.startswith("tensorflow.contrib."):
+                return True
+    return False
