@@ -123,7 +123,9 @@ def lint_paths(
     ``jobs`` analyses files in that many processes (default 1: in-process); the findings
     are the same for any number.  ``cache`` reuses results of earlier runs: ``True`` keeps
     them in ``.tflint-graph-cache`` next to the pyproject.toml found for ``paths`` (else in
-    the working directory), a path keeps them there; default none.  ``files_found``, when
+    the project they belong to: ``run.cache.project_root``), a path keeps them there;
+    default none.  ``config`` defaults to the built-in settings, not to a pyproject.toml:
+    ``Config.discover(path)`` loads the one the command line would use.  ``files_found``, when
     given, receives the files the run lints (the CLI warns when there are none).
     """
     config = config or Config()

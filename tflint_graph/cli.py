@@ -10,6 +10,8 @@ import contextlib
 import gc
 import logging
 import os
+import re
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from tflint_graph.api import WarningCounter, default_jobs, lint_paths
+from tflint_graph.api import WarningCounter, default_jobs, lint_notebook, lint_paths, lint_source
 from tflint_graph.core.config import (
     Config,
     ConfigError,
@@ -27,27 +29,18 @@ from tflint_graph.core.config import (
     with_overrides,
     with_rule_selection,
 )
-from tflint_graph.core.finding import Finding
+from tflint_graph.core.finding import Finding, Severity
 from tflint_graph.core.version import __version__
 from tflint_graph.output import FORMATS, RunInfo, SourceLines
 from tflint_graph.output.pages import read_page
+from tflint_graph.output.rewrite import FileFix
+from tflint_graph.source.notebook import is_notebook, read_notebook
+from tflint_graph.source.reading import decode
 
 if TYPE_CHECKING:
     from tflint_graph.dynamic.session import DynamicSummary
 
 SUBCOMMANDS = ("check", "rule", "rules")
-
-
-class _DefaultToCheck(click.Group):
-    """``tflint-graph PATHS`` means ``tflint-graph check PATHS`` (a path named like a
-    subcommand can be spelled ``./rule``)."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if not any(a in ("--help", "-h", "--version") for a in args[:1]) and (
-            not args or args[0] not in self.commands
-        ):
-            args = ["check", *args]
-        return super().parse_args(ctx, args)
 
 
 def _split_codes(values: Sequence[str]) -> tuple[str, ...] | None:
@@ -98,15 +91,117 @@ def _hard_exit(status: object) -> NoReturn:
     os._exit(code)
 
 
+# The sections of the lint options in ``--help``, in the order a user needs them; an option
+# in none of them is listed under "Other options".
+_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Rule selection", ("select", "ignore", "extend_select", "fail_level", "exit_zero")),
+    ("Fixes", ("fix", "unsafe_fixes", "diff", "show_fixes", "add_noqa")),
+    (
+        "Output",
+        ("output_format", "output_file", "color", "statistics", "show_source", "quiet"),
+    ),
+    (
+        "Files and configuration",
+        ("config_file", "exclude", "extend_exclude", "stdin_filename", "jobs", "no_cache"),
+    ),
+    ("Dynamic mode (imports and runs your code)", ("dynamic", "dynamic_timeout", "device")),
+)
+
+
+def _format_sections(
+    command: click.Command, ctx: click.Context, out: click.HelpFormatter, *, own_help: bool = True
+) -> None:
+    """``command``'s options, grouped under ``_SECTIONS``, in one column layout."""
+    records = {
+        p.name: record
+        for p in command.get_params(ctx)
+        if isinstance(p, click.Option)
+        and (own_help or "--help" not in p.opts)
+        and (record := p.get_help_record(ctx)) is not None
+    }
+    # write_dl aligns each call on its own: pad the terms to one width for every section.
+    width = min(max((len(term) for term, _ in records.values()), default=0), _TERM_WIDTH)
+    sections = [*_SECTIONS, ("Other options", tuple(records))]
+    for title, names in sections:
+        rows = [records.pop(n) for n in names if n in records]
+        if rows:
+            with out.section(title):
+                out.write_dl([(term.ljust(width), text) for term, text in rows])
+
+
+# The widest option column in --help; a longer term puts its text on the next line.
+_TERM_WIDTH = 30
+
+
+class _Check(click.Command):
+    """The lint command, its ``--help`` in sections."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        _format_sections(self, ctx, formatter)
+
+
+class _DefaultToCheck(click.Group):
+    """``tflint-graph PATHS`` means ``tflint-graph check PATHS`` (a path named like a
+    subcommand can be spelled ``./rule``); ``--help`` shows the lint options first."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not any(a in ("--help", "-h", "--version", "-V") for a in args[:1]) and (
+            not args or args[0] not in self.commands
+        ):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage(ctx.command_path, "[OPTIONS] [PATHS]...")
+        formatter.write_usage(ctx.command_path, "COMMAND [ARGS]...", prefix="       ")
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        lint = self.commands["check"]
+        lint_ctx = click.Context(lint, parent=ctx, info_name="check")
+        _format_sections(lint, lint_ctx, formatter, own_help=False)
+        self.format_commands(ctx, formatter)
+        with formatter.section("Options"):
+            formatter.write_dl(
+                [r for p in self.get_params(ctx) if (r := p.get_help_record(ctx)) is not None]
+            )
+
+
 @click.group(cls=_DefaultToCheck, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="tflint-graph")
+@click.version_option(__version__, "-V", "--version", prog_name="tflint-graph")
 def main() -> None:
-    """Find Python that silently stops working when TensorFlow traces it."""
+    """Find Python that silently stops working when TensorFlow traces it.
+
+    \b
+    Lints PATHS: files or directories (default: the current directory); - reads
+    standard input.  Exit status: 0 no findings; 1 findings (those at or above
+    --fail-level); 2 a usage, configuration or internal error.
+    """
 
 
-@main.command()
+# tf.device names dynamic mode can trace on (checked before anything runs).
+_DEVICE = re.compile(r"(?:cpu|gpu)(?::\d+)?|/device:(?:cpu|gpu):\d+", re.IGNORECASE)
+
+
+def _device(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and _DEVICE.fullmatch(value.strip()) is None:
+        raise click.BadParameter(
+            f"{value!r} is not a device dynamic mode can trace on; "
+            "use cpu, gpu, gpu:N, /device:CPU:0 or /device:GPU:N",
+            ctx,
+            param,
+        )
+    return value.strip() if value is not None else None
+
+
+_SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
+
+
+@main.command(
+    cls=_Check,
+    short_help="Lint PATHS (the default command: `tflint-graph PATHS` is the same).",
+)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--select", multiple=True, help="Codes or prefixes to enable (comma-separated).")
+@click.option("--select", multiple=True, help="Codes or prefixes to enable, separated by commas.")
 @click.option("--ignore", multiple=True, help="Codes or prefixes to disable.")
 @click.option("--extend-select", multiple=True, help="Codes to enable on top of the selection.")
 @click.option("--exclude", multiple=True, help="Glob patterns of paths to skip (replaces config).")
@@ -116,13 +211,47 @@ def main() -> None:
     type=click.Choice(list(FORMATS)),
     default="text",
     show_default=True,
+    help="How findings are printed.",
+)
+@click.option(
+    "-o",
+    "--output-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the findings to FILE instead of standard output.",
+)
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour text output; auto: on a terminal, unless NO_COLOR is set.",
 )
 @click.option("--statistics", is_flag=True, help="Print a count per code instead of findings.")
 @click.option("--show-source", is_flag=True, help="Show the offending source line.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option(
+    "--fail-level",
+    type=click.Choice(["error", "warning", "info"]),
+    default="info",
+    show_default=True,
+    help="The lowest severity that makes the exit status 1 (all findings are still shown).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 @click.option("--fix", is_flag=True, help="Apply safe automatic fixes; report what remains.")
+@click.option(
+    "--unsafe-fixes",
+    is_flag=True,
+    help="With --fix or --diff, apply unsafe fixes too (they may change what the code does).",
+)
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
+@click.option(
+    "--show-fixes", is_flag=True, help="List the fixes applied or available, per file and code."
+)
+@click.option(
+    "--add-noqa",
+    is_flag=True,
+    help="Add a `# noqa: CODE` comment to every line with a finding; report nothing.",
+)
 @click.option(
     "--dynamic",
     is_flag=True,
@@ -139,13 +268,22 @@ def main() -> None:
 @click.option(
     "--device",
     default=None,
-    help="Device for --dynamic: cpu, gpu, gpu:1, /device:GPU:0  [default: first GPU, else CPU]",
+    callback=_device,
+    help="Device for --dynamic: cpu, gpu, gpu:N, /device:GPU:N  [default: first GPU, else CPU]",
 )
 @click.option(
     "--config",
     "config_file",
     type=click.Path(path_type=Path, dir_okay=False),
     help="pyproject.toml to read instead of searching upwards from the paths.",
+)
+@click.option(
+    "--stdin-filename",
+    type=click.Path(path_type=Path),
+    help=(
+        "Lint standard input as this path (its configuration and per-file-ignores apply); "
+        "a .ipynb path reads it as a Jupyter notebook."
+    ),
 )
 @click.option(
     "-j",
@@ -168,23 +306,32 @@ def check(
     exclude: tuple[str, ...],
     extend_exclude: tuple[str, ...],
     output_format: str,
+    output_file: Path | None,
+    color: str,
     statistics: bool,
     show_source: bool,
     exit_zero: bool,
+    fail_level: str,
     quiet: bool,
     fix: bool,
+    unsafe_fixes: bool,
     diff: bool,
+    show_fixes: bool,
+    add_noqa: bool,
     dynamic: bool,
     dynamic_timeout: float,
     device: str | None,
     config_file: Path | None,
+    stdin_filename: Path | None,
     jobs: int | None,
     no_cache: bool,
     no_context: bool,
 ) -> None:
-    """Lint PATHS (files or directories; default: the current directory)."""
-    targets = list(paths) or [Path(".")]
-    config = _load_config(config_file, targets)
+    """Lint PATHS (files or directories; default: the current directory; - reads standard
+    input, as does --stdin-filename without PATHS)."""
+    stdin = _reads_stdin(paths, stdin_filename)
+    targets = [stdin_filename or Path("-")] if stdin else list(paths) or [Path(".")]
+    config = _load_config(config_file, [stdin_filename or Path.cwd()] if stdin else targets)
     codes = {
         "--select": _split_codes(select),
         "--ignore": _split_codes(ignore),
@@ -206,7 +353,11 @@ def check(
         )
     except ConfigError as exc:
         _fail(str(exc))
+    if add_noqa and (fix or diff or dynamic):
+        _fail("--add-noqa cannot be combined with --fix, --diff or --dynamic")
     if dynamic:
+        if stdin:
+            _fail("--dynamic cannot lint standard input (it imports the module from disk)")
         from tflint_graph.dynamic.session import DynamicUnavailable, require_tensorflow
 
         try:
@@ -226,28 +377,49 @@ def check(
     log = logging.getLogger("tflint_graph")
     log.addHandler(counter)
     propagate, log.propagate = log.propagate, False
+    # Standard input: its text, by the path it is linted as.
+    sources: dict[str, str] = {}
+    # Where the report goes: stdout, unless stdout carries the fixed standard input.
+    report_to_stderr = stdin and (fix or add_noqa)
+    fixed: int | None = None
+    applied: list[tuple[str, str, str]] | None = None
     linted: list[Path] = []
     try:
-        findings = list(lint_paths(targets, config, files_found=linted, **run_options))
+        if stdin:
+            findings = _lint_stdin(targets[0], config, sources)
+            linted.append(targets[0])
+        else:
+            findings = list(lint_paths(targets, config, files_found=linted, **run_options))
         if not linted:  # as ruff: a warning, and no "All checks passed!" for nothing checked
             click.echo(
                 "tflint-graph: warning: No Python files found under the given path(s)", err=True
             )
+        if add_noqa:
+            _add_noqa(findings, sources, quiet)
         if diff:
-            _show_diff(findings, quiet)
-        fixed = _apply_fixes(findings) if fix else 0
-        if fixed:  # positions moved: what remains is what a fresh run finds
-            findings = list(lint_paths(targets, config, **run_options))
+            _show_diff(findings, sources, unsafe_fixes, quiet)
+        if fix:
+            fixed, applied, findings = _fix(findings, sources, unsafe_fixes, stdin, targets, config)
+            if fixed and not stdin:  # positions moved: what remains is what a fresh run finds
+                findings = list(lint_paths(targets, config, **run_options))
         if dynamic:
             findings, dynamic_summary = _confirm(
                 findings, config, dynamic_timeout, device, run_options["jobs"]
             )
+        text = output_format == "text"
+        terminal = output_file is None and _is_terminal(sys.stderr if report_to_stderr else None)
         run = RunInfo(
-            lines=SourceLines(),  # read after --fix has written
+            lines=SourceLines(sources),  # read after --fix has written
             show_source=show_source,
             statistics=statistics,
             summary=not quiet and bool(linted or findings),
-            fixed=fixed if fix else None,
+            fixed=fixed,
+            show_fixable=text and not statistics,
+            unsafe_fixes=unsafe_fixes,
+            show_fixes=show_fixes,
+            applied=applied if show_fixes else None,
+            color=text and _use_colour(color, terminal),
+            width=shutil.get_terminal_size().columns if text and terminal else None,
             dynamic=dynamic_summary.as_dict() if dynamic_summary is not None else None,
         )
         output = FORMATS[output_format](findings, run)
@@ -259,13 +431,83 @@ def check(
         log.removeHandler(counter)
         log.propagate = propagate
 
-    if output:
-        click.echo(output)
+    _write_report(output, output_file, run.color, report_to_stderr)
     if dynamic_summary is not None and not quiet:
         click.echo(dynamic_summary.line(), err=True)
     if counter.count:
         sys.exit(2)
-    sys.exit(0 if exit_zero or not findings else 1)
+    threshold = _SEVERITY_RANK[Severity(fail_level)]
+    failing = any(_SEVERITY_RANK[f.severity] >= threshold for f in findings)
+    sys.exit(0 if exit_zero or not failing else 1)
+
+
+def _reads_stdin(paths: tuple[Path, ...], stdin_filename: Path | None) -> bool:
+    """``-`` as the only path, or ``--stdin-filename`` without paths (as ruff)."""
+    if any(str(p) == "-" for p in paths):
+        if len(paths) > 1:
+            _fail("- (standard input) cannot be combined with other paths")
+        return True
+    if stdin_filename is not None and paths:
+        _fail("--stdin-filename names standard input: give no PATHS, or -")
+    return stdin_filename is not None
+
+
+def _lint_stdin(path: Path, config: Config, sources: dict[str, str]) -> list[Finding]:
+    """Standard input linted as the module ``path`` (its per-file-ignores apply), or as a
+    Jupyter notebook's JSON when ``path`` ends in ``.ipynb``; the text goes into
+    ``sources``.  Other modules are not read: it is one module, as in an editor."""
+    shown = str(path)
+    data = sys.stdin.buffer.read()
+    if is_notebook(shown):
+        notebook = read_notebook(data, shown)
+        if isinstance(notebook, Finding):  # TFG001 (not a notebook) or TFG002 (not UTF-8)
+            return [notebook] if config.is_enabled(notebook.code, shown) else []
+        sources[shown] = notebook.text
+        return _lint_text(notebook.text, shown, config)
+    decoded = decode(data, shown)
+    if isinstance(decoded, Finding):  # TFG002: not text
+        return [decoded] if config.is_enabled(decoded.code, shown) else []
+    sources[shown] = decoded
+    return _lint_text(decoded, shown, config)
+
+
+def _lint_text(text: str, shown: str, config: Config) -> list[Finding]:
+    """Standard input's text linted as ``shown``: a notebook's JSON, or a Python module."""
+    if is_notebook(shown):
+        return lint_notebook(text, shown, config)
+    return lint_source(text, shown, config)
+
+
+def _is_terminal(stream: Any | None) -> bool:
+    stream = stream if stream is not None else sys.stdout
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _use_colour(choice: str, terminal: bool) -> bool:
+    """``--color``: ``always``/``never`` as said; ``auto`` colours a terminal unless
+    ``NO_COLOR`` is set (https://no-color.org), or anything when ``FORCE_COLOR`` is."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return terminal and os.environ.get("TERM") != "dumb"
+
+
+def _write_report(output: str, output_file: Path | None, colour: bool, to_stderr: bool) -> None:
+    if output_file is None:
+        if output:
+            click.echo(output, err=to_stderr, color=colour)
+        return
+    try:
+        output_file.parent.mkdir(parents=True, exist_ok=True)
+        output_file.write_text(output + "\n" if output else "", encoding="utf-8")
+    except OSError as exc:
+        _fail(f"cannot write {output_file}: {exc.strerror or exc}")
 
 
 def _confirm(
@@ -286,12 +528,12 @@ def _confirm(
     )
 
 
-def _show_diff(findings: list[Finding], quiet: bool) -> NoReturn:
+def _show_diff(
+    findings: list[Finding], sources: dict[str, str], unsafe: bool, quiet: bool
+) -> NoReturn:
     """``--diff``: the fixes as a unified diff on stdout, nothing written; exit 1 when there
     is something to fix (as ruff does)."""
-    from tflint_graph.output.fix import plan_fixes
-
-    plans = plan_fixes(findings)
+    plans = _plans(findings, sources, unsafe)
     for plan in plans:
         click.echo(plan.diff(), nl=False)
     count = sum(p.count for p in plans)
@@ -300,20 +542,86 @@ def _show_diff(findings: list[Finding], quiet: bool) -> NoReturn:
     sys.exit(1 if plans else 0)
 
 
-def _apply_fixes(findings: list[Finding]) -> int:
-    """``--fix``: write every file a safe fix changes; the number of findings fixed."""
-    from tflint_graph.output.fix import plan_fixes
+def _plans(findings: list[Finding], sources: dict[str, str], unsafe: bool) -> list[FileFix]:
+    from tflint_graph.output.fix import plan_fixes, plan_source  # loads the rules
 
-    plans = plan_fixes(findings)
+    if not sources:
+        return plan_fixes(findings, unsafe=unsafe)
+    plans = [plan_source(path, text, findings, unsafe=unsafe) for path, text in sources.items()]
+    return [p for p in plans if p is not None]
+
+
+def _fix(
+    findings: list[Finding],
+    sources: dict[str, str],
+    unsafe: bool,
+    stdin: bool,
+    targets: list[Path],
+    config: Config,
+) -> tuple[int, list[tuple[str, str, str]], list[Finding]]:
+    """``--fix``: write every file a fix changes (standard input: print the fixed text on
+    stdout, as ruff does); (findings fixed, (path, code, name) of each, the findings of
+    standard input after fixing)."""
+    names = {f.code: f.name for f in findings}
     fixed = 0
+    applied: list[tuple[str, str, str]] = []
+    for plan in _plans(findings, sources, unsafe):
+        if stdin:
+            # A notebook's fixed JSON (its ``fixed`` is the module of its cells).
+            sources[plan.path] = (
+                plan.new_data.decode("utf-8") if is_notebook(plan.path) else plan.fixed
+            )
+        else:
+            try:
+                plan.write()
+            except OSError as exc:  # counted by _ErrorCounter: exit 2
+                logging.getLogger("tflint_graph").warning("cannot write %s: %s", plan.path, exc)
+                continue
+        fixed += plan.count
+        applied += [(plan.path, code, names.get(code, "")) for code in plan.codes]
+    if stdin:
+        shown = str(targets[0])
+        text = sources.get(shown)
+        if text is not None:
+            click.echo(text, nl=False)
+            if fixed:
+                findings = _lint_text(text, shown, config)
+    return fixed, applied, findings
+
+
+def _add_noqa(findings: list[Finding], sources: dict[str, str], quiet: bool) -> NoReturn:
+    """``--add-noqa``: a ``# noqa: CODE`` for every finding, written into its file
+    (standard input: the annotated text on stdout); exit 0, as ruff."""
+    from tflint_graph.output.add_noqa import plan_noqa
+
+    plans = plan_noqa(findings, sources)
+    added = 0
     for plan in plans:
+        if plan.path in sources:
+            # A notebook's JSON with the directives (its ``fixed`` is the module of its cells).
+            sources[plan.path] = (
+                plan.new_data.decode("utf-8") if is_notebook(plan.path) else plan.fixed
+            )
+            added += plan.count
+            continue
         try:
             plan.write()
-        except OSError as exc:  # counted by _ErrorCounter: exit 2
-            logging.getLogger("tflint_graph").warning("cannot write %s: %s", plan.path, exc)
-            continue
-        fixed += plan.count
-    return fixed
+        except OSError as exc:
+            _fail(f"cannot write {plan.path}: {exc.strerror or exc}")
+        added += plan.count
+    for text in sources.values():
+        click.echo(text, nl=False)
+    rewritten = {p.path for p in plans}
+    left = sum(f.code not in ("TFG001", "TFG002") and f.path not in rewritten for f in findings)
+    if not quiet:
+        click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
+        if left:
+            click.echo(
+                f"tflint-graph: warning: {left} finding{'s' if left != 1 else ''} could not be "
+                "silenced (a file that does not parse back unchanged is never rewritten)",
+                err=True,
+            )
+    sys.exit(0)
 
 
 def _fail(message: str) -> NoReturn:
@@ -334,7 +642,7 @@ def _load_config(config_file: Path | None, targets: list[Path]) -> Config:
     raise AssertionError("unreachable")
 
 
-@main.command()
+@main.command(short_help="Print the reference page of rule CODE, for example TFG101.")
 @click.argument("code")
 def rule(code: str) -> None:
     """Print the reference page of rule CODE (e.g. TFG101)."""
@@ -347,7 +655,7 @@ def rule(code: str) -> None:
     click.echo(page.rstrip("\n"))
 
 
-@main.command(name="rules")
+@main.command(name="rules", short_help="List every rule: code, name, severity and summary.")
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text")
 def list_rules(output_format: str) -> None:
     """List every rule: code, name, severity and summary."""

@@ -21,6 +21,9 @@ other modules, their tf.functions, Keras bases, ...), so the plugin reports what
 reported for the file, for the text flake8 hands over.  The plugin only reads the cache,
 never writes it: flake8 may run several processes at once and on unsaved text, and a record
 must describe files on disk.  Without a record the file is analysed on its own.
+
+flake8 knows its own ``# flake8: noqa`` but not ours: the plugin drops what a file-level
+``# tflint-graph: noqa`` silences itself, so the file reads the same in every face.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from typing import Any
 
 from tflint_graph.core.config import Config, ConfigError, find_config, load_file
 from tflint_graph.core.facts import ProjectView
+from tflint_graph.core.noqa import file_noqa_codes, source_lines
 from tflint_graph.core.version import __version__
 from tflint_graph.run.cache import Cache, RunRecords, default_root
 from tflint_graph.run.module import analyse_source
@@ -112,6 +116,7 @@ class Plugin:
             findings = analyse_source(
                 source, self._filename, config, view, noqa=False, python_tree=self._tree
             )[0]
+            silenced = file_noqa_codes(source_lines(source)) if findings else None
         except Exception as exc:  # an exception here would abort the whole flake8 run
             _log.warning(
                 "tflint-graph: internal error while linting %s: %s: %s (please report this)",
@@ -121,5 +126,7 @@ class Plugin:
             )
             return
         for f in findings:
+            if silenced is not None and (not silenced or f.code.startswith(tuple(silenced))):
+                continue
             # flake8 columns are 0-based; ours are 1-based like flake8's *output*.
             yield f.line, max(f.column - 1, 0), f"{f.code} {f.message}", type(self)

@@ -12,9 +12,17 @@ from pathlib import Path
 import pytest
 
 import tflint_graph
-from tests.cli_support import CLEAN, PRINT_STEP, THREE_CODES, chdir, write_tree
+from tests.cli_support import CLEAN, PRINT_STEP, THREE_CODES, chdir, run_process, write_tree
 from tests.helpers import DEMO, REPO
-from tflint_graph import Config, Finding, Severity, lint_file, lint_paths, lint_source
+from tflint_graph import (
+    Config,
+    ConfigError,
+    Finding,
+    Severity,
+    lint_file,
+    lint_paths,
+    lint_source,
+)
 
 
 def test_public_names() -> None:
@@ -130,6 +138,32 @@ def test_lint_paths_with_config(tmp_path: Path) -> None:
     write_tree(tmp_path, {"keep/a.py": PRINT_STEP, "skip/b.py": PRINT_STEP})
     config = Config(exclude=("skip",), select=("TFG101",), root=tmp_path)
     assert [Path(f.path).parent.name for f in lint_paths([tmp_path], config)] == ["keep"]
+
+
+def test_config_discover_loads_the_pyproject_the_cli_uses(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.tflint-graph]\nignore = ["TFG101"]\n',
+            "src/pkg/a.py": THREE_CODES,
+            "src/pkg/b.py": PRINT_STEP,
+        },
+    )
+    config = Config.discover(tmp_path / "src" / "pkg")
+    assert config.ignore == ("TFG101",)
+    # A file, and a path not written yet (an editor's new buffer), are governed the same way.
+    assert Config.discover(tmp_path / "src/pkg/a.py") == config
+    assert Config.discover(tmp_path / "src/pkg/new/c.py") == config
+    found = {(Path(f.path).name, f.code) for f in lint_paths([tmp_path / "src"], config)}
+    assert found == {("a.py", "TFG103"), ("a.py", "TFG104")}
+    cli = run_process(["--output-format", "json", "src"], tmp_path)
+    shown = {(Path(f["path"]).name, f["code"]) for f in json.loads(cli.stdout)["findings"]}
+    assert shown == found
+    # No pyproject.toml with the table: the defaults; a broken one raises as the CLI stops.
+    assert Config.discover(tmp_path.parent) == Config()
+    (tmp_path / "pyproject.toml").write_text('[tool.tflint-graph]\nselect = ["TFG999"]\n')
+    with pytest.raises(ConfigError, match="TFG999"):
+        Config.discover(tmp_path)
 
 
 def test_lint_paths_missing_path_raises_before_linting(tmp_path: Path) -> None:

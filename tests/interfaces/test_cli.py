@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -32,9 +33,12 @@ def test_file_with_findings_exits_1_in_path_line_col_format(tmp_path: Path) -> N
     result = invoke(["step.py"], tmp_path)
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("step.py:5:5: TFG101 print() runs only while tracing step()")
+    # ruff's layout, with the severity: `[*]` as --fix would fix it.
+    assert lines[0].startswith(
+        "step.py:5:5: TFG101 [*] warning: print() runs only while tracing step()"
+    )
     assert "tf.print()" in lines[0]
-    assert lines[-1] == "Found 1 finding."
+    assert lines[1:] == ["Found 1 finding.", "[*] 1 fixable with --fix."]
     assert result.stderr == ""
 
 
@@ -409,10 +413,43 @@ def test_rule_with_unknown_code_exits_2(tmp_path: Path) -> None:
     assert "TFG999" in result.stderr
 
 
-def test_version(tmp_path: Path) -> None:
-    result = invoke(["--version"], tmp_path)
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version(tmp_path: Path, flag: str) -> None:
+    result = invoke([flag], tmp_path)
     assert result.exit_code == 0
-    assert __version__ in result.stdout
+    assert result.stdout == f"tflint-graph, version {__version__}\n"
+
+
+def test_top_level_help_shows_the_lint_options_first_and_whole_sentences(tmp_path: Path) -> None:
+    result = invoke(["--help"], tmp_path)
+    assert result.exit_code == 0
+    out = result.stdout
+    assert out.splitlines()[0].endswith(" [OPTIONS] [PATHS]...")
+    commands = out.index("\nCommands:\n")
+    for option in ("--select", "--fix", "--unsafe-fixes", "--fail-level", "--output-format"):
+        assert out.index(f"  {option} ") < commands, option
+    # Every command's summary is complete (click cut "e.g." as if it ended a sentence).
+    listed = out[commands + 1 :].split("\n\n")[0].splitlines()[1:]
+    assert [ln.split()[0] for ln in listed] == ["check", "rule", "rules"]
+    assert all(ln.endswith(".") for ln in listed), listed
+    assert "Print the reference page of rule CODE, for example TFG101." in out
+    # No word is broken at a hyphen across lines.
+    assert not re.search(r"[a-z]-\n", out), out
+
+
+@pytest.mark.parametrize("device", ["cpu", "GPU", "gpu:1", "/device:CPU:0", "/device:GPU:2"])
+def test_device_names_dynamic_mode_understands_are_accepted(tmp_path: Path, device: str) -> None:
+    write_tree(tmp_path, {"ok.py": CLEAN})
+    assert invoke(["--device", device, "ok.py"], tmp_path).exit_code == 0
+
+
+@pytest.mark.parametrize("device", ["tpu", "gpu0", "cuda:0", "/device:TPU:0", "gpu:x", ""])
+def test_an_unknown_device_is_a_usage_error(tmp_path: Path, device: str) -> None:
+    write_tree(tmp_path, {"ok.py": CLEAN})
+    result = invoke(["--device", device, "ok.py"], tmp_path)
+    assert result.exit_code == 2
+    assert f"'{device}' is not a device dynamic mode can trace on" in result.stderr
+    assert "cpu, gpu, gpu:N" in result.stderr
 
 
 # -- the real program -------------------------------------------------------------------
@@ -423,7 +460,7 @@ def test_python_dash_m_on_a_folder(tmp_path: Path) -> None:
     proc = run_process(["pkg"], tmp_path)
     assert proc.returncode == 1
     assert codes_in(proc.stdout) == [("pkg/a.py", 5, 5, "TFG101")]
-    assert proc.stdout.rstrip().endswith("Found 1 finding.")
+    assert proc.stdout.splitlines()[-2:] == ["Found 1 finding.", "[*] 1 fixable with --fix."]
 
 
 @pytest.mark.skipif(not VENV_SCRIPT.exists(), reason="console script not installed next to python")

@@ -4,15 +4,17 @@ applies (the safe ones unless asked for unsafe ones too)."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 
-from tests.cli_support import invoke, write_tree
+from tests.cli_support import codes_in, invoke, write_tree
 from tests.helpers import dedent
 from tflint_graph import lint_source
 from tflint_graph.checks import ALL_RULES, Rule
+from tflint_graph.checks.tensorarray_write_discarded import TensorArrayWriteDiscarded
 from tflint_graph.output import fix as fix_module
 from tflint_graph.output.fix import FIXERS, fix_source
 
@@ -337,3 +339,121 @@ def test_a_source_libcst_cannot_write_back_as_read_is_not_fixed() -> None:
     findings = [f for f in lint_source(source, "m.py") if f.code == "TFG101"]
     assert findings
     assert fix_source(source, findings) == (source, 0)
+
+
+# --- fix safety: --fix applies safe fixes, --unsafe-fixes unsafe ones too ------------------
+
+# TFG101 at 5:5 (print: a safe fix) and TFG209 at 7:5 (a safe fix, made unsafe below).
+BOTH = dedent(
+    """
+    import tensorflow as tf
+
+    @tf.function
+    def fill(x):
+        print(x)
+        ta = tf.TensorArray(tf.float32, size=1)
+        ta.write(0, x)
+        return ta.stack()
+    """
+)
+
+
+@pytest.fixture
+def unsafe_tfg209(monkeypatch: pytest.MonkeyPatch) -> None:
+    """TFG209's fix declared unsafe: what the policy does with any rule's unsafe fix."""
+    monkeypatch.setattr(TensorArrayWriteDiscarded, "FIX_SAFETY", "unsafe")
+
+
+def test_findings_say_which_have_a_fix_and_how_safe(unsafe_tfg209: None) -> None:
+    findings = lint_source(BOTH, "m.py")
+    assert {(f.line, f.code): f.fix_safety for f in findings} == {
+        (5, "TFG101"): "safe",
+        (7, "TFG209"): "unsafe",
+    }
+    assert fix_source(BOTH, findings) == (BOTH.replace("print(", "tf.print("), 1)
+    both = BOTH.replace("print(", "tf.print(").replace("ta.write(", "ta = ta.write(")
+    assert fix_source(BOTH, findings, unsafe=True) == (both, 2)
+
+
+def test_marker_and_summary_count_safe_and_unsafe_fixes(
+    tmp_path: Path, unsafe_tfg209: None
+) -> None:
+    write_tree(tmp_path, {"m.py": BOTH})
+    lines = invoke(["m.py"], tmp_path).stdout.splitlines()
+    assert lines[0].startswith("m.py:5:5: TFG101 [*] warning:")
+    assert lines[1].startswith("m.py:7:5: TFG209 error:")  # not applied by --fix: no marker
+    assert lines[-1] == "[*] 1 fixable with --fix (1 more with --unsafe-fixes)."
+    lines = invoke(["--unsafe-fixes", "m.py"], tmp_path).stdout.splitlines()
+    assert lines[1].startswith("m.py:7:5: TFG209 [*] error:")
+    assert lines[-1] == "[*] 2 fixable with --fix --unsafe-fixes."
+
+
+def test_fix_applies_unsafe_fixes_only_with_unsafe_fixes(
+    tmp_path: Path, unsafe_tfg209: None
+) -> None:
+    write_tree(tmp_path, {"m.py": BOTH})
+    diff = invoke(["--diff", "m.py"], tmp_path)
+    assert "+    ta = ta.write(0, x)" not in diff.stdout and "+    tf.print(x)" in diff.stdout
+    assert (
+        "+    ta = ta.write(0, x)" in invoke(["--diff", "--unsafe-fixes", "m.py"], tmp_path).stdout
+    )
+    safe = invoke(["--fix", "m.py"], tmp_path)
+    assert (tmp_path / "m.py").read_text() == BOTH.replace("print(", "tf.print(")
+    assert codes_in(safe.stdout) == [("m.py", 7, 5, "TFG209")]
+    assert safe.stdout.splitlines()[-2:] == [
+        "Fixed 1 finding.",
+        "No safe fixes available (1 unsafe fix with --fix --unsafe-fixes).",
+    ]
+    unsafe = invoke(["--fix", "--unsafe-fixes", "m.py"], tmp_path)
+    assert unsafe.exit_code == 0
+    assert "    ta = ta.write(0, x)\n" in (tmp_path / "m.py").read_text()
+
+
+def test_show_fixes_lists_the_fixes_applied_and_available(
+    tmp_path: Path, unsafe_tfg209: None
+) -> None:
+    write_tree(tmp_path, {"pkg/m.py": BOTH, "pkg/n.py": BOTH})
+    shown = invoke(["--show-fixes", "pkg"], tmp_path).stdout.splitlines()
+    start = shown.index("Fixable with --fix, 2 findings:")
+    assert shown[start:] == [
+        "Fixable with --fix, 2 findings:",
+        "- pkg/m.py:",
+        "    1 x TFG101 (print-in-traced)",
+        "- pkg/n.py:",
+        "    1 x TFG101 (print-in-traced)",
+        "Fixable only with --fix --unsafe-fixes, 2 findings:",
+        "- pkg/m.py:",
+        "    1 x TFG209 (tensorarray-write-discarded)",
+        "- pkg/n.py:",
+        "    1 x TFG209 (tensorarray-write-discarded)",
+    ]
+    fixed = invoke(["--fix", "--unsafe-fixes", "--show-fixes", "pkg/m.py"], tmp_path)
+    assert fixed.stdout.splitlines() == [
+        "All checks passed!",
+        "Fixed 2 findings:",
+        "- pkg/m.py:",
+        "    1 x TFG101 (print-in-traced)",
+        "    1 x TFG209 (tensorarray-write-discarded)",
+    ]
+
+
+def test_the_fix_marker_comes_from_the_findings_not_a_second_parse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``[*]`` and the summary's counts read ``Finding.fix_safety``, decided while linting
+    (and cached with the findings): printing them never parses a file again, cold or warm,
+    and the cache holds nothing of its own for them."""
+    write_tree(tmp_path, {"m.py": BOTH})
+
+    def no_parse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(fix_module, "_fix_text", no_parse)
+    cold = invoke(["m.py"], tmp_path)
+    assert cold.exit_code == 1, cold.stderr
+    assert cold.stdout.splitlines()[-1] == "[*] 2 fixable with --fix."
+    assert invoke(["m.py"], tmp_path).stdout == cold.stdout  # warm: from the cache
+    assert invoke(["--no-cache", "m.py"], tmp_path).stdout == cold.stdout
+    entries = [json.loads(p.read_text()) for p in (tmp_path / ".tflint-graph-cache").glob("??/*")]
+    assert entries and not any("fixes" in entry for entry in entries)
+    assert not (tmp_path / ".tflint-graph-cache" / "fixes").exists()

@@ -240,6 +240,19 @@ def test_stdin_with_a_display_name_uses_that_files_configuration(project: Path) 
     assert by_path == {name: {(6, 5, "TFG101"), (11, 5, "TFG305")}}
 
 
+def test_file_level_noqa_is_honoured_through_flake8(tmp_path: Path) -> None:
+    # flake8 has a file-level directive of its own only; the plugin applies ours, as the CLI does.
+    (tmp_path / "all.py").write_text("# tflint-graph: noqa\n" + PRINTS, encoding="utf-8")
+    (tmp_path / "some.py").write_text("# tflint-graph: noqa: TFG101\n" + PRINTS, encoding="utf-8")
+    (tmp_path / "none.py").write_text("# tflint_graph: noqa\n" + PRINTS, encoding="utf-8")
+    by_path, _ = flake8(["--select", "TFG", "all.py", "some.py", "none.py"], tmp_path)
+    cli = {p: rows(lint_paths([tmp_path / p])) for p in ("all.py", "some.py", "none.py")}
+    assert "all.py" not in by_path and cli["all.py"] == set()
+    assert {code for _, _, code in by_path["some.py"]} == {"TFG104"}
+    assert {code for _, _, code in by_path["none.py"]} == {"TFG101", "TFG104"}
+    assert by_path["some.py"] == cli["some.py"] and by_path["none.py"] == cli["none.py"]
+
+
 def test_syntax_error_is_flake8s_e999_and_other_files_are_still_linted(tmp_path: Path) -> None:
     (tmp_path / "broken.py").write_text("import tensorflow as tf\ndef f(:\n", encoding="utf-8")
     (tmp_path / "ok.py").write_text(PRINTS, encoding="utf-8")

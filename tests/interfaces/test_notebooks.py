@@ -200,7 +200,9 @@ def test_text_output_names_the_cell(tmp_path: Path) -> None:
     result = invoke(["nb.ipynb", "--no-cache", "--show-source"], tmp_path)
     assert result.exit_code == 1
     lines = result.output.splitlines()
-    assert lines[0].startswith("nb.ipynb:cell 3:3:5: TFG101 print() runs only while tracing")
+    assert lines[0].startswith(
+        "nb.ipynb:cell 3:3:5: TFG101 [*] warning: print() runs only while tracing"
+    )
     assert lines[1:3] == ["        print(x)", "        ^"]
     assert "nb.ipynb:cell 4:2:5: TFG303" in result.output
 

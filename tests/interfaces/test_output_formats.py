@@ -63,7 +63,7 @@ def test_show_source_reads_through_the_lines_it_is_given() -> None:
         severity=Severity.WARNING,
     )
     out = text.render([finding], RunInfo(Lines(), show_source=True))
-    assert out == "nowhere.py:5:2: TFG101 m\n     print(x)\n     ^"
+    assert out == "nowhere.py:5:2: TFG101 warning: m\n     print(x)\n     ^"
 
 
 # -- SARIF ----------------------------------------------------------------------------

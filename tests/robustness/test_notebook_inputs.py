@@ -27,33 +27,40 @@ def _lint(tmp_path: Path, content: str | bytes, *args: str) -> tuple[int, list[s
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        ("", "nb.ipynb:1:1: TFG001 not a valid notebook: invalid JSON: Expecting value"),
+        ("", "nb.ipynb:1:1: TFG001 error: not a valid notebook: invalid JSON: Expecting value"),
         (
             '{\n "cells": [\n  {"cell_type": "code" "source": []}\n ]\n}\n',
             # where the comma is missing: before "source"
-            "nb.ipynb:3:24: TFG001 not a valid notebook: invalid JSON: Expecting ',' delimiter",
+            "nb.ipynb:3:24: TFG001 error: not a valid notebook: invalid JSON: "
+            "Expecting ',' delimiter",
         ),
-        ("[1, 2, 3]\n", 'nb.ipynb:1:1: TFG001 not a Jupyter notebook: no "cells" list'),
-        ('{"name": "package.json"}', 'nb.ipynb:1:1: TFG001 not a Jupyter notebook: no "cells"'),
+        ("[1, 2, 3]\n", 'nb.ipynb:1:1: TFG001 error: not a Jupyter notebook: no "cells" list'),
+        (
+            '{"name": "package.json"}',
+            'nb.ipynb:1:1: TFG001 error: not a Jupyter notebook: no "cells"',
+        ),
         (
             '{"nbformat": 2, "worksheets": []}',
-            "nb.ipynb:1:1: TFG001 unsupported notebook format: nbformat 2",
+            "nb.ipynb:1:1: TFG001 error: unsupported notebook format: nbformat 2",
         ),
         (
             '{"nbformat": 4, "cells": [{"cell_type": "code", "source": 42}]}',
-            "nb.ipynb:1:1: TFG001 not a valid notebook: the source of cell 1 is not text",
+            "nb.ipynb:1:1: TFG001 error: not a valid notebook: the source of cell 1 is not text",
         ),
         (
             '{"nbformat": 4, "cells": ["print(1)"]}',
-            "nb.ipynb:1:1: TFG001 not a valid notebook: cell 1 is no object",
+            "nb.ipynb:1:1: TFG001 error: not a valid notebook: cell 1 is no object",
         ),
-        ('{"cells": ' + "[" * 100_000 + "]" * 100_000 + "}", "nb.ipynb:1:1: TFG001 not a valid"),
+        (
+            '{"cells": ' + "[" * 100_000 + "]" * 100_000 + "}",
+            "nb.ipynb:1:1: TFG001 error: not a valid",
+        ),
         (
             notebook(TRACED).encode("utf-8").replace(b"step", b"st\xe9p", 1),
             # the byte's place in the file: `    "def st\xe9p(x):\n",` on line 12
-            "nb.ipynb:12:12: TFG002 not valid UTF-8 text (byte 0xe9",
+            "nb.ipynb:12:12: TFG002 error: not valid UTF-8 text (byte 0xe9",
         ),
-        (b'{"cells": []}\x00', "nb.ipynb:1:1: TFG002 binary file"),
+        (b'{"cells": []}\x00', "nb.ipynb:1:1: TFG002 error: binary file"),
     ],
 )
 def test_a_bad_notebook_is_one_clear_finding(
@@ -83,7 +90,7 @@ def test_a_syntax_error_in_a_cell_is_reported_in_that_cell(tmp_path: Path) -> No
     status, lines = _lint(tmp_path, notebook(TRACED, "x = (1,\n", "print('fine')\n"))
     # As for a .py file: a module that does not parse gives its syntax error only.
     assert status == 1
-    assert lines == ["nb.ipynb:cell 2:1:5: TFG001 syntax error: '(' was never closed"]
+    assert lines == ["nb.ipynb:cell 2:1:5: TFG001 error: syntax error: '(' was never closed"]
 
 
 def test_many_megabytes_of_outputs_are_read(tmp_path: Path) -> None:
@@ -97,8 +104,8 @@ def test_many_megabytes_of_outputs_are_read(tmp_path: Path) -> None:
     status, lines = _lint(tmp_path, content)
     assert status == 1
     assert lines == [
-        "nb.ipynb:cell 1:5:5: TFG101 print() runs only while tracing step(); use tf.print() to "
-        "print on every call"
+        "nb.ipynb:cell 1:5:5: TFG101 [*] warning: print() runs only while tracing step(); "
+        "use tf.print() to print on every call"
     ]
     # --fix rewrites the cell and leaves the outputs' bytes alone.
     invoke(["nb.ipynb", "--no-cache", "--fix"], tmp_path)
@@ -149,6 +156,6 @@ def test_a_real_process_lints_bad_and_good_notebooks_with_any_jobs(tmp_path: Pat
     two = run_process([".", "--no-cache", "-j", "2"], tmp_path)
     assert one.returncode == two.returncode == 1
     assert one.stdout == two.stdout
-    assert one.stdout.count("TFG001 not a valid notebook") == 10
+    assert one.stdout.count("TFG001 error: not a valid notebook") == 10
     assert one.stdout.count(":cell 1:5:5: TFG101") == 10
     assert GOOD in one.stdout

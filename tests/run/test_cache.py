@@ -13,7 +13,7 @@ import pytest
 
 import tflint_graph.run.cache
 import tflint_graph.run.module
-from tests.cli_support import PRINT_STEP, THREE_CODES, invoke, write_tree
+from tests.cli_support import PRINT_STEP, THREE_CODES, codes_in, invoke, write_tree
 from tests.helpers import PROJECTS
 from tests.run.test_cross_module import HELPERS, STEP
 from tflint_graph import Config, Finding, Severity, lint_paths
@@ -194,6 +194,27 @@ def test_cache_lives_next_to_the_pyproject(tmp_path: Path) -> None:
     assert not (tmp_path / "src" / DIR_NAME).exists()
 
 
+def test_without_a_configuring_pyproject_the_cache_lives_in_the_project(tmp_path: Path) -> None:
+    # The folder the command runs from never decides: a marked project root above the
+    # paths does (a pyproject.toml without our table, setup.py/setup.cfg, .git, .hg).
+    write_tree(
+        tmp_path,
+        {
+            "repo/setup.cfg": "[metadata]\nname = repo\n",
+            "repo/src/pkg/a.py": PRINT_STEP,
+            "loose/b.py": PRINT_STEP,
+            "elsewhere/.keep": "",
+        },
+    )
+    invoke([str(tmp_path / "repo/src/pkg/a.py")], tmp_path / "elsewhere")
+    assert (tmp_path / "repo" / DIR_NAME / "CACHEDIR.TAG").is_file()
+    # Without any marker: the folder the paths are in.
+    invoke([str(tmp_path / "loose")], tmp_path / "elsewhere")
+    assert (tmp_path / "loose" / DIR_NAME / "CACHEDIR.TAG").is_file()
+    assert not (tmp_path / "elsewhere" / DIR_NAME).exists()
+    assert not (tmp_path / "repo" / "src" / DIR_NAME).exists()
+
+
 def test_entries_are_plain_json_data(tmp_path: Path) -> None:
     write_tree(tmp_path, {"train.py": STEP, "helpers.py": HELPERS, "b.py": THREE_CODES})
     invoke(["."], tmp_path)
@@ -267,11 +288,11 @@ def test_content_change_invalidates(
 
 def test_config_change_invalidates(tmp_path: Path, counted: list[str]) -> None:
     write_tree(tmp_path, {"m.py": THREE_CODES})
-    assert len(invoke(["m.py"], tmp_path).stdout.splitlines()) == 4
+    assert len(codes_in(invoke(["m.py"], tmp_path).stdout)) == 3
     counted.clear()
     result = invoke(["--select", "TFG103", "m.py"], tmp_path)
     assert counted == ["m.py"]
-    assert [ln.split()[1] for ln in result.stdout.splitlines()[:-1]] == ["TFG103"]
+    assert [c[3] for c in codes_in(result.stdout)] == ["TFG103"]
     counted.clear()
     assert invoke(["--select", "TFG103", "m.py"], tmp_path).stdout == result.stdout
     assert counted == []

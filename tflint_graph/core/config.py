@@ -109,6 +109,15 @@ class Config:
                     return False
         return True
 
+    @classmethod
+    def discover(cls, path: str | os.PathLike[str] = ".") -> Config:
+        """The configuration the command line uses for ``path`` (a file or directory, which
+        need not exist yet): ``[tool.tflint-graph]`` of the nearest pyproject.toml above it
+        that has the table, else the defaults.  Raises :class:`ConfigError` for a mistake in
+        that file, as the command line stops with exit 2."""
+        found = find_config([Path(path)])
+        return load_file(found) if found is not None else cls()
+
     def is_excluded(self, path: Path) -> bool:
         """Whether a user pattern (``exclude``/``extend-exclude``) matches ``path``."""
         return any(
@@ -341,7 +350,8 @@ def load_file(path: Path, *, require_table: bool = False) -> Config:
 
 def find_config(paths: Sequence[Path]) -> Path | None:
     """The nearest pyproject.toml with a ``[tool.tflint-graph]`` table, walking up from the
-    first path (or the working directory).
+    first path (or the working directory; a path that does not exist, from the nearest
+    folder above it that does).
 
     A pyproject.toml that mentions tflint but is not valid TOML is returned too, and
     so is one with a near miss of the table's name (``[tool.tflint_graph]``), so that
@@ -349,10 +359,12 @@ def find_config(paths: Sequence[Path]) -> Path | None:
     """
     start = Path(paths[0]) if paths else Path.cwd()
     try:
-        start = start.resolve() if start.exists() else Path.cwd().resolve()
-        if start.is_file():
+        start = Path(os.path.realpath(start))  # never raises on a symlink loop
+        # A path not (yet) on disk (an editor's unsaved buffer) is governed from the
+        # nearest folder above it that exists.
+        while not start.is_dir() and start != start.parent:
             start = start.parent
-    except OSError:
+    except (OSError, ValueError):
         start = Path.cwd().resolve()
     for directory in (start, *start.parents):
         candidate = directory / "pyproject.toml"

@@ -11,6 +11,11 @@ As in flake8:
 * ``# noqa:TFG101`` and ``# noqa: TFG101`` name codes; anything else after ``# noqa`` (``# noqa
   : TFG101``, ``# noqa - reason``) makes it a blanket ``# noqa``;
 * ``#noqa`` without the space and any letter case (``# NOQA``) are accepted.
+
+A comment line ``# tflint-graph: noqa`` anywhere in the file silences the whole file, and
+``# tflint-graph: noqa: TFG101,TFG103`` the listed codes (and what they prefix) in the whole
+file, as ruff's ``# ruff: noqa``.  It must be a comment on a line of its own, so the text in a
+string literal is never taken for it.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import io
 import re
 import threading
 import tokenize
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 # flake8's NOQA_INLINE_REGEX, with ``#\s*`` as older flake8 and ruff accept.
 _NOQA = re.compile(
@@ -28,6 +33,12 @@ _NOQA = re.compile(
     re.IGNORECASE,
 )
 _SPLIT = re.compile(r"[,\s]+")
+# The file-level directive: a comment line of its own (checked with the tokenizer).
+_FILE_NOQA = re.compile(
+    r"^[ \t\f]*#[ \t]*tflint-graph:[ \t]*noqa"
+    r"(?::[ \t]*(?P<codes>[A-Z]+[0-9]+(?:[ \t]*,[ \t]*[A-Z]+[0-9]+)*))?[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -76,29 +87,136 @@ def _joined_lines(lines: Sequence[str]) -> dict[int, str]:
     return mapping
 
 
+def file_noqa_codes(lines: Sequence[str]) -> frozenset[str] | None:
+    """The file-level ``# tflint-graph: noqa`` of ``lines``: None when there is none, an
+    empty set when it silences every code, otherwise the codes it names (several directives
+    add up; a blanket one wins)."""
+    candidates = [
+        (number, match)
+        for number, text in enumerate(lines, 1)
+        if "tflint-graph" in text.lower() and (match := _FILE_NOQA.match(text)) is not None
+    ]
+    if not candidates:
+        return None
+    comments = _comment_lines(lines)
+    codes: set[str] = set()
+    found = False
+    for number, match in candidates:
+        if comments is not None and number not in comments:
+            continue  # text inside a string literal, not a comment
+        found = True
+        listed = match.group("codes")
+        if not listed:
+            return frozenset()
+        codes.update(c.upper() for c in _SPLIT.split(listed.strip()) if c)
+    return frozenset(codes) if found else None
+
+
+def _comment_lines(lines: Sequence[str]) -> set[int] | None:
+    """The lines holding a comment token; None when the source does not tokenize (the
+    directive is then taken at its word: a syntax error is reported, and can be silenced)."""
+    text = "\n".join(lines) + "\n"
+    try:
+        return {
+            tok.start[0]
+            for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+            if tok.type == tokenize.COMMENT
+        }
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+
+
+def comment_places(lines: Sequence[str]) -> tuple[dict[int, int], dict[int, int]] | None:
+    """Where ``--add-noqa`` writes: (each line of a multi-line token or backslash-continued
+    line -> the last line of that unit, where a comment can go and covers them all; other
+    lines stand for themselves), (line -> the column its comment starts at).  None when
+    ``lines`` do not tokenize."""
+    units: dict[int, int] = {}
+    comments: dict[int, int] = {}
+    text = "\n".join(lines) + "\n"
+    first, last = len(lines) + 2, -1
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in (tokenize.ENDMARKER, tokenize.DEDENT):
+                continue
+            if tok.type == tokenize.COMMENT:
+                comments[tok.start[0]] = tok.start[1]
+            first = min(first, tok.start[0])
+            last = max(last, tok.end[0])
+            if tok.type in (tokenize.NL, tokenize.NEWLINE):
+                if last > first:
+                    units.update(dict.fromkeys(range(first, last + 1), last))
+                first, last = len(lines) + 2, -1
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    return units, comments
+
+
+def with_noqa(line: str, comment_at: int | None, codes: Iterable[str]) -> str:
+    """``line`` (without its line break) with a ``# noqa`` comment that also names
+    ``codes``.  ``comment_at`` is the column where the line's comment starts (the
+    tokenizer's word, so a ``#`` inside a string is never taken for one), None when it has
+    none.  New codes join an existing ``# noqa: CODES`` list; a line with another comment
+    gets ``  # noqa: CODES`` after it; a blanket ``# noqa`` is left as it is."""
+    wanted = sorted(set(c.upper() for c in codes))
+    if comment_at is not None:
+        match = _NOQA.search(line, comment_at)
+        if match is not None:
+            present = match.group("codes")
+            if not present:
+                return line  # a blanket noqa silences everything already
+            have = {c.upper() for c in _SPLIT.split(present.strip()) if c}
+            missing = [c for c in wanted if not c.startswith(tuple(have))]
+            if not missing:
+                return line
+            end = match.end("codes")
+            return f"{line[:end]}, {', '.join(missing)}{line[end:]}"
+    return f"{line.rstrip()}  # noqa: {', '.join(wanted)}"
+
+
+class _Noqa:
+    """What ``is_suppressed`` needs of one file, worked out on first use."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = lines
+        self.file = file_noqa_codes(lines)
+        self._mapping: dict[int, str] | None = None
+
+    @property
+    def mapping(self) -> dict[int, str]:
+        if self._mapping is None:
+            lines = self.lines
+            self._mapping = (
+                _joined_lines(lines) if any("noqa" in ln.lower() for ln in lines) else {}
+            )
+        return self._mapping
+
+
 _cache = threading.local()
 
 
-def _mapping_for(lines: Sequence[str]) -> dict[int, str]:
-    cached = getattr(_cache, "entry", None)
-    if cached is not None and cached[0] is lines:
-        mapping: dict[int, str] = cached[1]
-        return mapping
-    mapping = _joined_lines(lines) if any("noqa" in ln.lower() for ln in lines) else {}
-    _cache.entry = (lines, mapping)
-    return mapping
+def _noqa_for(lines: Sequence[str]) -> _Noqa:
+    cached: _Noqa | None = getattr(_cache, "entry", None)
+    if cached is not None and cached.lines is lines:
+        return cached
+    entry = _cache.entry = _Noqa(lines)
+    return entry
 
 
 def is_suppressed(lines: Sequence[str], line: int, code: str) -> bool:
-    """Whether a ``# noqa`` silences ``code`` reported on 1-based ``line`` of ``lines``."""
+    """Whether a ``# noqa`` on 1-based ``line`` of ``lines``, or the file's
+    ``# tflint-graph: noqa``, silences ``code`` reported there."""
+    info = _noqa_for(lines)
+    if info.file is not None and (not info.file or code.upper().startswith(tuple(info.file))):
+        return True
     if not 1 <= line <= len(lines):
         return False
     if "noqa" not in lines[line - 1].lower():
-        text = _mapping_for(lines).get(line)
+        text = info.mapping.get(line)
         if text is None:
             return False
     else:
-        text = _mapping_for(lines).get(line, lines[line - 1])
+        text = info.mapping.get(line, lines[line - 1])
     codes = noqa_codes(text)
     if codes is None:
         return False

@@ -14,12 +14,7 @@ fixed as the module its code cells make (``source.notebook``); only the changed 
 
 from __future__ import annotations
 
-import codecs
-import difflib
-import io
-import tokenize
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
@@ -28,52 +23,15 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from tflint_graph.checks import ALL_RULES, Rule
 from tflint_graph.checks.fixing import FixSite
 from tflint_graph.core.finding import Finding
+from tflint_graph.output.rewrite import FileFix, read_back
 from tflint_graph.source.notebook import Notebook, is_notebook, read_notebook
+
+__all__ = ["FIXERS", "FileFix", "fix_source", "fixable", "plan_fixes", "plan_source"]
 
 # The rules that can rewrite what they report, by code.
 FIXERS: Mapping[str, type[Rule]] = {r.code: r for r in ALL_RULES if r.FIX_SAFETY is not None}
 
 _Span = tuple[int, int, int, int]  # line, column (1-based), end line, end column
-
-
-@dataclass(frozen=True)
-class FileFix:
-    """The planned rewrite of one file: texts are decoded, bytes are what goes to disk."""
-
-    path: str
-    original: str
-    fixed: str
-    data: bytes
-    new_data: bytes
-    count: int  # findings fixed
-    # In a notebook: (cell, old text, new text) of each changed cell.
-    cells: tuple[tuple[int, str, str], ...] = ()
-
-    def diff(self) -> str:
-        """A unified diff with ``a/`` and ``b/`` paths, as git and ruff print them; one per
-        changed cell of a notebook (``a/nb.ipynb:cell 3``)."""
-        name = self.path.replace("\\", "/").lstrip("/")
-        parts = [(f":cell {n}", old, new) for n, old, new in self.cells] or [
-            ("", self.original, self.fixed)
-        ]
-        return "".join(
-            "".join(
-                difflib.unified_diff(
-                    _diff_lines(old), _diff_lines(new), f"a/{name}{cell}", f"b/{name}{cell}"
-                )
-            )
-            for cell, old, new in parts
-        )
-
-    def write(self) -> None:
-        Path(self.path).write_bytes(self.new_data)
-
-
-def _diff_lines(text: str) -> list[str]:
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith(("\n", "\r")):
-        lines[-1] += "\n\\ No newline at end of file\n"
-    return lines
 
 
 def fixable(finding: Finding, unsafe: bool = False) -> bool:
@@ -98,52 +56,60 @@ def plan_fixes(findings: Iterable[Finding], *, unsafe: bool = False) -> list[Fil
     ]
 
 
+def plan_source(
+    path: str, source: str, findings: Sequence[Finding], *, unsafe: bool = False
+) -> FileFix | None:
+    """The rewrite of ``source`` (text that is not a file: standard input, shown as
+    ``path``) that fixes ``findings``, or None when nothing changes.  A ``.ipynb`` path's
+    text is a notebook's JSON."""
+    found = [f for f in findings if f.path == path and fixable(f, unsafe)]
+    if not found:
+        return None
+    if is_notebook(path):
+        return _plan_notebook(path, source.encode(), found, unsafe)
+    fixed, codes = _fix_text(source, found, unsafe)
+    if not codes or fixed == source:
+        return None
+    return FileFix(path, source, fixed, source.encode(), fixed.encode(), tuple(codes))
+
+
 def _plan_file(path: str, findings: Sequence[Finding], unsafe: bool) -> FileFix | None:
     if is_notebook(path):
-        return _plan_notebook(path, findings, unsafe)
-    try:
-        data = Path(path).read_bytes()
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        bom = data.startswith(codecs.BOM_UTF8)
-        if encoding == "utf-8-sig":
-            encoding = "utf-8"
-        text = data.decode(encoding).removeprefix("\ufeff")
-
-        def encode(source: str) -> bytes:
-            return ("\ufeff" + source if bom else source).encode(encoding)
-
-        if encode(text) != data:  # would not round-trip: never risk rewriting it
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
             return None
-    except (OSError, SyntaxError, UnicodeError, LookupError):
+        return _plan_notebook(path, data, findings, unsafe)
+    read = read_back(path)
+    if read is None:
         return None
-    fixed, count = fix_source(text, findings, unsafe=unsafe)
-    if count == 0 or fixed == text:
+    text, encode, data = read
+    fixed, codes = _fix_text(text, findings, unsafe)
+    if not codes or fixed == text:
         return None
     try:
         new_data = encode(fixed)
     except UnicodeError:
         return None
-    return FileFix(path, text, fixed, data, new_data, count)
+    return FileFix(path, text, fixed, data, new_data, tuple(codes))
 
 
-def _plan_notebook(path: str, findings: Sequence[Finding], unsafe: bool) -> FileFix | None:
+def _plan_notebook(
+    path: str, data: bytes, findings: Sequence[Finding], unsafe: bool
+) -> FileFix | None:
     """The notebook's module fixed, and written back into the changed cells only."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        return None
     notebook = read_notebook(data, path)
     if not isinstance(notebook, Notebook):
         return None
     located = [m for f in findings if (m := notebook.to_module(f)) is not None]
-    fixed, count = fix_source(notebook.source, located, unsafe=unsafe)
-    if count == 0 or fixed == notebook.source:
+    fixed, codes = _fix_text(notebook.source, located, unsafe)
+    if not codes or fixed == notebook.source:
         return None
     written = notebook.with_module(fixed)
     if written is None:
         return None
     new_data, cells = written
-    return FileFix(path, notebook.source, fixed, data, new_data, count, tuple(cells))
+    return FileFix(path, notebook.source, fixed, data, new_data, tuple(codes), tuple(cells))
 
 
 def fix_source(
@@ -152,32 +118,40 @@ def fix_source(
     """``source`` with every fixable finding of ``findings`` (findings of this exact text)
     fixed, and how many were; ``(source, 0)`` when nothing can be fixed.  Safe fixes only,
     unless ``unsafe``."""
-    try:
-        module = cst.parse_module(source)
-    except Exception:
-        return source, 0
-    if module.code != source:
-        # libcst does not write back every source as it read it (a form feed before the
-        # first statement is dropped): a rewrite would change more than the fixed nodes.
-        return source, 0
+    fixed, codes = _fix_text(source, findings, unsafe)
+    return fixed, len(codes)
+
+
+def _fix_text(source: str, findings: Sequence[Finding], unsafe: bool) -> tuple[str, list[str]]:
+    """``fix_source``, with the code of each finding fixed."""
     wanted: dict[_Span, dict[str, str | None]] = {}
     for f in findings:
         if fixable(f, unsafe):
             assert f.end_line is not None and f.end_column is not None
             span = (f.line, f.column, f.end_line, f.end_column)
             wanted.setdefault(span, {})[f.code] = f.fix
+    if not wanted:
+        return source, []  # nothing to fix: not worth a parse
+    try:
+        module = cst.parse_module(source)
+    except Exception:
+        return source, []
+    if module.code != source:
+        # libcst does not write back every source as it read it (a form feed before the
+        # first statement is dropped): a rewrite would change more than the fixed nodes.
+        return source, []
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     targets = _locate(wrapper.resolve(PositionProvider), wanted)
     if not targets:
-        return source, 0
+        return source, []
     applier = _Apply(targets, FixSite(wrapper))
     fixed_module = module.visit(applier)
-    if applier.count == 0:
-        return source, 0
+    if not applier.codes:
+        return source, []
     fixed = fixed_module.code
     if not _reparses(fixed):  # the safety net: a fix must never leave the file unparsable
-        return source, 0
-    return fixed, applier.count
+        return source, []
+    return fixed, applier.codes
 
 
 # A rule to offer a node to, with the suggestion of the finding it fixes.
@@ -215,12 +189,15 @@ class _Apply(cst.CSTTransformer):
         super().__init__()
         self.targets = targets
         self.site = site
-        # A fix's statement (or its removal), by the expression it replaces the statement of.
-        self.statements: dict[cst.CSTNode, cst.BaseSmallStatement | cst.RemovalSentinel] = {}
+        # A fix's statement (or its removal) and its rule's code, by the expression whose
+        # statement it replaces.
+        self.statements: dict[
+            cst.CSTNode, tuple[cst.BaseSmallStatement | cst.RemovalSentinel, str]
+        ] = {}
         # Lines whose every statement a fix removed: a `pass` standing in until the block
         # around them is left (see ``_drop_emptied``).
         self.emptied: set[cst.SimpleStatementLine] = set()
-        self.count = 0
+        self.codes: list[str] = []  # the code of each finding fixed
 
     def on_leave(
         self, original_node: cst.CSTNode, updated_node: cst.CSTNode
@@ -229,15 +206,16 @@ class _Apply(cst.CSTTransformer):
         for rule, suggestion in self.targets.get(original_node, ()):
             replacement = rule.fix(original_node, updated, self.site, suggestion)
             if isinstance(replacement, cst.BaseSmallStatement | cst.RemovalSentinel):
-                self.statements[original_node] = replacement
+                self.statements[original_node] = (replacement, rule.code)
                 break  # the whole statement goes: nothing left to build on
             if replacement is not None:
                 updated = replacement
-                self.count += 1
+                self.codes.append(rule.code)
         if isinstance(original_node, cst.Expr) and isinstance(updated, cst.Expr):
-            statement = self.statements.pop(original_node.value, None)
-            if statement is not None:
-                self.count += 1
+            planned = self.statements.pop(original_node.value, None)
+            if planned is not None:
+                statement, code = planned
+                self.codes.append(code)
                 if isinstance(statement, cst.RemovalSentinel):
                     return statement
                 return statement.with_changes(semicolon=updated.semicolon)

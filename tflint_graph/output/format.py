@@ -13,7 +13,7 @@ from typing import Any
 
 from tflint_graph.core.finding import Finding
 from tflint_graph.core.noqa import source_lines
-from tflint_graph.source.notebook import Notebook, is_notebook, read_notebook
+from tflint_graph.source.notebook import Notebook, is_notebook, parse_notebook, read_notebook
 from tflint_graph.source.reading import decode
 
 
@@ -22,8 +22,13 @@ class SourceLines:
     read once.  Formats ask it instead of reading files themselves, so a caller decides where
     source comes from."""
 
-    def __init__(self) -> None:
-        self._files: dict[str, list[str]] = {}
+    def __init__(self, texts: Mapping[str, str] | None = None) -> None:
+        # ``texts``: sources that are no file on disk (standard input), by path; a notebook's
+        # is its JSON text.
+        self._texts = dict(texts or {})
+        self._files: dict[str, list[str]] = {
+            path: source_lines(text) for path, text in self._texts.items() if not is_notebook(path)
+        }
         self._notebooks: dict[str, Notebook | None] = {}
 
     def line(self, path: str, number: int, cell: int | None = None) -> str | None:
@@ -40,7 +45,9 @@ class SourceLines:
     def notebook(self, path: str) -> Notebook | None:
         """The notebook ``path`` as the linter read it; None when it is none."""
         if path not in self._notebooks:
-            self._notebooks[path] = _read_notebook(path) if is_notebook(path) else None
+            self._notebooks[path] = (
+                _read_notebook(path, self._texts.get(path)) if is_notebook(path) else None
+            )
         return self._notebooks[path]
 
     def file_position(self, finding: Finding, end: bool = False) -> tuple[int, int] | None:
@@ -63,7 +70,10 @@ def cell_of(finding: Finding) -> tuple[int, ...]:
     return () if finding.cell is None else (finding.cell,)
 
 
-def _read_notebook(path: str) -> Notebook | None:
+def _read_notebook(path: str, text: str | None = None) -> Notebook | None:
+    if text is not None:
+        found = parse_notebook(text, path)
+        return found if isinstance(found, Notebook) else None
     try:
         found = read_notebook(Path(path).read_bytes(), path)
     except OSError:
@@ -90,6 +100,15 @@ class RunInfo:
     statistics: bool = False  # text: a count per code instead of the findings
     summary: bool = False  # text: a closing "Found N findings." line
     fixed: int | None = None  # text, with the summary: how many findings --fix fixed
+    # text: [*] on the findings --fix would fix with the flags given and the summary's counts
+    # of fixes, both read from each Finding.fix_safety (the command line's text output; off
+    # with --statistics).
+    show_fixable: bool = False
+    unsafe_fixes: bool = False  # text: --unsafe-fixes was given (unsafe fixes apply too)
+    show_fixes: bool = False  # text: list the fixes per file and code
+    applied: Sequence[tuple[str, str, str]] | None = None  # (path, code, name) per fix made
+    color: bool = False  # text: ANSI colours
+    width: int | None = None  # text: wrap long messages at this width (a terminal's)
     dynamic: Mapping[str, Any] | None = None  # device and counts per status after --dynamic
 
 

@@ -573,11 +573,40 @@ def _project_key(root: Path) -> str:
     return _digest([b"project", f"{version.__version__}/{CACHE_FORMAT}".encode(), bytes(root)])
 
 
+# What marks the top folder of a project that has no [tool.tflint-graph] table.
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git", ".hg")
+
+
 def default_root(paths: Iterable[Path]) -> Path:
-    """``.tflint-graph-cache`` next to the pyproject.toml the run found, else in the
-    working directory."""
-    found = find_config(list(paths))
-    return (found.parent if found is not None else Path.cwd()) / DIR_NAME
+    """``.tflint-graph-cache`` next to the pyproject.toml that configures the run, else in
+    the project the paths belong to (:func:`project_root`): never in whatever folder the
+    command happens to run from."""
+    targets = list(paths)
+    found = find_config(targets)
+    return (found.parent if found is not None else project_root(targets)) / DIR_NAME
+
+
+def project_root(paths: Iterable[Path]) -> Path:
+    """The nearest folder at or above the paths' common folder that holds a project marker
+    (``pyproject.toml``, ``setup.py``, ``setup.cfg``, ``.git``, ``.hg``), else that common
+    folder itself."""
+    folders: list[str] = []
+    for path in paths:
+        try:
+            resolved = os.path.realpath(path)  # never raises on a symlink loop
+            folders.append(resolved if os.path.isdir(resolved) else os.path.dirname(resolved))
+        except (OSError, ValueError):
+            continue
+    if not folders:
+        return Path.cwd()
+    try:
+        common = Path(os.path.commonpath(folders))
+    except ValueError:  # paths on different drives
+        common = Path(folders[0])
+    for folder in (common, *common.parents):
+        if any(os.path.exists(folder / marker) for marker in PROJECT_MARKERS):
+            return folder
+    return common
 
 
 def open_cache(cache: bool | Path | None, paths: Iterable[Path], config: Config) -> Cache | None:
