@@ -249,14 +249,17 @@ def _always_raises(body: cst.BaseSuite) -> bool:
         return isinstance(last, cst.Raise)
     if isinstance(last, cst.SimpleStatementLine):
         return bool(last.body) and isinstance(last.body[-1], cst.Raise)
-    if isinstance(last, cst.If):
-        orelse = last.orelse
-        if orelse is None or not _always_raises(last.body):
-            return False
-        if isinstance(orelse, cst.If):
-            return _always_raises(cst.IndentedBlock(body=[orelse]))
-        return _always_raises(orelse.body)
-    return False
+    return isinstance(last, cst.If) and _if_always_raises(last)
+
+
+def _if_always_raises(node: cst.If) -> bool:
+    """Both branches of ``node`` (every ``elif`` too) end in a ``raise``."""
+    orelse = node.orelse
+    if orelse is None or not _always_raises(node.body):
+        return False
+    if isinstance(orelse, cst.If):
+        return _if_always_raises(orelse)
+    return _always_raises(orelse.body)
 
 
 def _own_nodes(body: cst.CSTNode) -> list[cst.CSTNode]:

@@ -47,12 +47,12 @@ STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "name", "ndim", "rank", "ndims"
 _STATIC_METHODS = frozenset({"get_shape", "as_list", "num_elements", "is_fully_defined"})
 # Builtins that turn static metadata into another static value (``len(x.shape)``).
 _STATIC_BUILTINS = frozenset({"len", "str", "repr", "tuple", "list", "int", "bool", "format"})
-# Builtins whose result is as settled as their arguments (``float(idx)``, ``len(blocks)``).
-_VALUE_BUILTINS = frozenset(
+# Builtins whose result is as settled as their arguments (``float(idx)``, ``len(blocks)``,
+# ``zip(self.blocks, rates)``).
+_SETTLED_BUILTINS = frozenset(
     {"len", "str", "repr", "int", "float", "bool", "round", "abs", "min", "max", "sorted"}
+    | {"enumerate", "zip", "reversed", "list", "tuple"}
 )
-# Builtins over Python sequences whose items are as settled as the sequence.
-_ITERATING_BUILTINS = frozenset({"enumerate", "zip", "reversed", "sorted", "list", "tuple"})
 # How far up a chain of callees a parameter's value is followed.
 _MAX_CHAIN = 8
 # Builtins that test a value's type or attributes: decided while tracing.
@@ -207,7 +207,7 @@ class MessageReader:
             isinstance(expr, cst.Call)
             and isinstance(expr.func, cst.Name)
             and expr.args
-            and any(self._is_builtin(expr.func, b) for b in _VALUE_BUILTINS | _ITERATING_BUILTINS)
+            and any(self._is_builtin(expr.func, b) for b in _SETTLED_BUILTINS)
         ):
             # `float(idx)`, `len(self.blocks)`: as settled as what they are given.
             parts: set[Part] = set()
