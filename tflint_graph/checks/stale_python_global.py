@@ -8,7 +8,7 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
 from tflint_graph.model.scopes import Assignment, FunctionScope, GlobalScope, Scope
-from tflint_graph.model.values import declared_outer_names
+from tflint_graph.model.values import assigned_value, declared_outer_names
 from tflint_graph.traced import traced_of
 
 
@@ -16,6 +16,9 @@ from tflint_graph.traced import traced_of
 class _Rebinding:
     line: int
     how: str
+    # The module-level statement that rebinds (None: a function's write, which may run
+    # between any two calls).
+    at: cst.CSTNode | None = None
 
 
 def _statement_of(ctx: ModuleContext, node: cst.CSTNode) -> cst.CSTNode:
@@ -153,10 +156,10 @@ def keep(x):
             "loads:" + node.value, scope, lambda: _load_nodes(scope, node.value)
         ):
             return
-        if _called_through(self.ctx, node):
-            return
         found = self.ctx.bindings(node)
         if not found or any(type(a) is not Assignment for a in found):
+            return
+        if _called_through(self.ctx, node) and not _holds_tensorflow_object(self.ctx, found):
             return
         owners = {id(a.scope): a.scope for a in found}
         if len(owners) != 1:
@@ -172,6 +175,8 @@ def keep(x):
         rebinding = self._rebinding(owner, node.value, found, fn.node)
         if rebinding is None:
             return
+        if isinstance(owner, GlobalScope) and _only_called_before(self.ctx, fn, rebinding):
+            return  # nothing calls the function after the rebinding (a script, a notebook)
         self._reported.add((fn.node, node.value))
         self.report(
             node,
@@ -221,15 +226,47 @@ def keep(x):
                 earlier.append(stmt)
                 continue
             if isinstance(stmt, cst.AugAssign):
-                return _Rebinding(line, "is updated in place after it")
+                return _Rebinding(line, "is updated in place after it", stmt)
             if isinstance(stmt, cst.For) or _in_loop(ctx, stmt, stop):
-                return _Rebinding(line, "is rebound in a loop after it")
+                return _Rebinding(line, "is rebound in a loop after it", stmt)
             later.append((stmt, line))
         for i, (stmt, line) in enumerate(later):
             others = earlier + [s for s, _ in later[:i]]
             if any(not _exclusive(ctx, other, stmt, stop) for other in others):
-                return _Rebinding(line, "is reassigned after its definition")
+                return _Rebinding(line, "is reassigned after its definition", stmt)
         return None
+
+
+def _only_called_before(ctx: ModuleContext, fn: TracedFunction, rebinding: _Rebinding) -> bool:
+    """The traced root of ``fn`` is a module-level function that only module-level code calls
+    by name, every call before the module-level ``rebinding`` and outside any loop around it:
+    the graph never runs after the value changed (a notebook that reloads a model once it is
+    done training with it)."""
+    at = rebinding.at
+    root = fn
+    while root.parent is not None:
+        root = root.parent
+    node = root.node
+    if at is None or not isinstance(node, cst.FunctionDef):
+        return False
+    scope = ctx.scope(node)
+    if not isinstance(scope, GlobalScope) or ctx.enclosing_function(node) is not None:
+        return False
+    loops = {id(a) for a in ctx.ancestors(at) if isinstance(a, cst.For | cst.While)}
+    if isinstance(at, cst.For | cst.While):
+        loops.add(id(at))
+    calls = 0
+    for access in scope.accesses[node.name.value]:
+        ref = access.node
+        call = ctx.parent(ref)
+        if not (isinstance(call, cst.Call) and call.func is ref):
+            return False  # passed on as a value: it may be called anywhere
+        if ctx.enclosing_function(ref) is not None or ctx.line(ref) >= rebinding.line:
+            return False
+        if any(id(a) in loops for a in ctx.ancestors(ref)):
+            return False  # the same loop rebinds it before the next call
+        calls += 1
+    return calls > 0
 
 
 def _definition_end(ctx: ModuleContext, fn: FunctionNode, stop: FunctionNode | None) -> int:
@@ -261,6 +298,21 @@ def _called_through(ctx: ModuleContext, name: cst.Name) -> bool:
     if isinstance(parent, cst.Attribute) and parent.value is name:
         call = ctx.parent(parent)
         return isinstance(call, cst.Call) and call.func is parent
+    return False
+
+
+def _holds_tensorflow_object(ctx: ModuleContext, found: list[Assignment]) -> bool:
+    """Some binding stores what a TensorFlow/Keras call made (``load_model(...)``, a
+    ``Sequential``): a stateful object with variables, whose replacement a traced graph
+    would not see, not an implementation picked by name."""
+    for a in found:
+        value = (
+            assigned_value(ctx, a.node, with_items=False) if isinstance(a.node, cst.Name) else None
+        )
+        if isinstance(value, cst.Call) and ctx.resolve(value.func).startswith(
+            "tensorflow.", "keras.", "tf_keras."
+        ):
+            return True
     return False
 
 
