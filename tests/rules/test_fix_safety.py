@@ -388,3 +388,27 @@ def test_fixed_export_saves_and_serves(tf, tmp_path: Path) -> None:  # type: ign
     loaded = tf.saved_model.load(str(tmp_path))
     served = loaded.signatures["serving_default"](x=tf.ones([2, 3]))
     assert [float(v) for v in next(iter(served.values())).numpy()] == [2.0, 2.0]
+
+
+@pytest.mark.parametrize(
+    ("draw", "advice"),
+    [
+        ("random.random()", "tf.random.uniform([])"),
+        ("np.random.random(1)", "tf.random.uniform([1])"),  # a draw of that shape
+        ("np.random.random(shape)", "tf.random.uniform(shape)"),
+    ],
+)
+def test_the_advice_keeps_the_shape_of_the_draw(draw: str, advice: str) -> None:
+    source = dedent(
+        f"""
+        import random
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def noisy(x, shape=(2,)):
+            return x + {draw}
+        """
+    )
+    (finding,) = [f for f in lint_source(source) if f.code == "TFG103"]
+    assert finding.message.endswith(f"use {advice}")

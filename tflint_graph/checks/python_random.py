@@ -118,6 +118,11 @@ def noisy(x):
             return
         short = name.rsplit(".", 1)[-1]
         instead = _INSTEAD.get(short, "tf.random.* ops or a tf.random.Generator")
+        if short == "random" and node.args:
+            # `np.random.random(size)`: a draw of that shape, not a scalar.
+            size = node.args[0].value
+            shape = f"[{size.value}]" if isinstance(size, cst.Integer) else self.quote(size)
+            instead = f"tf.random.uniform({shape})"
         shown = dotted(node.func) or name
         self.report(
             node,
