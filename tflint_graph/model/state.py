@@ -209,8 +209,8 @@ def read_before(
     ctx: ModuleContext, target: cst.Attribute, statement: cst.CSTNode, fn: FunctionNode
 ) -> bool:
     """``fn`` reads ``self.<attr>`` (or ``self.<obj>.<attr>``) of ``target`` before
-    ``statement`` writes it (the
-    statement's own value included): the value is carried from an earlier call."""
+    ``statement`` writes it (the statement's own value included): the value is carried
+    from an earlier call."""
     text = ctx.code(target)
     limit = ctx.source_order(statement)
     for read in readers(ctx).reads(target.attr.value):
