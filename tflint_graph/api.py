@@ -13,10 +13,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from tflint_graph.core.config import Config
+from tflint_graph.core.facts import ProjectView
 from tflint_graph.core.finding import Finding, tool_finding
-from tflint_graph.run.cache import Cache, RunRecord, RunRecords, open_cache
+from tflint_graph.run.cache import Cache, RunRecord, RunRecords, default_root, open_cache
+from tflint_graph.source.context import project_root
 from tflint_graph.source.files import iter_python_files
-from tflint_graph.source.modules import forget_paths
+from tflint_graph.source.modules import forget_paths, real_path
 
 _log = logging.getLogger("tflint_graph")
 
@@ -27,6 +29,7 @@ def lint_source(
     config: Config | None = None,
     *,
     noqa: bool = True,
+    context: bool = False,
 ) -> list[Finding]:
     """Lint one module's source text and return its findings, sorted.
 
@@ -34,10 +37,31 @@ def lint_source(
     disk, so calls into other modules are not followed (``lint_paths`` does that).  Syntax
     errors are returned as a TFG001 finding, never raised.  ``noqa=False`` keeps findings
     that a ``# noqa`` comment silences (the flake8 plugin: flake8 applies noqa itself).
+    ``context=True``: when ``path`` is a file of a project whose cache holds a record of a
+    ``tflint-graph`` run over it, the text is analysed with what that run knew about the
+    rest of the project (``project_view``), as the flake8 plugin and standard input do.
     """
     from tflint_graph.run.module import analyse_source  # the analysis: not at start-up
 
-    return analyse_source(source, path, config or Config(), noqa=noqa)[0]
+    config = config or Config()
+    view = project_view(path, config) if context else None
+    return analyse_source(source, path, config, view, noqa=noqa)[0]
+
+
+def project_view(path: str, config: Config) -> ProjectView | None:
+    """What the latest ``tflint-graph`` run over the project of ``path`` (an existing file)
+    told that file about the rest of the project, from the project's cache, read only;
+    None without such a record."""
+    if not os.path.isfile(path):
+        return None
+    resolved = Path(os.path.abspath(path))
+    cache = default_root([resolved])
+    if not (cache / "projects").is_dir():  # no cache, or none written by a context run
+        return None
+    analyses = RunRecords(Cache(cache, config)).latest(
+        project_root(resolved)[0], str(real_path(resolved))
+    )
+    return analyses[-1][0] if analyses else None
 
 
 def lint_notebook(

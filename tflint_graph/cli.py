@@ -281,8 +281,9 @@ _SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
     "--stdin-filename",
     type=click.Path(path_type=Path),
     help=(
-        "Lint standard input as this path (its configuration and per-file-ignores apply); "
-        "a .ipynb path reads it as a Jupyter notebook."
+        "Lint standard input as this path (its configuration and per-file-ignores apply, "
+        "and its project as the last run over it recorded it); a .ipynb path reads it as a "
+        "Jupyter notebook."
     ),
 )
 @click.option(
@@ -455,7 +456,8 @@ def _reads_stdin(paths: tuple[Path, ...], stdin_filename: Path | None) -> bool:
 def _lint_stdin(path: Path, config: Config, sources: dict[str, str]) -> list[Finding]:
     """Standard input linted as the module ``path`` (its per-file-ignores apply), or as a
     Jupyter notebook's JSON when ``path`` ends in ``.ipynb``; the text goes into
-    ``sources``.  Other modules are not read: it is one module, as in an editor."""
+    ``sources``.  The rest of the project is what the latest run over it recorded in the
+    cache (``api.project_view``); without such a record the text is linted alone."""
     shown = str(path)
     data = sys.stdin.buffer.read()
     if is_notebook(shown):
@@ -475,7 +477,8 @@ def _lint_text(text: str, shown: str, config: Config) -> list[Finding]:
     """Standard input's text linted as ``shown``: a notebook's JSON, or a Python module."""
     if is_notebook(shown):
         return lint_notebook(text, shown, config)
-    return lint_source(text, shown, config)
+    # With the project around it, as the last run over the project saw it (its cache).
+    return lint_source(text, shown, config, context=True)
 
 
 def _is_terminal(stream: Any | None) -> bool:

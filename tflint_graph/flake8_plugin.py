@@ -35,14 +35,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from tflint_graph.api import project_view
 from tflint_graph.core.config import Config, ConfigError, find_config, load_file
 from tflint_graph.core.facts import ProjectView
 from tflint_graph.core.noqa import file_noqa_codes, source_lines
 from tflint_graph.core.version import __version__
-from tflint_graph.run.cache import Cache, RunRecords, default_root
 from tflint_graph.run.module import analyse_source
-from tflint_graph.source.context import project_root
-from tflint_graph.source.modules import real_path
 
 __all__ = ["Plugin"]
 
@@ -83,16 +81,10 @@ def _config_for(filename: str) -> Config:
 
 
 def _context_view(filename: str, config: Config) -> ProjectView | None:
-    """What the latest ``tflint-graph`` run over the project told ``filename`` about the
-    rest of it, from the project's cache (read only); ``None`` without one."""
-    if filename in _STDIN_NAMES or not os.path.isfile(filename):
+    """The view the project's latest run record gives ``filename`` (``api.project_view``)."""
+    if filename in _STDIN_NAMES:
         return None
-    path = Path(os.path.abspath(filename))
-    cache = default_root([path])
-    if not (cache / "projects").is_dir():  # no cache, or none written by a context run
-        return None
-    analyses = RunRecords(Cache(cache, config)).latest(project_root(path)[0], str(real_path(path)))
-    return analyses[-1][0] if analyses else None
+    return project_view(filename, config)
 
 
 class Plugin:

@@ -130,3 +130,24 @@ def test_a_notebook_name_reads_standard_input_as_a_notebook(tmp_path: Path) -> N
     # Text that is not a notebook is a TFG001 finding, as a file would be.
     broken = stdin(["--stdin-filename", "explore.ipynb"], "print(1)\n", tmp_path)
     assert broken.exit_code == 1 and "explore.ipynb:1:1: TFG001" in broken.stdout
+
+
+def test_stdin_sees_the_project_as_its_last_run_recorded_it(tmp_path: Path) -> None:
+    # The editor's buffer of utils.py: its helper is traced only because train.py, unchanged
+    # on disk, calls it from a @tf.function.
+    train = (
+        "import tensorflow as tf\nimport utils\n\n"
+        "@tf.function\ndef step(x):\n    return utils.helper(x)\n"
+    )
+    utils = "def helper(x):\n    return x\n"
+    buffer = 'def helper(x):\n    print("value", x)\n    return x\n'
+    project = write_tree(
+        tmp_path, {"pyproject.toml": "[tool.tflint-graph]\n", "train.py": train, "utils.py": utils}
+    )
+    alone = stdin(["-", "--stdin-filename", "utils.py"], buffer, project)
+    assert codes_in(alone.stdout) == []  # no record of the project yet: the buffer alone
+    with chdir(project):
+        assert CliRunner().invoke(main, ["."]).exit_code == 0  # a run records the project
+    seen = stdin(["-", "--stdin-filename", "utils.py"], buffer, project)
+    assert codes_in(seen.stdout) == [("utils.py", 2, 5, "TFG101")]
+    assert "traced via step() -> helper()" in seen.stdout
