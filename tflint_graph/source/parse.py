@@ -132,13 +132,14 @@ _checked: list[object] = []
 def nodes_unchecked(node_class: type) -> Iterator[None]:
     """Node checks off inside (nesting and threads allowed: back on when the last leaves)."""
     global _unchecked_users
-    check = node_class.__dict__.get("__post_init__")
-    if check is None:  # a libcst without the hook: nothing to skip
+    if "__post_init__" not in node_class.__dict__:  # a libcst without the hook: nothing to skip
         yield
         return
     with _unchecked_lock:
         if _unchecked_users == 0:
-            _checked.append(check)
+            # Read under the lock: read before it, another thread's `_no_check` could be
+            # taken for the check and put back as such when the last user leaves.
+            _checked.append(node_class.__dict__["__post_init__"])
             node_class.__post_init__ = _no_check  # type: ignore[attr-defined]
         _unchecked_users += 1
     try:
