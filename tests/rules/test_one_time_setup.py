@@ -4,9 +4,12 @@ is no excuse.  Each source marks exactly the findings it must give (``# TFGnnn``
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.helpers import dedent, expected, found
+from tflint_graph import lint_paths
 
 _CODES = ("TFG102", "TFG105", "TFG106", "TFG205", "TFG208")
 
@@ -68,6 +71,28 @@ CASES = {
 
         def make_selector():
             return object()
+    """,
+    "flag the library base sets, through super()": """
+        import tensorflow as tf
+
+        class KernelAttention(tf.keras.layers.MultiHeadAttention):
+            def _build_from_signature(self, query, value, key=None):
+                super()._build_from_signature(query=query, value=value, key=key)
+                self._dropout_softmax = tf.keras.layers.Dropout(rate=0.1)
+
+            def call(self, query, value):
+                if not self._built_from_signature:
+                    self._build_from_signature(query=query, value=value)
+                return self._dropout_softmax(query)
+    """,
+    "a flag the base sets does not cover unrelated code": """
+        import tensorflow as tf
+
+        class Attention(tf.keras.layers.MultiHeadAttention):
+            def call(self, query, value):
+                if not self._use_bias:
+                    self._extra = tf.keras.layers.Dropout(rate=0.1)  # TFG208
+                return query
     """,
     "flag set by the helper": """
         import tensorflow as tf
@@ -272,3 +297,61 @@ def test_a_global_initialised_lazily_is_not_stale() -> None:
     )
     got = {(line, code) for line, code in found(source) if code == "TFG109"}
     assert got == expected(source)
+
+
+OPTIONS = """
+    import warnings
+
+    _PY_OPS = False
+
+
+    def warn_fallback(op_name):
+        warnings.warn(f"the custom kernel of {op_name} failed to load, using Python ops")
+        disable_custom_kernel()
+
+
+    def disable_custom_kernel():
+        global _PY_OPS
+        _PY_OPS = True
+
+
+    def is_custom_kernel_disabled():
+        return _PY_OPS
+"""
+
+OPS = """
+    import tensorflow as tf
+
+    from pkg import options
+
+    @tf.function
+    def adjust(image):
+        GUARD
+            try:
+                return tf.raw_ops.Identity(input=image)
+            except tf.errors.NotFoundError:
+                options.warn_fallback("adjust")
+        return image * 1.0
+"""
+
+
+@pytest.mark.parametrize(
+    ("guard", "reported"),
+    [
+        # The fallback switches the flag the guard tests, in the other module: setup.
+        ("if not options.is_custom_kernel_disabled():", set()),
+        # No guard: the warning and the switch run on every trace.
+        ("if True:", {("options.py", "TFG107"), ("options.py", "TFG105")}),
+    ],
+)
+def test_setup_across_modules(tmp_path: Path, guard: str, reported: set[tuple[str, str]]) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "options.py").write_text(dedent(OPTIONS))
+    (tmp_path / "pkg" / "ops.py").write_text(dedent(OPS).replace("GUARD", guard))
+    got = {
+        (Path(f.path).name, f.code)
+        for f in lint_paths([tmp_path])
+        if f.code in ("TFG105", "TFG107")
+    }
+    assert got == reported

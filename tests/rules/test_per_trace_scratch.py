@@ -4,10 +4,12 @@ call, eager code reading it later — and say what is wrong with the value held.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.helpers import dedent, expected, found
-from tflint_graph import lint_source
+from tflint_graph import lint_paths, lint_source
 
 _CODES = ("TFG102", "TFG106")
 
@@ -161,6 +163,100 @@ CASES = {
                 self.history.append(x)  # TFG102
                 return x
     """,
+    "a one-way flag stores the same literal on every call": """
+        import tensorflow as tf
+
+        class Wrapper(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self._memory_ready = False
+
+            def call(self, memory):
+                self._memory_ready = True
+                return memory
+
+            @property
+            def memory_ready(self):
+                return self._memory_ready
+    """,
+    "a flag that eager code puts back": """
+        import tensorflow as tf
+
+        class Wrapper(tf.keras.layers.Layer):
+            def call(self, memory):
+                self._fresh = False  # TFG106
+                return memory
+
+            def reset(self):
+                self._fresh = True
+
+            def is_fresh(self):
+                return self._fresh
+    """,
+    "eager code reads only the static shape": """
+        import tensorflow as tf
+
+        class Mechanism(tf.keras.layers.Layer):
+            def call(self, memory):
+                self.values = tf.nn.relu(memory)
+                return self.values
+
+            def depth(self):
+                return self.values.shape[-1]
+    """,
+    "static shapes kept for an eager reader": """
+        import tensorflow as tf
+
+        class Backbone(tf.keras.Model):
+            def call(self, x):
+                endpoints = {"2": x, "3": tf.nn.avg_pool2d(x, 2, 2, "VALID")}
+                self._output_specs = {k: v.get_shape() for k, v in endpoints.items()}
+                self._last = endpoints["3"]  # TFG106
+                return endpoints
+
+            @property
+            def output_specs(self):
+                return self._output_specs, self._last
+    """,
+    "a helper computing with the attribute, for subclasses' hooks": """
+        import tensorflow as tf
+
+        class MessagePassing(tf.keras.layers.Layer):
+            def call(self, x, edges):
+                self.targets = edges[:, 1]
+                return self.message(x)
+
+            def message(self, x):
+                return x
+
+            def get_targets(self, x):
+                return tf.gather(x, self.targets)
+    """,
+    "an accessor with an argument reads the tensor eagerly": """
+        import tensorflow as tf
+
+        class MessagePassing(tf.keras.layers.Layer):
+            def call(self, x, edges):
+                self.targets = edges[:, 1]  # TFG106
+                return x
+
+            def target_at(self, i):
+                return self.targets[i].numpy()
+    """,
+    "a helper that eager code calls": """
+        import tensorflow as tf
+
+        class MessagePassing(tf.keras.layers.Layer):
+            def call(self, x, edges):
+                self.targets = edges[:, 1]  # TFG106
+                return x
+
+            def get_targets(self, x):
+                return tf.gather(x, self.targets)
+
+        def inspect(layer, x):
+            return layer.get_targets(x)
+    """,
     "a module object's attribute": """
         import tensorflow as tf
 
@@ -219,7 +315,7 @@ RECORDING_DOUBLE = """
     [
         ("layers_test.py", "test_records_the_mask", False),  # a test reading what it saw
         ("test_layers.py", "test_records_the_mask", False),
-        ("layers_test.py", "check_mask", True),  # a helper of a test module: not a test
+        ("layers_test.py", "check_mask", False),  # a helper of a test module: test code
         ("layers.py", "test_records_the_mask", True),  # not a test module
     ],
 )
@@ -386,3 +482,126 @@ def test_a_container_reset_by_call_wrapper_is_per_call_scratch() -> None:
     )
     got = {(line, code) for line, code in found(source) if code in _CODES}
     assert got == expected(source)
+
+
+def test_a_container_reset_by_a_base_call_wrapper_in_another_module(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "base.py").write_text(
+        dedent(
+            """
+            import tensorflow as tf
+
+            class Base(tf.keras.Model):
+                def __call__(self, *args, **kwargs):
+                    self._losses = {}  # fresh before Keras runs call()
+                    outputs = super().__call__(*args, **kwargs)
+                    return outputs, self._losses
+            """
+        )
+    )
+    (tmp_path / "pkg" / "net.py").write_text(
+        dedent(
+            """
+            import tensorflow as tf
+
+            from pkg.base import Base
+
+            class Net(Base):
+                def __init__(self):
+                    super().__init__()
+                    self._history = []
+
+                def call(self, x):
+                    self._losses["l2"] = tf.reduce_sum(x * x)
+                    self._history.append(x)  # TFG102
+                    return x
+            """
+        )
+    )
+    got = [(Path(f.path).name, f.line) for f in lint_paths([tmp_path]) if f.code in _CODES]
+    assert got == [("net.py", 12)]
+
+
+LOSS_MODULE = """
+    import tensorflow as tf
+
+    class DetectionLoss(tf.keras.losses.Loss):
+        def call(self, y_true, y_pred):
+            box_loss = tf.reduce_mean(tf.abs(y_true - y_pred))
+            self._box_loss = tf.stop_gradient(box_loss)  # TFG106 when read eagerly
+            return box_loss
+
+        def report_losses(self):
+            return {"box_loss": self._box_loss}
+"""
+
+TASK_MODULE = """
+    import tensorflow as tf
+
+    from losses import DetectionLoss
+
+    class Task:
+        def __init__(self):
+            self.loss_fn = DetectionLoss()
+
+        def CALLER(self, model, metric, x, y):
+            loss = self.loss_fn(y, model(x))
+            metric.update_state(self.loss_fn.report_losses())
+            return loss
+"""
+
+
+@pytest.mark.parametrize(
+    ("caller", "reported"),
+    [
+        # A trainer's step reads the losses of the call it just made, traced or not.
+        ("train_step", False),
+        ("validation_step", False),
+        ("step_fn", False),
+        # Eager code reads what the last trace left: a symbolic tensor.
+        ("log_losses", True),
+        (None, True),  # nobody in the run calls it: public API, for users' eager code
+    ],
+)
+def test_an_accessor_read_by_step_functions_elsewhere_is_same_call_state(
+    tmp_path: Path, caller: str | None, reported: bool
+) -> None:
+    (tmp_path / "losses.py").write_text(dedent(LOSS_MODULE))
+    if caller is not None:
+        (tmp_path / "task.py").write_text(dedent(TASK_MODULE).replace("CALLER", caller))
+    got = [f for f in lint_paths([tmp_path]) if f.code == "TFG106"]
+    assert bool(got) is reported
+    if reported:
+        assert "report_losses()" in got[0].message
+
+
+def test_a_metric_result_is_eager_whoever_else_calls_it(tmp_path: Path) -> None:
+    # Keras calls `result()` itself at the end of each epoch, eagerly.
+    (tmp_path / "metrics.py").write_text(
+        dedent(
+            """
+            import tensorflow as tf
+
+            class Gap(tf.keras.metrics.Metric):
+                def update_state(self, y_true, y_pred, sample_weight=None):
+                    self.gap = tf.reduce_max(y_pred) - tf.reduce_min(y_pred)  # TFG106
+
+                def result(self):
+                    return self.gap
+            """
+        )
+    )
+    (tmp_path / "model.py").write_text(
+        dedent(
+            """
+            import tensorflow as tf
+
+            class Model(tf.keras.Model):
+                def train_step(self, data):
+                    return {m.name: m.result() for m in self.metrics}
+            """
+        )
+    )
+    got = [f for f in lint_paths([tmp_path]) if f.code == "TFG106"]
+    assert [f.line for f in got] == [5]

@@ -3,6 +3,9 @@ and what its finding proposes."""
 
 from __future__ import annotations
 
+import pytest
+
+from tests.helpers import dedent
 from tflint_graph import Config, lint_source
 
 SERVING = """
@@ -33,3 +36,29 @@ def test_message_and_fix_carry_the_skeleton() -> None:
     assert skeleton in finding.message
     assert finding.message.startswith("serve(): named like a serving endpoint")
     assert "\n" not in finding.message
+
+
+EXPORTED_THROUGH_A_PARAMETER = """
+    import tensorflow as tf
+
+    class Serving(tf.keras.Model):
+        @tf.function
+        def serve(self, input_ids, input_mask=None):
+            return {"outputs": self(input_ids)}
+
+        @classmethod
+        def export(cls, model, export_dir):
+            signatures = {
+                "serving_default": model.SERVE.get_concrete_function(
+                    input_ids=tf.TensorSpec([None, None], tf.int32)
+                ),
+            }
+            tf.saved_model.save(model, export_dir, signatures=signatures)
+"""
+
+
+@pytest.mark.parametrize(("method", "reported"), [("serve", False), ("other", True)])
+def test_specs_given_by_keyword_through_an_instance_parameter(method: str, reported: bool) -> None:
+    # `model` is a parameter: the module's method of that name gets its specs there.
+    source = dedent(EXPORTED_THROUGH_A_PARAMETER).replace("SERVE", method)
+    assert bool([f for f in lint_source(source) if f.code == "TFG301"]) is reported

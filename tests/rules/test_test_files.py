@@ -1,7 +1,8 @@
 """The cost rules (TFG401, TFG404) leave test files alone: tests trace small or Python-only
-functions on purpose; the correctness rules still apply there.  Inside a test function the
+functions on purpose; the correctness rules still apply there.  Anywhere in a test module the
 once-per-trace rules (TFG101/102/105/106/107/109) are quiet: a test counting traces relies
-on the effect, and one expecting it per call fails by itself."""
+on the effect, a double records that it was called, and a test expecting the effect per call
+fails by itself."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ SOURCE = dedent(
     @tf.function
     def step(x):
         print("step")
+        x.numpy()
         return double(x) + python_only()
     """
 )
@@ -33,7 +35,8 @@ SOURCE = dedent(
     "path", ["tests/test_ops.py", "pkg/ops_test.py", "conftest.py", "test_ops.py"]
 )
 def test_cost_rules_skip_test_files(path: str) -> None:
-    assert {code for _, code in found(SOURCE, path)} == {"TFG101"}
+    # The correctness rules still apply (TFG202); once-per-trace effects are test code's own.
+    assert {code for _, code in found(SOURCE, path)} == {"TFG202"}
 
 
 @pytest.mark.parametrize("path", ["pkg/ops.py", "tests/fixtures/project/ops.py"])
@@ -71,8 +74,8 @@ TRACE_COUNTING = dedent(
     [
         ("tests/test_step.py", "test_traces_once", {"TFG201"}),
         ("step_test.py", "test_traces_once", {"TFG201"}),
-        # not a test: a helper of a test module, or a test-named function elsewhere
-        ("step_test.py", "check_traces_once", {"TFG102", "TFG105", "TFG201"}),
+        # a helper of a test module is test code too; a test-named function elsewhere is not
+        ("step_test.py", "check_traces_once", {"TFG201"}),
         ("step.py", "test_traces_once", {"TFG102", "TFG105", "TFG201"}),
     ],
 )
@@ -81,3 +84,64 @@ def test_once_per_trace_rules_are_quiet_inside_tests(
 ) -> None:
     source = TRACE_COUNTING.replace("test_traces_once", function)
     assert {code for _, code in found(source, path)} == want
+
+
+MOCK_LAYER = dedent(
+    """
+    import tensorflow as tf
+
+    class MockAttention(tf.keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.calls = []
+
+        def call(self, x):
+            self.calls.append(True)  # TFG102 outside a test module
+            print("mock attention called")  # TFG101 outside a test module
+            return x
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "want"), [("encoder_test.py", set()), ("encoder.py", {"TFG101", "TFG102"})]
+)
+def test_a_double_recording_that_it_was_called_is_test_code(path: str, want: set[str]) -> None:
+    # The tests assert on `calls`; had tracing recorded too few calls, they would fail.
+    assert {code for _, code in found(MOCK_LAYER, path)} == want
+
+
+EXPECTED_FAILURE = dedent(
+    """
+    import pytest
+    import tensorflow as tf
+
+    class SmartAutographTest(tf.test.TestCase):
+        def test_needs_autograph(self):
+            def branchy(x):
+                if x > 0:  # TFG201 unless the test expects the error
+                    return x * x
+                return -x
+
+            CONTEXT
+                step = tf.function(branchy, autograph=False)
+                step(tf.constant(2.0))
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("context", "path", "reported"),
+    [
+        ("with self.assertRaises(Exception):", "smart_test.py", False),
+        ("with self.assertRaisesRegex(TypeError, 'bool'):", "smart_test.py", False),
+        ("with pytest.raises(TypeError):", "test_smart.py", False),
+        ("with tf.device('/cpu:0'):", "smart_test.py", True),  # not an expected error
+        ("with self.assertRaises(Exception):", "smart.py", True),  # not a test module
+    ],
+)
+def test_a_trace_a_test_expects_to_fail_is_not_reported(
+    context: str, path: str, reported: bool
+) -> None:
+    source = EXPECTED_FAILURE.replace("CONTEXT", context)
+    assert ("TFG201" in {code for _, code in found(source, path)}) is reported

@@ -251,6 +251,102 @@ def test_name_bound_to_static_metadata_is_static() -> None:
     assert {(f.line, f.code) for f in lint_source(source, "m.py")} == {(8, "TFG101")}
 
 
+def test_names_unpacked_from_a_static_shape_are_static() -> None:
+    source = dedent(
+        """
+        import logging
+
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def to_2d(x, height=None):
+            _, length, channels = x.shape.as_list()
+            side = int(np.sqrt(length))
+            logging.info("reshape %s -> %s", [length, channels], [side, side, channels])
+            first, second = tf.unstack(x)
+            noise = np.random.uniform(size=[2])
+            logging.info("first %s", first)  # TFG107
+            logging.info("noise %s", noise)  # TFG107
+            return tf.reshape(x, [-1, side, side, channels])
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source, "m.py") if f.code == "TFG107"}
+    assert got == expected(source)
+
+
+def test_names_of_variables_and_narrowed_python_numbers_are_static() -> None:
+    source = dedent(
+        """
+        import numbers
+
+        from absl import logging
+        import tensorflow as tf
+
+        @tf.function
+        def step(grads_and_vars, x, rate):
+            empty = [v for g, v in grads_and_vars if g is None]
+            if empty:
+                logging.warning("no gradient for %s", [v.name for v in empty])
+            logging.warning("sums %s", [tf.reduce_sum(g) for g, _ in grads_and_vars])  # TFG107
+            if isinstance(rate, numbers.Real) and rate > 0.5:
+                logging.warning("large dropout rate: %g", rate)
+            logging.warning("rate %s", rate)  # TFG107
+            return x
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source, "m.py") if f.code == "TFG107"}
+    assert got == expected(source)
+
+
+def test_a_message_in_a_handler_of_python_errors_runs_while_tracing() -> None:
+    source = dedent(
+        """
+        import logging
+
+        import tensorflow as tf
+
+        class Block(tf.keras.layers.Layer):
+            def call(self, x, training=None):
+                try:
+                    y = self.activation(x, training=training)
+                except TypeError as e:
+                    print("the activation takes no training flag", e)
+                    logging.warning("falling back: %s", e)
+                    y = self.activation(x)
+                    print("fallback output", y)  # TFG101
+                try:
+                    z = tf.debugging.check_numerics(y, "nan")
+                except tf.errors.InvalidArgumentError:
+                    print("nan found")  # TFG101
+                    z = y
+                return z
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source, "m.py") if f.code in ("TFG101", "TFG107")}
+    assert got == expected(source)
+
+
+def test_a_warning_asked_for_once_about_python_structure_is_not_reported() -> None:
+    source = dedent(
+        """
+        from absl import logging
+        import tensorflow as tf
+
+        @tf.function
+        def perturb(features, loss):
+            grads = {k: None for k in features}
+            invalid = {k: g for k, g in grads.items() if g is None}
+            if invalid:
+                logging.log_first_n(logging.WARNING, "cannot perturb %s", 1, invalid.keys())
+            logging.log_first_n(logging.WARNING, "loss %s", 1, loss * 2.0)  # TFG107
+            return loss
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source, "m.py") if f.code == "TFG107"}
+    assert got == expected(source)
+
+
 # --- one-time setup ----------------------------------------------------------------------
 
 

@@ -82,6 +82,9 @@ def test_module_summary_round_trips_every_nested_fact() -> None:
         outgoing=[
             Outgoing("pkg.helpers.f", TraceKind.CALLEE, "called from step()", ("step()",)),
             Outgoing("pkg.data.g", TraceKind.DATASET, "mapped", (), autograph=False),
+            Outgoing(
+                "pkg.data.h", TraceKind.CALLEE, "called", (), passed=frozenset({"kw:k"}), setup=True
+            ),
         ],
         called_imports={"pkg.helpers.f", "pkg.data.g", "pkg.x"},
         classes={"Net": ("keras.Model", "<local>Base"), "Base": ()},
@@ -91,6 +94,11 @@ def test_module_summary_round_trips_every_nested_fact() -> None:
         ],
         remote=[RemoteFinding("pkg.m.f", "TFG303", "retrace", "warning", "msg", fix="pin it")],
         tracing_values={"in_graph": True, "Layer.is_eager": False},
+        accessor_calls={"report_losses": False, "summary": True},
+        asked_accessors=frozenset({"report_losses"}),
+        call_resets={"Model": frozenset({"_losses_dict"})},
+        global_reads={"is_disabled": frozenset({"pkg.options._DISABLED"})},
+        global_writes={"disable": frozenset({"pkg.options._DISABLED"})},
     )
     assert all(getattr(summary, f.name) != _default(f) for f in dataclasses.fields(summary))
     back = _roundtrip(summary)
@@ -99,6 +107,7 @@ def test_module_summary_round_trips_every_nested_fact() -> None:
     assert type(back.classes["Net"]) is tuple
     assert type(back.outgoing[0].kind) is TraceKind and type(back.outgoing[0].chain) is tuple
     assert type(back.exports_elsewhere[0].touched) is tuple
+    assert type(back.asked_accessors) is frozenset
     assert _roundtrip(ModuleSummary(None)) == ModuleSummary(None)
 
 
@@ -108,6 +117,9 @@ def test_codec_keeps_frozensets_and_non_string_keys() -> None:
     assert back == value and type(back["kinds"]) is frozenset
     root = ExternalRoot("f", TraceKind.KERAS, "call() of Net", ("fit()",), autograph=False)
     assert _roundtrip(root) == root
+    passed = ExternalRoot("g", TraceKind.CALLEE, "called", (), passed=(frozenset({"pos:0"}),))
+    back = _roundtrip(passed)
+    assert back == passed and type(back.passed) is tuple and type(back.passed[0]) is frozenset
 
 
 @pytest.mark.parametrize(

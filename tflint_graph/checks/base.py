@@ -22,8 +22,10 @@ from tflint_graph.checks.fixing import FixSafety, LintSite, Site
 from tflint_graph.checks.messages import shorten
 from tflint_graph.core.facts import RemoteFinding
 from tflint_graph.core.finding import Finding, Severity
+from tflint_graph.core.paths import is_test_file
 from tflint_graph.model.context import ModuleContext, TracedFunction
-from tflint_graph.model.state import in_test_function
+from tflint_graph.traced import traced_of
+from tflint_graph.traced.arguments import expected_to_raise
 
 
 class Rule:
@@ -43,10 +45,14 @@ class Rule:
     # otherwise for a finding ("safe": --fix applies them; "unsafe": only --unsafe-fixes).
     FIX_SAFETY: ClassVar[FixSafety | None] = None
     # True for rules about effects that run once per trace instead of per call (a print, a
-    # list append, an attribute write): inside a test of a test module such an effect is
-    # either what the test checks (counting traces, recording what a trace saw) or makes
-    # the test fail by itself, so the rule stays silent there.
+    # list append, an attribute write): in a test module such an effect is either what the
+    # tests check (counting traces, a mock recording that it was called, shapes captured from
+    # a trace) or makes the tests that run it fail by themselves, so the rule stays silent
+    # there, in tests and in the doubles and helpers they use alike.
     QUIET_IN_TESTS: ClassVar[bool] = False
+    # True for rules about code that raises while TensorFlow traces it: a test that traces
+    # it only inside `with self.assertRaises(...)` / `pytest.raises(...)` expects the error.
+    RAISES_WHILE_TRACING: ClassVar[bool] = False
 
     def __init__(self, ctx: ModuleContext, sink: list[Finding]) -> None:
         self.ctx = ctx
@@ -93,7 +99,11 @@ class Rule:
         *,
         fix: str | None = None,
     ) -> None:
-        if self.QUIET_IN_TESTS and in_test_function(self.ctx, node):
+        if self.QUIET_IN_TESTS and is_test_file(self.ctx.path):
+            return
+        if fn is not None and traced_of(self.ctx).arguments.ruled_out(node, fn):
+            return  # `if decoder is None:` where every trace passes a decoder
+        if self.RAISES_WHILE_TRACING and fn is not None and expected_to_raise(self.ctx, fn):
             return
         where = self.ctx.position(node)
         safety: FixSafety | None = None

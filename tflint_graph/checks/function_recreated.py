@@ -26,7 +26,7 @@ from tflint_graph.model import walk
 from tflint_graph.model.calls import argument
 from tflint_graph.model.context import FunctionNode, TracedFunction, TraceKind
 from tflint_graph.model.names import dotted
-from tflint_graph.model.values import calls_in
+from tflint_graph.model.values import assigned_value, calls_in
 from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import call_sites, callback_hook, loops_around
 
@@ -171,6 +171,8 @@ for epoch in range(10):
                 ctx, wrapped, owner
             ):
                 return  # wraps what the caller passes: maybe another function each call
+            if _closes_over_fresh_owners(ctx, wrapped, owner):
+                return  # the graph captures this call's variables: a new trace is needed
             why = self._repeated(owner, frozenset())
             if why is not None:
                 self.report(
@@ -318,6 +320,60 @@ def _target(ctx, made: cst.CSTNode) -> cst.BaseExpression | None:  # type: ignor
     ):
         return target
     return None  # `cache[key] = tf.function(f)`: a table, not one recreated object
+
+
+# Constructors of objects that own variables: a graph that uses them captures them.
+_VARIABLE_OWNERS = (
+    "tensorflow.Variable",
+    "tensorflow.train.Checkpoint",
+    "tensorflow.keras.",
+    "keras.",
+    "tf_keras.",
+)
+
+
+def _closes_over_fresh_owners(ctx, wrapped: cst.CSTNode, owner: cst.FunctionDef) -> bool:  # type: ignore[no-untyped-def]
+    """The wrapped function (or a local function it calls) uses a model, optimizer, metric,
+    variable or project object that ``owner`` constructs on each call (``model =
+    build_model(); opt = Adam()`` and a ``@tf.function`` step over them): each call has new
+    variables, so it needs a new tf.function, and reusing one would create variables on a
+    non-first call."""
+    if not isinstance(wrapped, cst.FunctionDef | cst.Lambda):
+        return False
+    seen: set[cst.CSTNode] = set()
+    todo: list[cst.CSTNode] = [wrapped]
+    while todo and len(seen) < 8:
+        fn = todo.pop()
+        if fn in seen:
+            continue
+        seen.add(fn)
+        for node in walk.descendants(fn):
+            if not isinstance(node, cst.Name):
+                continue
+            for a in ctx.bindings(node):
+                if ctx.enclosing_function(a.node) is not owner and a.node is not owner:
+                    continue
+                if isinstance(a.node, cst.FunctionDef) and a.node is not owner:
+                    todo.append(a.node)  # a local helper the step calls (`strategy.run(step)`)
+                    continue
+                value = assigned_value(ctx, a.node) if isinstance(a.node, cst.Name) else None
+                if isinstance(value, cst.Call) and _owns_variables(ctx, value):
+                    return True
+    return False
+
+
+def _owns_variables(ctx, call: cst.Call) -> bool:  # type: ignore[no-untyped-def]
+    res = ctx.resolve(call.func)
+    if res.startswith(*_VARIABLE_OWNERS):
+        return True
+    # An instance of a project class (`ConvN(...)`, defined here or imported from the
+    # project): a new object on each call, which a shared tf.function would not see.
+    func = call.func
+    if not isinstance(func, cst.Name):
+        return False
+    if res.imported:
+        return func.value[:1].isupper() and all(ctx.view.may_be_project(n) for n in res.imported)
+    return any(isinstance(a.node, cst.ClassDef) for a in ctx.bindings(func))
 
 
 def _body(region: cst.CSTNode) -> cst.CSTNode | None:

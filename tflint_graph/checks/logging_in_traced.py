@@ -167,6 +167,10 @@ class Net(tf.keras.layers.Layer):
             return True
         return decided_when_tracing(self.ctx, node, fn)
 
+    def _shows_tensor(self, node: cst.Call, fn: TracedFunction) -> bool:
+        reader = MessageReader(self.ctx, fn).read_all(message_arguments(node))
+        return Part.TENSOR in reader.parts
+
     def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:
         func = node.func
         res = self.ctx.resolve(func)
@@ -179,6 +183,8 @@ class Net(tf.keras.layers.Layer):
             hit = self._is_logger(func.value, fn)
         if not hit or is_trace_time_diagnostic(self.ctx, node, fn):
             return
+        if _last(func) == "log_first_n" and _once(node) and not self._shows_tensor(node, fn):
+            return  # `log_first_n(WARNING, msg, 1, keys)`: asked for one message, at most
         if _is_warning(func, res) and decided_statically(self.ctx, node, fn):
             return  # `if x.shape.rank != 4: warnings.warn(...)`: a check of the trace itself
         if res.is_("warnings.warn") and self._same_every_call(node, fn):
@@ -200,6 +206,14 @@ def _is_warning(func: cst.BaseExpression, res: Resolution) -> bool:
     return res.is_("warnings.warn") or (
         isinstance(func, cst.Attribute) and func.attr.value in ("warning", "warn")
     )
+
+
+def _once(call: cst.Call) -> bool:
+    """``log_first_n(level, msg, 1, ...)``: the count is the literal 1."""
+    count = call.args[2].value if len(call.args) > 2 and call.args[2].keyword is None else None
+    if count is None:
+        count = next((a.value for a in call.args if a.keyword and a.keyword.value == "n"), None)
+    return isinstance(count, cst.Integer) and count.value == "1"
 
 
 def _last(func: cst.Attribute | cst.Name) -> str:

@@ -133,6 +133,7 @@ class NumpyOnTensor(Rule):
 
     code = "TFG204"
     name = "numpy-on-tensor"
+    RAISES_WHILE_TRACING = True
 
     VALID = [
         """

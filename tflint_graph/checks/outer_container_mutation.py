@@ -154,7 +154,12 @@ def step(x, outputs=[]):
                 return True
             if where in callers:
                 return True
-        # `__call__` (of the class or a base here) making a fresh one before Keras runs `call`.
+        # `__call__` (of the class or a base, here or in another module of the run) making a
+        # fresh one before Keras runs `call`.
+        for base in cls.bases:
+            for ref in traced.definitions.foreign(base.value):
+                if attr in self.ctx.view.call_resets.get(ref, ()):
+                    return True
         for owner in (cls, *traced.module_bases(cls)):
             for value, where in traced.facts.self_values.get(owner, {}).get(attr, []):
                 if (

@@ -16,7 +16,13 @@ from tflint_graph.checks.format_pieces import (
     string_node,
     values,
 )
-from tflint_graph.checks.trace_diagnostics import is_trace_time_diagnostic, static_metadata
+from tflint_graph.checks.trace_diagnostics import (
+    MessageReader,
+    Part,
+    in_python_error_handler,
+    is_trace_time_diagnostic,
+    static_metadata,
+)
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.tensors import holds_variable, tensors
@@ -122,11 +128,18 @@ def train(x, steps):
 """,
     ]
 
+    def _per_call(self, node: cst.Call, fn: TracedFunction) -> bool:
+        """The print shows a tensor or a value that may differ from call to call."""
+        parts = MessageReader(self.ctx, fn).read_all(a.value for a in node.args if not a.keyword)
+        return bool(parts.parts & {Part.TENSOR, Part.OTHER})
+
     def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:
         if not self.ctx.resolve(node.func).is_builtin("print"):
             return
         if is_trace_time_diagnostic(self.ctx, node, fn):
             return  # print("tracing", x.shape): meant to run once per trace
+        if in_python_error_handler(self.ctx, node, fn) and not self._per_call(node, fn):
+            return  # `except TypeError as e: print("no training flag", e)`: only while tracing
         static = [v for v in _shown(node) if _trace_time_value(v)]
         if static:
             fix = (

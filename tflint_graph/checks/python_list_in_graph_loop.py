@@ -18,6 +18,7 @@ class PythonListInGraphLoop(Rule):
 
     code = "TFG207"
     name = "python-list-in-graph-loop"
+    RAISES_WHILE_TRACING = True
 
     VALID = [
         """

@@ -3,14 +3,17 @@ from __future__ import annotations
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
+from tflint_graph.checks.trace_diagnostics import static_metadata
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted, root_name
 from tflint_graph.model.state import (
+    is_constant,
     owned_by_self,
     owning_class,
     read_before,
     readers,
     restored_on_exit,
+    written_eagerly,
 )
 from tflint_graph.model.tensors import tensors
 from tflint_graph.model.values import is_container_literal
@@ -30,6 +33,15 @@ _VARIABLE_OWNERS = (
 _KERAS_FLAGS = frozenset({"built", "_built"})
 # Objects a layer builds once and keeps (lookup tables, layers, tokenizers' helpers).
 _BUILT_OBJECTS = ("tensorflow.lookup.", "keras.", "tensorflow.keras.")
+
+
+def _static_only(value: cst.BaseExpression) -> bool:
+    """``value`` holds static metadata only: ``x.shape``, or a comprehension of it."""
+    if isinstance(value, cst.DictComp):
+        return static_metadata(value.value)
+    if isinstance(value, cst.ListComp | cst.GeneratorExp | cst.SetComp):
+        return static_metadata(value.elt)
+    return static_metadata(value)
 
 
 class PythonStateMutation(Rule):
@@ -182,6 +194,14 @@ class Model(tf.keras.Model):
         reader = readers(ctx).eager_reader(target.attr.value, cls)
         if reader is None:
             return  # per-trace scratch: set before any read of this trace, read by no eager code
+        if value is not None and _static_only(value):
+            # `{k: t.get_shape() for k, t in endpoints.items()}`: static shapes, which an
+            # eager reader may read as they are.
+            return
+        if is_constant(value) and not written_eagerly(ctx, target.attr.value, cls):
+            # `self._ready = True`: every call would store the same literal, and no eager code
+            # puts another value back, so the last trace left what eager calls would leave.
+            return
         if value is not None and tensors(ctx, fn).is_tensor(value):
             self.report(
                 target,

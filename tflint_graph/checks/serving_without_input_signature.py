@@ -187,7 +187,21 @@ tf.saved_model.save(model, "/tmp/model", signatures={"predict": predict})
                     found.add(anchor)
                 # `make_serve(model).get_concrete_function(spec)`: what the factory returns.
                 found.update(f for f, _ in self.traced.callables(func.value, at))
+                if ref is None and isinstance(func.value, cst.Attribute):
+                    # `model.serve.get_concrete_function(input_ids=spec)` on an instance
+                    # the analysis cannot follow (a parameter): the module's methods of
+                    # that name get their specs there.
+                    found.update(self._methods_named(func.value.attr.value))
         return found
+
+    def _methods_named(self, name: str) -> list[cst.FunctionDef]:
+        return [
+            item
+            for cls in self.ctx.module.body
+            if isinstance(cls, cst.ClassDef)
+            for item in cls.body.body
+            if isinstance(item, cst.FunctionDef) and item.name.value == name
+        ]
 
     # -- export sites -------------------------------------------------------------------
     def _signature(self, item: Exported) -> None:

@@ -6,6 +6,7 @@ import libcst as cst
 
 from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
+from tflint_graph.core.vocabulary import DATASET_CALLBACK_METHODS
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
 from tflint_graph.model.scopes import Assignment, FunctionScope, GlobalScope, Scope
 from tflint_graph.model.values import assigned_value, declared_outer_names
@@ -256,10 +257,25 @@ def _only_called_before(ctx: ModuleContext, fn: TracedFunction, rebinding: _Rebi
     if isinstance(at, cst.For | cst.While):
         loops.add(id(at))
     calls = 0
-    for access in scope.accesses[node.name.value]:
+    name = node.name.value
+    bindings = sorted((a for a in scope[name] if isinstance(a, Assignment)), key=lambda a: a.index)
+    # `ds.map(parse)` traces `parse` there; the dataset may run later, so that counts only
+    # when the function is defined again after the change (a notebook's new pipeline).
+    redefined = any(
+        isinstance(b.node, cst.FunctionDef)
+        and b.node is not node
+        and ctx.line(b.node) > rebinding.line
+        for b in bindings
+    )
+    for access in scope.accesses[name]:
         ref = access.node
+        latest = [b for b in bindings if b.index < access.index]
+        if latest and latest[-1].node is not node and ctx.enclosing_function(ref) is None:
+            continue  # a later `def` of the same name (a notebook cell run again, edited)
         call = ctx.parent(ref)
-        if not (isinstance(call, cst.Call) and call.func is ref):
+        if not (isinstance(call, cst.Call) and call.func is ref) and not (
+            redefined and _traced_here(ctx, ref)
+        ):
             return False  # passed on as a value: it may be called anywhere
         if ctx.enclosing_function(ref) is not None or ctx.line(ref) >= rebinding.line:
             return False
@@ -267,6 +283,18 @@ def _only_called_before(ctx: ModuleContext, fn: TracedFunction, rebinding: _Rebi
             return False  # the same loop rebinds it before the next call
         calls += 1
     return calls > 0
+
+
+def _traced_here(ctx: ModuleContext, ref: cst.CSTNode) -> bool:
+    """``ref`` is handed to a ``tf.data`` transformation (``ds.map(parse)``), which traces
+    it right there, with the values of that moment."""
+    arg = ctx.parent(ref)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    return (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value in DATASET_CALLBACK_METHODS
+    )
 
 
 def _definition_end(ctx: ModuleContext, fn: FunctionNode, stop: FunctionNode | None) -> int:

@@ -48,6 +48,7 @@ class TensorAsBool(Rule):
 
     code = "TFG201"
     name = "tensor-as-bool"
+    RAISES_WHILE_TRACING = True
     severity = Severity.ERROR
 
     VALID = [

@@ -56,6 +56,7 @@ class TensorAsPythonValue(Rule):
 
     code = "TFG203"
     name = "tensor-as-python-value"
+    RAISES_WHILE_TRACING = True
     severity = Severity.ERROR
 
     VALID = [
@@ -146,6 +147,11 @@ def step(x: tf.Tensor):
             "tensorflow.raw_ops."
         ):
             return  # raw ops with several outputs return a named tuple
+        if self._annotated_parameter(value, fn):
+            # `x, mask = inputs` with `inputs: tf.Tensor`: unpacking a tensor fails on the
+            # first trace, so the author passes a tuple there and the annotation is loose
+            # (Keras hands nested inputs over as they are).
+            return
         if self._tensor(value, fn) and self._live(value, fn):
             self.report(
                 value,
@@ -156,6 +162,16 @@ def step(x: tf.Tensor):
                 fn,
                 fix="a, b = tf.unstack(t)",
             )
+
+    def _annotated_parameter(self, value: cst.BaseExpression, fn: TracedFunction) -> bool:
+        """``value`` is a parameter of ``fn`` that only its annotation makes a tensor (no
+        ``input_signature``)."""
+        if not isinstance(value, cst.Name) or fn.input_signature is not None:
+            return False
+        found = self.ctx.bindings(value)
+        return bool(found) and all(
+            isinstance(a.node, cst.Param) and a.node.annotation is not None for a in found
+        )
 
     def visit_For(self, node: cst.For, fn: TracedFunction) -> None:
         if not self._tensor(node.iter, fn) or not self._live(node, fn):

@@ -24,6 +24,7 @@ class TensorNumpy(Rule):
 
     code = "TFG202"
     name = "tensor-numpy"
+    RAISES_WHILE_TRACING = True
 
     VALID = [
         """

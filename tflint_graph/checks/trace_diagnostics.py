@@ -37,6 +37,7 @@ from tflint_graph.model.values import (
     attribute_values,
     ends_in_exit,
     module_constant,
+    narrowing_types,
 )
 from tflint_graph.traced import traced_of
 
@@ -57,6 +58,9 @@ _SETTLED_BUILTINS = frozenset(
 _MAX_CHAIN = 8
 # Builtins that test a value's type or attributes: decided while tracing.
 _TYPE_TESTS = frozenset({"isinstance", "hasattr", "callable"})
+# Python scalar types an `isinstance` test narrows a value to.
+_SCALAR_TYPES = ("numbers.Real", "numbers.Number", "numbers.Integral", "numbers.Rational")
+_SCALAR_BUILTINS = ("int", "float", "bool", "str")
 # The methods where a class is set up once (Keras ``build``, ``__init__``).
 _SETUP_METHODS = frozenset({"__init__", "build", "_build", "build_from_config"})
 # "tracing", "retracing", "traced", "trace", "re-traced": the message is about the trace.
@@ -195,6 +199,21 @@ class MessageReader:
     def _part(self, expr: cst.BaseExpression) -> Part | None:
         if static_metadata(expr, self._is_builtin):
             return Part.STATIC
+        if isinstance(expr, cst.ListComp | cst.SetComp | cst.GeneratorExp) and static_metadata(
+            expr.elt, self._is_builtin
+        ):
+            return Part.STATIC  # `[v.name for v in empty_grads]`: names, shapes, dtypes
+        if (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value == "keys"
+            and not expr.args
+        ):
+            return Part.STATIC  # `features.keys()`: the names of a Python dict's entries
+        if isinstance(expr, cst.Name) and self._python_scalar_here(expr):
+            # `if isinstance(rate, numbers.Real): ... log(rate)`: a Python number, which a
+            # trace takes as part of its signature: the same on every call of this trace.
+            return Part.STATIC
         if (
             isinstance(expr, cst.Call)
             and isinstance(expr.func, cst.Name)
@@ -214,11 +233,38 @@ class MessageReader:
             for arg in expr.args:
                 parts |= self._inner(arg.value)
             return _worst(parts)
+        if isinstance(expr, cst.Call) and expr.args and self._math(expr.func):
+            # `int(np.sqrt(length))` of a static length: arithmetic on what it is given.
+            parts = set()
+            for arg in expr.args:
+                parts |= self._inner(arg.value)
+            return _worst(parts)
         if isinstance(expr, cst.Name):
             return self._name_part(expr)
         if isinstance(expr, cst.Attribute):
             return self._attribute_part(expr)
         return Part.OTHER
+
+    def _python_scalar_here(self, name: cst.Name) -> bool:
+        """``name`` is read inside ``if isinstance(name, <Python scalar types>):``."""
+        return any(
+            all(
+                self.ctx.resolve(t).is_(*_SCALAR_TYPES)
+                or any(self.ctx.resolve(t).is_builtin(b) for b in _SCALAR_BUILTINS)
+                for t in types
+            )
+            for types in narrowing_types(self.ctx, name, self.fn.node)
+        )
+
+    def _math(self, func: cst.BaseExpression) -> bool:
+        """A NumPy or ``math`` function that computes from its arguments alone (not
+        ``np.random.*``)."""
+        res = self.ctx.resolve(func)
+        return (
+            bool(res.imported)
+            and res.startswith("numpy.", "math.")
+            and not res.startswith("numpy.random.")
+        )
 
     def _name_part(self, name: cst.Name) -> Part | None:
         res = self.ctx.resolve(name)
@@ -243,9 +289,18 @@ class MessageReader:
                     continue
                 if self.ctx.enclosing_function(node) is not self.fn.node:
                     return Part.OTHER
+                if isinstance(self.ctx.parent(node), cst.AsName) and isinstance(
+                    self.ctx.parent(self.ctx.parent(node)), cst.ExceptHandler
+                ):
+                    # `except TypeError as e`: a Python error of this trace, raised while
+                    # tracing; it says the same on every call of it.
+                    parts.add(Part.STATIC)
+                    continue
                 value = assigned_value(self.ctx, node, with_items=False)
                 if value is None:
                     value = _loop_iterable(self.ctx, node)
+                if value is None:
+                    value = _unpacked_from_static(self.ctx, node, self._is_builtin)
                 if value is None:
                     return Part.OTHER
                 parts |= self._inner(value)
@@ -354,6 +409,22 @@ def _loop_iterable(ctx: ModuleContext, target: cst.CSTNode) -> cst.BaseExpressio
     return iterable
 
 
+def _unpacked_from_static(
+    ctx: ModuleContext, target: cst.CSTNode, is_builtin: Callable[[cst.Name, str], bool]
+) -> cst.BaseExpression | None:
+    """The static value ``target`` is unpacked from (``_, h, w, c = x.shape.as_list()``):
+    each item of static metadata is static too."""
+    node = ctx.parent(target)
+    while isinstance(node, cst.Element | cst.StarredElement | cst.Tuple | cst.List):
+        node = ctx.parent(node)
+    if not isinstance(node, cst.AssignTarget):
+        return None
+    stmt = ctx.parent(node)
+    if isinstance(stmt, cst.Assign) and static_metadata(stmt.value, is_builtin):
+        return stmt.value
+    return None
+
+
 def _literal(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.UnaryOperation):
         expr = expr.expression
@@ -428,13 +499,38 @@ def decided_statically(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction
 
 # Handlers of errors that can only come from Python while the trace is built.
 _TRACE_TIME_ERRORS = ("builtins.ImportError", "builtins.ModuleNotFoundError")
+# Python's own exceptions: in traced code only Python raises them, while tracing (TensorFlow
+# raises its runtime errors, `tf.errors.*`, when the graph runs).
+_PYTHON_ERRORS = (
+    *_TRACE_TIME_ERRORS,
+    "builtins.TypeError",
+    "builtins.ValueError",
+    "builtins.AttributeError",
+    "builtins.KeyError",
+    "builtins.IndexError",
+    "builtins.NotImplementedError",
+)
+
+
+def in_python_error_handler(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
+    """``node`` lies in an ``except`` handler of Python's own errors (``except TypeError:``
+    around a call with ``training=``): it runs only while tracing, on a path the trace
+    chose, so a message there is a trace-time diagnostic."""
+    for anc in ctx.ancestors(node):
+        if anc is fn.node:
+            return False
+        if isinstance(anc, cst.ExceptHandler) and anc.type is not None:
+            types = anc.type.elements if isinstance(anc.type, cst.Tuple) else None
+            exprs = [el.value for el in types] if types is not None else [anc.type]
+            return all(ctx.resolve(t).is_(*_PYTHON_ERRORS) for t in exprs)
+    return False
 
 
 def decided_when_tracing(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
     """``node`` runs on a path chosen while the trace is built: under an ``if`` (either
     branch) whose test holds static metadata, Python settings or literals only (``if method
     is not None:``, ``if max_inputs > 0:``), after ``if <such a test>: return`` in the same
-    block, or in an ``except ImportError:`` handler."""
+    block, or in a handler of Python's own errors (``except ImportError:``)."""
     child: cst.CSTNode = node
     for anc in ctx.ancestors(node):
         if anc is fn.node:
@@ -447,7 +543,7 @@ def decided_when_tracing(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFuncti
         elif isinstance(anc, cst.ExceptHandler) and anc.type is not None:
             types = anc.type.elements if isinstance(anc.type, cst.Tuple) else None
             exprs = [el.value for el in types] if types is not None else [anc.type]
-            if all(ctx.resolve(t).is_(*_TRACE_TIME_ERRORS) for t in exprs):
+            if all(ctx.resolve(t).is_(*_PYTHON_ERRORS) for t in exprs):
                 return True
         elif isinstance(anc, cst.IndentedBlock):
             for stmt in anc.body:

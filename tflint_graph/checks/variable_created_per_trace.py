@@ -17,6 +17,7 @@ class VariableCreatedPerTrace(Rule):
 
     code = "TFG205"
     name = "variable-created-per-trace"
+    RAISES_WHILE_TRACING = True
 
     VALID = [
         """

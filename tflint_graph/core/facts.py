@@ -60,6 +60,12 @@ class ExternalRoot:
     reason: str  # "called from step() in train.py"
     chain: tuple[str, ...]  # the chain up to and excluding this function
     autograph: bool = True
+    # For each such call, the arguments it passes a value that is not None ("pos:0",
+    # "kw:decoder"), for ``traced.arguments``; None when some call's arguments are unknown.
+    passed: tuple[frozenset[str], ...] | None = None
+    # Every such call is one-time setup where it is made (under `if not self.built:`, in
+    # a helper of such a block): so is this function, on those traces (``model.setup``).
+    setup: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +77,8 @@ class Outgoing:
     reason: str
     chain: tuple[str, ...]
     autograph: bool = True
+    passed: frozenset[str] | None = None  # one item of ``ExternalRoot.passed``: this call
+    setup: bool = False  # the call is one-time setup where it is made
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +132,31 @@ class ModuleSummary:
     # Functions and methods (qualnames) whose value while tracing is known: True for
     # `in_tf_function()`, False for an `is_eager()` helper (``model.eager``).
     tracing_values: dict[str, bool] = field(default_factory=dict)
+    # Methods called with no arguments (``loss.report_stats()``), by name: True when some
+    # call runs in eager code, False when every one is in traced code or in a step function
+    # (``train_step``, ``step_fn``) beside the call of the object.  Test modules tell nothing.
+    accessor_calls: dict[str, bool] = field(default_factory=dict)
+    # Module-level functions -> the module globals (absolute names) they return a test of
+    # (``is_custom_kernel_disabled()``), and those they set, with what they call
+    # (``disable_custom_kernel()``): one-time setup guards across modules (``model.setup``).
+    global_reads: dict[str, frozenset[str]] = field(default_factory=dict)
+    global_writes: dict[str, frozenset[str]] = field(default_factory=dict)
+    # Module-level classes -> the attributes their ``__call__`` rebinds to a fresh container
+    # before Keras runs ``call`` (per-call scratch for subclasses elsewhere, TFG102).
+    call_resets: dict[str, frozenset[str]] = field(default_factory=dict)
+    # Accessors of this module's classes whose callers elsewhere decide whether they read
+    # state eagerly (``model.state``): the run answers in ``ProjectView.accessor_calls``.
+    asked_accessors: frozenset[str] = frozenset()
+
+
+STEP_SUFFIXES = ("step", "step_fn")
+
+
+def is_step_name(name: str) -> bool:
+    """A step function by its name (``train_step``, ``validation_step``, ``step_fn``): a
+    trainer calls it once per batch, traced or not, and whatever it reads from an object it
+    reads in the same call as the object's own work."""
+    return name.lstrip("_").endswith(STEP_SUFFIXES)
 
 
 @dataclass(slots=True)
@@ -148,6 +181,14 @@ class ProjectView:
     aliases: dict[str, str] = field(default_factory=dict)
     # Top-level names of the run's modules that FOREIGN_PREFIXES would take for libraries.
     first_party: frozenset[str] = frozenset()
+    # Functions of other modules this module calls (absolute names) -> their
+    # ``ModuleSummary.global_reads`` / ``global_writes``.
+    global_reads: dict[str, frozenset[str]] = field(default_factory=dict)
+    global_writes: dict[str, frozenset[str]] = field(default_factory=dict)
+    # Base classes of other modules (absolute names) -> ``ModuleSummary.call_resets``.
+    call_resets: dict[str, frozenset[str]] = field(default_factory=dict)
+    # For this module's asked accessors that the run calls: whether any call is eager.
+    accessor_calls: dict[str, bool] = field(default_factory=dict)
 
     def may_be_project(self, name: str) -> bool:
         """``name`` (absolute) could be code of the analysed project (see ``may_be_project``)."""

@@ -22,10 +22,16 @@ _PREFIXES: tuple[tuple[str, str], ...] = (
     ("keras.api._v2.keras.", "keras."),
     ("keras.api.", "keras."),
     ("keras.src.", "keras."),
+    ("tensorflow.python.util.nest.", "tensorflow.nest."),
     ("tensorflow.python.eager.def_function.", "tensorflow."),
     ("tensorflow.python.eager.polymorphic_function.polymorphic_function.", "tensorflow."),
 )
 _EXACT: Mapping[str, str] = {
+    # Private spellings of public APIs whose return kind rules need (``model.tf_returns``).
+    "tensorflow.python.ops.control_flow_ops.while_loop": "tensorflow.while_loop",
+    "tensorflow.python.ops.while_loop.while_loop": "tensorflow.while_loop",
+    "tensorflow.python.ops.control_flow_ops.cond": "tensorflow.cond",
+    "tensorflow.python.ops.cond.cond": "tensorflow.cond",
     "tensorflow.compat.v2": "tensorflow",
     "tensorflow.compat.v1": "tensorflow",
     "tensorflow.keras": "keras",

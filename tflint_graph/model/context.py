@@ -44,6 +44,11 @@ class TracedFunction:
     parent: TracedFunction | None = field(default=None, repr=False)
     # Traced functions of other modules that call this one ("step() in train.py").
     callers_elsewhere: list[str] = field(default_factory=list, repr=False)
+    # For a function other modules' traced code calls: per such call, the arguments it passes
+    # a value that is not None (``ExternalRoot.passed``).
+    passed_elsewhere: tuple[frozenset[str], ...] | None = field(default=None, repr=False)
+    # Every call from other modules is one-time setup there (``ExternalRoot.setup``).
+    setup_elsewhere: bool = field(default=False, repr=False)
 
     @property
     def where(self) -> str:
@@ -119,6 +124,8 @@ class ModuleContext:
         self._memo: dict[tuple[str, cst.CSTNode], Any] = {}
         # Findings about functions of other modules (see ``Rule.report_elsewhere``).
         self.remote: list[RemoteFinding] = []
+        # Accessors whose eager callers only other modules can show (``model.state``).
+        self.asked_accessors: set[str] = set()
 
     def release(self, keep_prepared: bool = False) -> Prepared | None:
         """Forget everything: the analysis holds reference cycles (scopes, the traced code

@@ -43,6 +43,72 @@ _BUILT_FLAGS = frozenset({"built", "_built", "initialized", "_initialized"})
 _MAX_DEPTH = 8
 
 
+def _returned_flag(fn: cst.FunctionDef) -> str | None:
+    """The global a function without parameters only returns (``return _FLAG``, ``return
+    not _FLAG``), after an optional docstring; the twin of ``prefilter.global_state``."""
+    params = fn.params
+    if params.params or params.posonly_params or params.kwonly_params:
+        return None
+    body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+    if body and _is_docstring(body[0]):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine):
+        return None
+    small = body[0].body[0] if len(body[0].body) == 1 else None
+    value = small.value if isinstance(small, cst.Return) else None
+    while isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not):
+        value = value.expression
+    return value.value if isinstance(value, cst.Name) else None
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, cst.SimpleString | cst.ConcatenatedString)
+    )
+
+
+def _module_names(module: cst.Module) -> set[str]:
+    """Names bound by assignments at module level (``_FLAG = False``, also in ``try``/``if``)."""
+    found: set[str] = set()
+    todo: list[cst.CSTNode] = list(module.body)
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                targets = (
+                    [t.target for t in small.targets]
+                    if isinstance(small, cst.Assign)
+                    else [small.target]
+                    if isinstance(small, cst.AnnAssign)
+                    else []
+                )
+                found.update(t.value for t in targets if isinstance(t, cst.Name))
+        elif isinstance(stmt, cst.Try | cst.If):
+            todo.extend(stmt.body.body)
+            for handler in getattr(stmt, "handlers", ()):
+                todo.extend(handler.body.body)
+            orelse = stmt.orelse
+            if isinstance(orelse, cst.Else):
+                todo.extend(orelse.body.body)
+            elif isinstance(orelse, cst.If):
+                todo.append(orelse)
+    return found
+
+
+def _calls_super(call: cst.Call) -> bool:
+    """``super().name(...)`` (or ``super(Cls, self).name(...)``)."""
+    func = call.func
+    return (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Call)
+        and isinstance(func.value.func, cst.Name)
+        and func.value.func.value == "super"
+    )
+
+
 class OneTimeSetup:
     """Answers "does this node run on the first trace only, by design?" for one module."""
 
@@ -80,7 +146,9 @@ class OneTimeSetup:
         if known is not None:
             return known
         parent = fn.parent
-        if fn.kind is not TraceKind.CALLEE or parent is None or depth > _MAX_DEPTH:
+        if fn.kind is TraceKind.CALLEE and parent is None:
+            result = fn.setup_elsewhere  # called from other modules' setup blocks only
+        elif fn.kind is not TraceKind.CALLEE or parent is None or depth > _MAX_DEPTH:
             result = False
         elif isinstance(fn_node, cst.Lambda):
             # A lambda in a traced body: its creation is guarded where the lambda is written.
@@ -143,15 +211,29 @@ class OneTimeSetup:
             return False
         if any(t.rsplit(".", 1)[-1] in _BUILT_FLAGS for t in tested):
             return True  # Keras sets `built` itself
+        base_calls = False
         for part in region:
             for expr in _dotted_exprs(part):
                 if any(_related(dotted(expr) or "", t) for t in tested):
                     return True
             for call in calls_in(part):
+                base_calls = base_calls or _calls_super(call)
+                if set(tested) & self._foreign(call.func, self.ctx.view.global_writes):
+                    return True  # `options.warn_fallback(...)` switches the flag over there
                 for callee, _ in self.definitions.callables(call.func, fn):
                     if any(_related(w, t) for w in self.writes(callee) for t in tested):
                         return True
-        return False
+                    base_calls = base_calls or any(_calls_super(c) for c in calls_in(callee))
+        # `if not self._built_from_signature: self._build_from_signature(q, v)`, whose
+        # `super()._build_from_signature(...)` (a library base) sets the flag: a flag nothing
+        # in this module writes is the base's own, and the region hands over to the base.
+        return base_calls and all(
+            t.startswith("self.") and not self._written_in_module(t) for t in tested
+        )
+
+    def _written_in_module(self, text: str) -> bool:
+        """Some function of the module assigns or mutates ``text`` (``self._flag``)."""
+        return any(text in self.writes(f) for f in self.definitions.facts.functions)
 
     def _tested_state(self, test: cst.BaseExpression, fn: FunctionNode, depth: int) -> list[str]:
         """The ``self.x`` chains and outer names ``test`` reads: directly, through
@@ -174,6 +256,9 @@ class OneTimeSetup:
             elif isinstance(func, cst.Attribute) and depth < 2:
                 for method in self.definitions.methods_of(func, fn):
                     found.extend(self._returned_test(method, depth + 1))
+            if not call.args:
+                # `options.is_custom_kernel_disabled()`: another module's global flag.
+                found.extend(sorted(self._foreign(func, self.ctx.view.global_reads)))
         return found
 
     def _returned_test(self, method: cst.FunctionDef, depth: int) -> list[str]:
@@ -185,6 +270,46 @@ class OneTimeSetup:
                 tested.extend(self._tested_state(value, method, depth))
             self._returned_tests[method] = tested
         return self._returned_tests[method]
+
+    # -- across modules -----------------------------------------------------------------
+    def exported(self) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+        """``ModuleSummary.global_reads`` and ``global_writes``: the module's functions that
+        return a test of module globals, and those that set module globals (absolute names)."""
+        module = self.ctx.view.module
+        reads: dict[str, frozenset[str]] = {}
+        writes: dict[str, frozenset[str]] = {}
+        if module is None:
+            return reads, writes
+        globals_here = _module_names(self.ctx.module)
+        # Only `global` statements here, or another module's setters called here, set one.
+        writers = "global " in self.ctx.source or bool(self.ctx.view.global_writes)
+        for stmt in self.ctx.module.body:
+            if not isinstance(stmt, cst.FunctionDef):
+                continue
+            name = stmt.name.value
+            flag = _returned_flag(stmt)
+            if flag is not None and flag in globals_here:
+                reads[name] = frozenset({f"{module}.{flag}"})
+            if not writers:
+                continue
+            written = {w for w in self.writes(stmt) if w in globals_here}
+            # Written through another module's function: already absolute.
+            absolute = {
+                w for w in self.writes(stmt) if "." in w and not w.startswith(("self.", "cls."))
+            }
+            if written or absolute:
+                writes[name] = frozenset({f"{module}.{w}" for w in written} | absolute)
+        return reads, writes
+
+    def _foreign(self, func: cst.BaseExpression, table: dict[str, frozenset[str]]) -> set[str]:
+        """What ``table`` (a ``ProjectView`` map of other modules' functions) says of the
+        function ``func`` names."""
+        if not table:
+            return set()
+        found: set[str] = set()
+        for name in self.ctx.resolve(func).imported:
+            found |= table.get(self.ctx.view.absolute(name), frozenset())
+        return found
 
     # -- what functions set -------------------------------------------------------------
     def _writes_of(self, fn: FunctionNode, depth: int) -> frozenset[str]:
@@ -200,6 +325,7 @@ class OneTimeSetup:
             for call in facts.calls:
                 for callee, _ in self.definitions.callables(call.func, fn):
                     found |= self._writes_of(callee, depth + 1)
+                found |= self._foreign(call.func, self.ctx.view.global_writes)
         self._writes[fn] = frozenset(found)
         return self._writes[fn]
 

@@ -23,6 +23,10 @@ from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.setup import CREATION_METHODS
 
 _SELF = ("self", "cls")
+# Methods Keras calls from its own eager code, whoever else calls them in the project.
+_FRAMEWORK_EAGER = frozenset(
+    {"result", "reset_state", "reset_states", "get_config", "get_build_config", "summary"}
+)
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,10 @@ class AttributeReaders:
             fn = read.function
             if fn is not None and fn in ctx.traced:
                 continue
+            if _static_metadata(ctx, read.node):
+                # `self.values.shape[-1]`: the static shape or dtype of the last trace's
+                # tensor, which is what the eager value would have.
+                continue
             if tests and _is_test(ctx, fn):
                 # A test asserting what the object saw: had tracing left a symbolic tensor
                 # there, the test itself would fail.
@@ -126,13 +134,117 @@ class AttributeReaders:
                 continue  # runs where the object is called: inside the trace, from traced code
             if read.on_self and not mine:
                 continue  # another class's own state
+            if mine and method is not None and self._helper_of_traced_code(method, read.node):
+                continue
             if read.owned and mine and method is not None:
+                if self._called_beside_the_object(method):
+                    continue
                 return f"{method.name.value}()"
             if fn is None:
                 return "module-level code"
             name = fn.name.value if isinstance(fn, cst.FunctionDef) else "a lambda"
             return f"{name}()" if isinstance(fn, cst.FunctionDef) else name
         return None
+
+    def _called_beside_the_object(self, method: cst.FunctionDef) -> bool:
+        """``method`` is an accessor (no arguments but ``self``) that the run calls, and
+        only from traced code or step functions (``loss.report_stats()`` in a trainer's
+        ``train_step``, right after the loss ran in the same step): it reads what this call
+        stored, not what a trace left.  Other modules tell (``ProjectView.accessor_calls``);
+        until they have, the module asks.  An accessor the run never calls is public API,
+        for users to call eagerly."""
+        params = [*method.params.posonly_params, *method.params.params]
+        if len(params) != 1 or isinstance(method.params.star_arg, cst.Param) or method.decorators:
+            return False
+        name = method.name.value
+        if name in _FRAMEWORK_EAGER or name.startswith("on_"):
+            return False  # Keras calls it eagerly itself (`Metric.result` at epoch end)
+        eager = self.ctx.view.accessor_calls.get(name)
+        if eager is None:
+            self.ctx.asked_accessors.add(name)
+        return eager is False
+
+    def _helper_of_traced_code(self, method: cst.FunctionDef, read: cst.Attribute) -> bool:
+        """``method`` is a helper of traced code, not an accessor users call eagerly: it takes
+        arguments besides ``self`` and hands the attribute to a TensorFlow op with them
+        (``get_targets(self, x): return tf.gather(x, self.index_targets)``), and nothing in
+        this module calls it from eager code.  Its callers are traced methods, or overrides in
+        subclasses that traced code dispatches to, so it reads the value of the same trace."""
+        ctx = self.ctx
+        params = [*method.params.posonly_params, *method.params.params]
+        if len(params) < 2 or any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value in ("property", "staticmethod")
+            for d in method.decorators
+        ):
+            return False
+        parent = ctx.parent(ctx.parent(read))  # Attribute -> Arg -> Call
+        if not (
+            isinstance(parent, cst.Call)
+            and ctx.resolve(parent.func).startswith("tensorflow.", "keras.")
+        ):
+            return False
+        for node in _uses_of(ctx, method.name.value):
+            fn = ctx.enclosing_function(node)
+            if fn is None or fn not in ctx.traced:
+                return False
+        return True
+
+
+def _uses_of(ctx: ModuleContext, name: str) -> list[cst.Attribute]:
+    """Every ``<anything>.<name>`` of the module (calls, and methods handed on as
+    callbacks): each is a place the method may run from."""
+    index = ctx.memo("attributes-by-name", ctx.module, lambda: _attributes_by_name(ctx))
+    return index.get(name, [])
+
+
+def _attributes_by_name(ctx: ModuleContext) -> dict[str, list[cst.Attribute]]:
+    found: dict[str, list[cst.Attribute]] = {}
+    for node in ctx.nodes_in_order():
+        if type(node) is cst.Attribute:
+            found.setdefault(node.attr.value, []).append(node)
+    return found
+
+
+def _static_metadata(ctx: ModuleContext, node: cst.Attribute) -> bool:
+    """``node`` is only asked for its static shape or dtype (``x.shape[-1]``, ``x.dtype``,
+    ``x.get_shape()``)."""
+    parent = ctx.parent(node)
+    return (
+        isinstance(parent, cst.Attribute)
+        and parent.value is node
+        and parent.attr.value in ("shape", "dtype", "get_shape", "ndim")
+    )
+
+
+def written_eagerly(ctx: ModuleContext, attr: str, cls: cst.ClassDef | None) -> bool:
+    """A method of ``cls`` that is not traced assigns ``self.<attr>`` (``reset()`` putting a
+    flag back); ``__init__``/``build`` and ``__call__`` do not count."""
+    if cls is None:
+        return False
+    for node in _uses_of(ctx, attr):
+        parent = ctx.parent(node)
+        if not (isinstance(parent, cst.AssignTarget) and parent.target is node):
+            continue
+        if not (isinstance(node.value, cst.Name) and node.value.value in _SELF):
+            continue
+        method = method_of(ctx, ctx.enclosing_function(node))
+        if method is None or ctx.enclosing_class(method) is not cls:
+            continue
+        if method.name.value in CREATION_METHODS or method.name.value == "__call__":
+            continue  # before any trace, or where the object is called (around `call`)
+        if method in ctx.traced:
+            continue
+        return True
+    return False
+
+
+def is_constant(expr: cst.BaseExpression | None) -> bool:
+    """A literal that is the same on every call: ``True``, ``None``, ``3``, ``"ready"``."""
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    return isinstance(expr, cst.Integer | cst.Float | cst.SimpleString)
 
 
 def owned_by_self(expr: cst.BaseExpression) -> bool:
@@ -167,12 +279,6 @@ def restored_on_exit(ctx: ModuleContext, target: cst.BaseExpression, fn: Functio
             before = before or order < first_yield
             after = after or order > last_yield
     return before and after
-
-
-def in_test_function(ctx: ModuleContext, node: cst.CSTNode) -> bool:
-    """``node`` lies in a test (a ``test*`` function or method, or a function nested in one)
-    of a test module (``test_*.py``, ``*_test.py``)."""
-    return is_test_file(ctx.path) and _is_test(ctx, ctx.enclosing_function(node))
 
 
 def _is_test(ctx: ModuleContext, fn: FunctionNode | None) -> bool:

@@ -31,7 +31,7 @@ import libcst as cst
 from tflint_graph.model.calls import argument
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.tf_returns import FLAGS, RETURNS
-from tflint_graph.model.values import assigned_value, attribute_values
+from tflint_graph.model.values import assigned_value, attribute_values, narrowing_types
 
 
 class Kind(str, Enum):
@@ -137,6 +137,11 @@ _NOT_TENSOR_METHODS = frozenset(
         "eval",
         "consumers",
         "__len__",
+        # A mapping's methods: a receiver that has them is a dict of tensors (the outputs
+        # per level of a detector), whose keys and items are Python sequences.
+        "keys",
+        "values",
+        "items",
     }
 )
 # Parameters whose names say "Python flag or config", whatever the signature says.
@@ -180,6 +185,10 @@ _PYTHON_ANNOTATIONS = frozenset(
 
 def _not_a_tensor(name: str) -> bool:
     return name in _NOT_TENSOR or name.startswith(_NOT_TENSOR_PREFIXES)
+
+
+# Builtin types an `isinstance` test narrows a value to: a Python container, no tensor.
+_PYTHON_CONTAINERS = ("list", "tuple", "dict")
 
 
 # Kinds whose items are tensors when a Python loop iterates them.
@@ -231,6 +240,8 @@ class TensorInference:
     def kind(self, expr: cst.BaseExpression) -> Kind | None:
         """TENSOR, STRUCTURE or None for ``expr`` (an expression inside ``self.fn``)."""
         if isinstance(expr, cst.Name):
+            if self._narrowed_to_python(expr):
+                return None
             return self._name_kind(expr)
         if isinstance(expr, cst.Call):
             return self._call_kind(expr)
@@ -293,6 +304,10 @@ class TensorInference:
             if res.startswith("tensorflow.", "keras.ops."):
                 if any(_not_a_tensor(n) for n in res.imported):
                     return None
+                if res.startswith("tensorflow.python."):
+                    # TensorFlow's private modules (`from tensorflow.python.util import
+                    # nest`): helpers of every kind, not ops; what they return is unknown.
+                    return None
                 return Kind.TENSOR
             return None
         if isinstance(func, cst.Attribute):
@@ -305,6 +320,14 @@ class TensorInference:
         return None
 
     # -- names --------------------------------------------------------------------------
+    def _narrowed_to_python(self, name: cst.Name) -> bool:
+        """``name`` is read in the body of ``if isinstance(name, (list, tuple)):`` (alone or
+        in an ``and``): whatever its annotation says, it is a Python container there."""
+        return any(
+            all(any(self.ctx.resolve(t).is_builtin(b) for b in _PYTHON_CONTAINERS) for t in types)
+            for types in narrowing_types(self.ctx, name, self.fn.node)
+        )
+
     def _name_kind(self, name: cst.Name) -> Kind | None:
         key = name.value
         if key in self._names:

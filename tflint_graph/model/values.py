@@ -277,3 +277,36 @@ def int_literal(expr: cst.BaseExpression) -> int | None:
     ):
         return -int(expr.expression.evaluated_value)
     return None
+
+
+def conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of a chain of ``and`` (the test itself otherwise)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return [*conjuncts(test.left), *conjuncts(test.right)]
+    return [test]
+
+
+def narrowing_types(
+    ctx: ModuleContext, name: cst.Name, stop: cst.CSTNode
+) -> list[list[cst.BaseExpression]]:
+    """For each ``if isinstance(<name>, T):`` (alone or in an ``and``) whose body holds
+    ``name``, below ``stop``: the type expressions ``T`` names."""
+    found: list[list[cst.BaseExpression]] = []
+    child: cst.CSTNode = name
+    for anc in ctx.ancestors(name):
+        if anc is stop:
+            break
+        if isinstance(anc, cst.If) and child is anc.body:
+            for test in conjuncts(anc.test):
+                if (
+                    isinstance(test, cst.Call)
+                    and ctx.resolve(test.func).is_builtin("isinstance")
+                    and len(test.args) == 2
+                    and isinstance(test.args[0].value, cst.Name)
+                    and test.args[0].value.value == name.value
+                ):
+                    kinds = test.args[1].value
+                    tuple_ = isinstance(kinds, cst.Tuple)
+                    found.append([e.value for e in kinds.elements] if tuple_ else [kinds])
+        child = anc
+    return found

@@ -49,8 +49,8 @@ DIR_NAME = ".tflint-graph-cache"
 # Bump when the entry layout or the meaning of a cached fact changes.  2: findings carry
 # fix_safety; 3: a .ipynb file is read as a notebook (an earlier entry holds its TFG001 as
 # Python) and findings carry a cell; 4: run records keep each file's analyses (project
-# context).
-CACHE_FORMAT = 4
+# context); 5: summaries tell how accessors are called (ModuleSummary.accessor_calls).
+CACHE_FORMAT = 5
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by tflint-graph.\n"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tflint_graph.core.config import Config
 from tflint_graph.core.facts import ModuleSummary, ProjectView
@@ -67,6 +67,10 @@ def _analyse_source(
         or view.remote
         or view.exported
         or view.tracing_values
+        or view.accessor_calls
+        or view.call_resets
+        or view.global_reads
+        or view.global_writes
         or view.aliases
     )
     verdict = verdict_of(source, python_tree)
@@ -142,18 +146,29 @@ def _untraced(
     ``verdict`` is CPython's on ``source``; ``scan`` the walk of its tree, when made.
     """
     tree = verdict.tree
+    # How other modules' code calls and switches what this module defines: from CPython's
+    # tree whenever there is one (plain Python facts, the same with or without libcst).
+    state: dict[str, dict[str, Any]] = {}
+    if tree is not None:
+        state["accessor_calls"] = prefilter.accessor_calls(
+            tree, path, source, scan or prefilter.Scan(tree, view)
+        )
+        reads, writes = prefilter.global_state(tree, view.module, source)
+        state.update(global_reads=reads, global_writes=writes)
     if tree is not None and prefilter.enabled():
         imports = prefilter.module_imports(tree, view)
+        scan = scan or prefilter.Scan(tree, view)
         return [], ModuleSummary(
             view.module,
             reexports=imports,
-            called_imports=(scan or prefilter.Scan(tree, view)).called_imports(),
+            called_imports=scan.called_imports(),
             classes=prefilter.module_classes(tree, imports),
+            **state,
         )
     parsed = parse(source, path, verdict)
     if isinstance(parsed, Finding):
         return [parsed], None
-    # libcst's summary: only for source CPython rejects and libcst accepts
+    # libcst's summary: for source CPython rejects and libcst accepts (or no prefilter)
     from tflint_graph.run.summary import called_imports, module_classes, module_imports
 
     imports = module_imports(parsed, view)
@@ -162,6 +177,7 @@ def _untraced(
         reexports=imports,
         called_imports=called_imports(parsed, view),
         classes=module_classes(parsed, imports),
+        **state,
     )
 
 

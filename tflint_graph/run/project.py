@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -72,6 +73,9 @@ class Project:
         self.exported: dict[Path, list[ExportFact]] = {}
         self.remote: dict[Path, list[RemoteFinding]] = {}
         self.tracing_values: dict[Path, dict[str, bool]] = {}
+        self.accessor_calls: dict[Path, dict[str, bool]] = {}
+        self.call_resets: dict[Path, dict[str, frozenset[str]]] = {}
+        self.global_state: dict[Path, tuple[dict[str, frozenset[str]], ...]] = {}
         self.aliases: dict[Path, dict[str, str]] = {}
         # Each file of the run: the (view, summary) of every analysis, in order.  The run's
         # course depends on nothing else, so a later run can tell from them whether an
@@ -90,6 +94,10 @@ class Project:
             exported=tuple(self.exported.get(resolved, ())),
             remote=tuple(self.remote.get(resolved, ())),
             first_party=self.index.first_party,
+            accessor_calls=self.accessor_calls.get(resolved, {}),
+            call_resets=self.call_resets.get(resolved, {}),
+            global_reads=self.global_state.get(resolved, ({}, {}))[0],
+            global_writes=self.global_state.get(resolved, ({}, {}))[1],
         )
 
     def _may_be_project(self, name: str) -> bool:
@@ -188,6 +196,7 @@ class Project:
                     break
                 self._analyse(*sorted(stale))
             self._propagate()
+            self._analyse(*sorted(self._link_accessors()))
             self._analyse(*sorted(self._route_remote()))
         finally:
             self.pool.close()
@@ -228,6 +237,7 @@ class Project:
                 if target is not None and found[1] in target.exports:
                     table[name] = target.exports[found[1]]
             classes: dict[str, frozenset[str]] = {}
+            resets: dict[str, frozenset[str]] = {}
             for bases in summary.classes.values():
                 for ref in bases:
                     if ref.startswith(LOCAL) or not self._may_be_project(ref):
@@ -237,6 +247,10 @@ class Project:
                         kinds = self.class_kinds(*found)
                         if kinds:
                             classes[ref] = kinds
+                        target = self.summary(found[0])
+                        attrs = target.call_resets.get(found[1]) if target is not None else None
+                        if attrs:
+                            resets[ref] = attrs
             aliases: dict[str, str] = {}
             for name in sorted(set(summary.reexports.values())):
                 found = self.locate(name, resolved) if self._may_be_project(name) else None
@@ -250,9 +264,11 @@ class Project:
                 self.tables[resolved] = table
             if classes:
                 self.keras_classes[resolved] = classes
+            if resets:
+                self.call_resets[resolved] = resets
             if aliases:
                 self.aliases[resolved] = aliases
-            if table or classes or aliases:
+            if table or classes or aliases or resets:
                 stale.add(resolved)
             for fact in summary.exports_elsewhere:
                 found = self.locate(fact.target, resolved)
@@ -273,10 +289,25 @@ class Project:
             if summary is None:
                 continue
             table: dict[str, bool] = {}
+            reads: dict[str, frozenset[str]] = {}
+            writes: dict[str, frozenset[str]] = {}
             for name in sorted(summary.called_imports):
-                value = self._tracing_value(name, resolved)
-                if value is not None:
-                    table[name] = value
+                found = self.locate(name, resolved)
+                if found is None or found[0] == resolved:
+                    continue
+                target = self.summary(found[0])
+                if target is None:
+                    continue
+                qualname = found[1]
+                if qualname in target.tracing_values:
+                    table[name] = target.tracing_values[qualname]
+                if qualname in target.global_reads:
+                    reads[name] = target.global_reads[qualname]
+                if qualname in target.global_writes:
+                    writes[name] = target.global_writes[qualname]
+            if (reads, writes) != self.global_state.get(resolved, ({}, {})):
+                self.global_state[resolved] = (reads, writes)
+                stale.add(resolved)
             for bases in summary.classes.values():
                 for ref in bases:
                     if ref.startswith(LOCAL) or not self._may_be_project(ref):
@@ -294,12 +325,28 @@ class Project:
                 stale.add(resolved)
         return stale
 
-    def _tracing_value(self, name: str, importer: Path) -> bool | None:
-        found = self.locate(name, importer)
-        if found is None or found[0] == importer:
-            return None
-        target = self.summary(found[0])
-        return target.tracing_values.get(found[1]) if target is not None else None
+    def _link_accessors(self) -> set[Path]:
+        """Tell each module that asked how the run calls its classes' accessors: whether
+        any call of each is eager (``ModuleSummary.accessor_calls``); the modules told
+        something new."""
+        asked = {
+            resolved: summary.asked_accessors
+            for resolved in sorted(self.in_run)
+            if (summary := self.summaries.get(resolved)) is not None and summary.asked_accessors
+        }
+        if not asked:
+            return set()
+        calls: dict[str, bool] = {}
+        for summary in self.summaries.values():
+            for name, eager in summary.accessor_calls.items() if summary is not None else ():
+                calls[name] = calls.get(name, False) or eager
+        stale: set[Path] = set()
+        for resolved, names in asked.items():
+            table = {n: calls[n] for n in sorted(names) if n in calls}
+            if table and table != self.accessor_calls.get(resolved, {}):
+                self.accessor_calls[resolved] = table
+                stale.add(resolved)
+        return stale
 
     def class_kinds(self, file: Path, qualname: str, depth: int = 0) -> frozenset[str]:
         """Keras kinds of class ``qualname`` of ``file``, through bases in any module."""
@@ -339,9 +386,26 @@ class Project:
                 known = self.roots.setdefault(file, {})
                 if qualname not in known:
                     known[qualname] = ExternalRoot(
-                        qualname, out.kind, out.reason, out.chain, out.autograph
+                        qualname,
+                        out.kind,
+                        out.reason,
+                        out.chain,
+                        out.autograph,
+                        None if out.passed is None else (out.passed,),
+                        out.setup,
                     )
                     changed.add(file)
+                else:
+                    # Another caller: what it passes counts too, and it may not be setup.
+                    before = known[qualname]
+                    merged = dataclasses.replace(
+                        before,
+                        passed=_common(before.passed, out.passed),
+                        setup=before.setup and out.setup,
+                    )
+                    if merged != before:
+                        known[qualname] = merged
+                        changed.add(file)
             self._analyse(*sorted(changed))
             pending = self._outgoing(sorted(changed), seen)
 
@@ -356,6 +420,15 @@ class Project:
                     seen.add((file, out))
                     found.append((file, out))
         return found
+
+
+def _common(
+    known: tuple[frozenset[str], ...] | None, passed: frozenset[str] | None
+) -> tuple[frozenset[str], ...] | None:
+    """``ExternalRoot.passed`` with one more call's arguments; None once one is unknown."""
+    if known is None or passed is None:
+        return None
+    return known if passed in known else (*known, passed)
 
 
 def recheck(

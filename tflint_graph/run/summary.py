@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.core.facts import LOCAL, ModuleSummary, ProjectView
+from tflint_graph.core.facts import LOCAL, ModuleSummary, ProjectView, is_step_name
+from tflint_graph.core.paths import is_test_file
 from tflint_graph.model import walk
+from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext
+from tflint_graph.model.values import is_container_literal
 from tflint_graph.source import prefilter
 from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import imported_names, module_tf_functions
@@ -31,7 +34,62 @@ def summarize(ctx: ModuleContext) -> ModuleSummary:
         exports_elsewhere=foreign_exports(ctx),
         remote=list(ctx.remote),
         tracing_values=traced.guards.exported(),
+        accessor_calls=accessor_calls(ctx),
+        call_resets=call_resets(ctx),
+        **dict(zip(("global_reads", "global_writes"), traced.setup.exported(), strict=True)),
+        asked_accessors=frozenset(ctx.asked_accessors),
     )
+
+
+def call_resets(ctx: ModuleContext) -> dict[str, frozenset[str]]:
+    """``ModuleSummary.call_resets``: per module-level class, what its ``__call__`` (its own)
+    rebinds to a fresh container (``self._losses_dict = {}``)."""
+    found: dict[str, frozenset[str]] = {}
+    for stmt in ctx.module.body:
+        if not isinstance(stmt, cst.ClassDef):
+            continue
+        attrs = frozenset(
+            attr
+            for attr, values in traced_of(ctx).facts.self_values.get(stmt, {}).items()
+            if any(
+                isinstance(where, cst.FunctionDef)
+                and where.name.value == "__call__"
+                and is_container_literal(ctx, value)
+                for value, where in values
+            )
+        )
+        if attrs:
+            found[stmt.name.value] = attrs
+    return found
+
+
+def accessor_calls(ctx: ModuleContext) -> dict[str, bool]:
+    """``x.name()`` calls of the module (no arguments), by name: True when one runs in eager
+    code, False when all are in traced code or in step functions (``ModuleSummary``)."""
+    if is_test_file(ctx.path):
+        return {}
+    found: dict[str, bool] = {}
+    for fn, call in traced_of(ctx).facts.calls:
+        func = call.func
+        if call.args or not isinstance(func, cst.Attribute):
+            continue
+        name = func.attr.value
+        if found.get(name):
+            continue
+        found[name] = not _beside_the_object(ctx, fn)
+    return found
+
+
+def _beside_the_object(ctx: ModuleContext, fn: FunctionNode | None) -> bool:
+    """Code in ``fn`` runs in the same call as the object's own traced work: ``fn`` is
+    traced, or is (nested in) a step function."""
+    while fn is not None:
+        if fn in ctx.traced:
+            return True
+        if isinstance(fn, cst.FunctionDef) and is_step_name(fn.name.value):
+            return True
+        fn = ctx.enclosing_function(fn)
+    return False
 
 
 def module_imports(module: cst.Module, view: ProjectView) -> dict[str, str]:

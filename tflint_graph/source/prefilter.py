@@ -16,7 +16,8 @@ import os
 import re
 import threading
 
-from tflint_graph.core.facts import LOCAL, ProjectView, may_be_project
+from tflint_graph.core.facts import LOCAL, ProjectView, is_step_name, may_be_project
+from tflint_graph.core.paths import is_test_file
 from tflint_graph.core.vocabulary import (
     DATASET_CALLBACK_METHODS,
     DATASET_EXPERIMENTAL,
@@ -183,6 +184,110 @@ def project_calls(
     return {name for name in found if may_be_project(name, first_party)}
 
 
+def accessor_calls(tree: ast.Module, path: str, source: str, scan: Scan) -> dict[str, bool]:
+    """``ModuleSummary.accessor_calls`` of a module with no traced code: an ``x.name()``
+    call is eager unless it lies in a step function (``train_step``)."""
+    if is_test_file(path):
+        return {}
+    steps = scan.step_spans
+    found: dict[str, bool] = {}
+    for call in scan._calls:
+        func = call.func
+        if not isinstance(func, ast.Attribute) or call.args or call.keywords:
+            continue
+        in_step = any(first <= call.lineno <= last for first, last in steps)
+        found[func.attr] = found.get(func.attr, False) or not in_step
+    return found
+
+
+def global_state(
+    tree: ast.Module, module: str | None, source: str
+) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """``ModuleSummary.global_reads`` / ``global_writes`` of a module with no traced code
+    (``model.setup`` gives them for the others): functions that only return a module
+    global (or ``not`` it), and functions that set module globals (``global`` statements),
+    with the module's functions they call."""
+    reads: dict[str, frozenset[str]] = {}
+    writes: dict[str, frozenset[str]] = {}
+    if module is None:
+        return reads, writes
+    names: set[str] = set()
+    for stmt in tree.body:
+        targets: list[ast.expr] = []
+        if isinstance(stmt, ast.Assign):
+            targets = stmt.targets
+        elif isinstance(stmt, ast.AnnAssign):
+            targets = [stmt.target]
+        elif isinstance(stmt, ast.Try | ast.If):
+            for inner in ast.walk(stmt):
+                if isinstance(inner, ast.Assign):
+                    targets += inner.targets
+        names.update(t.id for t in targets if isinstance(t, ast.Name))
+    functions = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef)}
+    own: dict[str, set[str]] = {}
+    calls: dict[str, set[str]] = {}
+    writers = "global " in source  # no `global` statement: no function sets a global
+    for name, fn in functions.items():
+        declared = (
+            {n for node in ast.walk(fn) if isinstance(node, ast.Global) for n in node.names}
+            if writers
+            else set()
+        )
+        own[name] = (
+            {
+                t.id
+                for node in ast.walk(fn)
+                if isinstance(node, ast.Assign | ast.AugAssign)
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                if isinstance(t, ast.Name) and t.id in declared and t.id in names
+            }
+            if declared
+            else set()
+        )
+        calls[name] = (
+            {
+                node.func.id
+                for node in ast.walk(fn)
+                if isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in functions
+            }
+            if writers
+            else set()
+        )
+        body = [s for s in fn.body if not _is_docstring(s)]
+        if (
+            not (fn.args.args or fn.args.posonlyargs or fn.args.kwonlyargs)
+            and len(body) == 1
+            and isinstance(body[0], ast.Return)
+            and (value := _unnegated(body[0].value)) is not None
+            and isinstance(value, ast.Name)
+            and value.id in names
+        ):
+            reads[name] = frozenset({f"{module}.{value.id}"})
+    for name in functions:
+        seen, todo, found = {name}, [name], set()
+        while todo:
+            current = todo.pop()
+            found |= own[current]
+            for callee in calls[current] - seen:
+                seen.add(callee)
+                todo.append(callee)
+        if found:
+            writes[name] = frozenset(f"{module}.{g}" for g in found)
+    return reads, writes
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+
+
+def _unnegated(expr: ast.expr | None) -> ast.expr | None:
+    while isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        expr = expr.operand
+    return expr
+
+
 def child_nodes(node: ast.AST) -> list[ast.AST]:
     """``ast.iter_child_nodes`` as a list, without its generators (about twice as fast:
     every file's tree is walked once, by the engine's nesting guard)."""
@@ -286,6 +391,7 @@ class Scan:
         self.bases: list[str] = []
         self.function_refs: list[str] = []
         self._calls: list[ast.Call] = []
+        self.step_spans: list[tuple[int, int]] = []  # the lines of `train_step`-like defs
         self._instances: list[tuple[str, ast.expr]] = []
         # Every TensorFlow module's tree is walked: exact type tests (no subclasses exist) and
         # children read in place, leaves such as Load or Add never stacked.
@@ -332,6 +438,8 @@ class Scan:
                     self.bases += [_dotted(b) for b in node.bases]
                 elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                     names.add(node.name)
+                    if is_step_name(node.name):
+                        self.step_spans.append((node.lineno, node.end_lineno or node.lineno))
                 elif isinstance(node, ast.Global | ast.Nonlocal):
                     names.update(node.names)
             for field in node._fields:

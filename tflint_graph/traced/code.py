@@ -19,6 +19,7 @@ from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.eager import TracingGuards
 from tflint_graph.model.names import Resolution, dotted
 from tflint_graph.model.setup import OneTimeSetup
+from tflint_graph.traced.arguments import ArgumentGuards
 from tflint_graph.traced.follow import Follower
 from tflint_graph.traced.outgoing import OutgoingCalls
 from tflint_graph.traced.roots import Search, find_roots
@@ -78,6 +79,8 @@ class TracedCode(dict[FunctionNode, TracedFunction]):
         self.guards = guards or TracingGuards(definitions)
         # What runs on the first trace only, by design (``model.setup``).
         self.setup = OneTimeSetup(definitions, self.guards)
+        # Branches that what the traced callers pass rules out (``traced.arguments``).
+        self.arguments = ArgumentGuards(definitions)
         # The module's defs, classes and calls, from one walk (``model.collect``).
         self.facts: ModuleFacts = definitions.facts
         # Traced calls into other modules of the run, for the project to follow.
@@ -136,7 +139,10 @@ def find_traced(ctx: ModuleContext) -> TracedCode:
     follower = Follower(ctx, definitions, search.escaped, outgoing, guards)
     follower.add_roots(roots)
     follower.add_external(ctx.view.roots)
-    return TracedCode(follower.run(), definitions, outgoing.found, guards)
+    traced = TracedCode(follower.run(), definitions, outgoing.found, guards)
+    ctx.traced = traced  # what the calls into other modules pass is judged with it
+    outgoing.finish(traced.arguments.present, traced.setup.covers)
+    return traced
 
 
 def traced_of(ctx: ModuleContext) -> TracedCode:

@@ -95,6 +95,8 @@ class Follower:
                     ext.reason,
                     (*ext.chain, display),
                     ext.autograph and autograph and not self.definitions.no_autograph_decorator(fn),
+                    passed_elsewhere=ext.passed,
+                    setup_elsewhere=ext.setup,
                 )
                 self._enqueue(info)
 
@@ -170,9 +172,11 @@ class Follower:
                 local = True
                 self.add(fn, TraceKind.CALLEE, f"called from {info.display}", info, info.autograph)
             if not local:
-                self.outgoing.send(func, TraceKind.CALLEE, self._from(info), info, info.autograph)
+                self.outgoing.send(
+                    func, TraceKind.CALLEE, self._from(info), info, info.autograph, call=call
+                )
                 for target in definitions.inherited(func, info.node):
-                    self.outgoing.add(target, TraceKind.CALLEE, self._from(info), info)
+                    self.outgoing.add(target, TraceKind.CALLEE, self._from(info), info, call)
             name = dotted(func) or "a call"
             for arg in call.args:
                 if isinstance(arg.value, cst.Lambda):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+
 import libcst as cst
 
 from tflint_graph.core.facts import Outgoing, TraceKind
@@ -17,6 +20,8 @@ class OutgoingCalls:
         self.ctx = ctx
         self.definitions = definitions
         self.found: list[Outgoing] = []
+        # The call behind each of ``found`` that is one, with the function making it.
+        self._calls: dict[int, tuple[cst.Call, TracedFunction]] = {}
 
     def send(
         self,
@@ -25,14 +30,47 @@ class OutgoingCalls:
         reason: str,
         parent: TracedFunction | None,
         autograph: bool = True,
+        *,
+        call: cst.Call | None = None,
     ) -> None:
-        """Every function of another module ``expr`` denotes is traced there too."""
+        """Every function of another module ``expr`` denotes is traced there too; ``call``
+        is the call that reaches it, when it is one."""
         chain = parent.chain if parent is not None else ()
         if parent is None:
             reason = f"{reason} in {self.ctx.path}"
         for target in self.definitions.foreign(expr):
+            if call is not None and parent is not None:
+                self._calls[len(self.found)] = (call, parent)
             self.found.append(Outgoing(target, kind, reason, chain, autograph))
 
-    def add(self, target: str, kind: TraceKind, reason: str, parent: TracedFunction) -> None:
-        """``target`` (an absolute name) is called from ``parent``."""
+    def add(
+        self, target: str, kind: TraceKind, reason: str, parent: TracedFunction, call: cst.Call
+    ) -> None:
+        """``target`` (an absolute name) is called from ``parent`` by ``call``."""
+        self._calls[len(self.found)] = (call, parent)
         self.found.append(Outgoing(target, kind, reason, parent.chain, parent.autograph))
+
+    def finish(
+        self,
+        present: Callable[[cst.BaseExpression, TracedFunction], bool],
+        setup: Callable[[cst.CSTNode, TracedFunction], bool],
+    ) -> None:
+        """Say, for each call, which arguments it passes a value that is not None
+        (``present(value, caller)``) and whether it is one-time setup (``setup(call,
+        caller)``), once the module's traced code is known."""
+        for index, (call, parent) in self._calls.items():
+            if setup(call, parent):
+                self.found[index] = dataclasses.replace(self.found[index], setup=True)
+            passed: set[str] | None = set()
+            position = 0
+            for arg in call.args:
+                if arg.star:
+                    passed = None
+                    break
+                key = f"kw:{arg.keyword.value}" if arg.keyword is not None else f"pos:{position}"
+                if arg.keyword is None:
+                    position += 1
+                if present(arg.value, parent):
+                    passed.add(key)
+            if passed is not None:
+                self.found[index] = dataclasses.replace(self.found[index], passed=frozenset(passed))

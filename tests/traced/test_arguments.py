@@ -1,0 +1,203 @@
+"""Branches that what the traced callers pass rules out (``traced.arguments``): a finding in
+``if p is None:`` is only made when some trace can leave ``p`` out or pass None."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import dedent, found
+from tflint_graph import lint_paths
+
+LIKELIHOOD = """
+    import functools
+
+    import tensorflow as tf
+
+    def log_likelihood(inputs, tags, transitions=None):
+        if transitions is None:
+            transitions = tf.Variable(tf.zeros([3, 3]))  # TFG205 when a trace leaves it out
+        transitions = tf.cast(transitions, inputs.dtype)
+        return tf.reduce_sum(inputs) + tf.reduce_sum(transitions)
+
+    class Tagger(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.kernel = tf.Variable(tf.zeros([3, 3]))
+
+        def train_step(self, data):
+            x, y = data
+            loss = log_likelihood(x, y, CALL)
+            return {"loss": loss}
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "reported"),
+    [
+        ("self.kernel", False),  # an attribute: the object the parameter is for
+        ("transitions=self.kernel", False),
+        ("tf.ones([3, 3])", False),
+        ("None", True),
+        ("transitions=None", True),
+    ],
+)
+def test_every_traced_call_passes_the_optional_argument(call: str, reported: bool) -> None:
+    source = dedent(LIKELIHOOD).replace("CALL", call)
+    assert bool([c for _, c in found(source) if c == "TFG205"]) is reported
+
+
+def test_a_call_that_leaves_it_out_keeps_the_branch() -> None:
+    source = dedent(LIKELIHOOD).replace(", CALL)", ")")
+    assert [c for _, c in found(source) if c == "TFG205"] == ["TFG205"]
+
+
+def test_a_root_may_be_called_without_it() -> None:
+    source = dedent(LIKELIHOOD).replace("def log_likelihood", "@tf.function\ndef log_likelihood")
+    source = source.replace("CALL", "self.kernel")
+    assert [c for _, c in found(source) if c == "TFG205"] == ["TFG205"]
+
+
+PARSER = """
+    import functools
+
+    import tensorflow as tf
+
+    def make_decoder():
+        return tf.io.parse_tensor
+
+    def parse(record, decoder=None):
+        if not decoder:
+            specs = []
+            for i in tf.range(tf.size(record)):
+                specs.append(record[i])  # TFG207 when a trace has no decoder
+            decoder = specs[0]
+        return decoder(record)
+
+    def load(files):
+        decoder = make_decoder()
+        ds = tf.data.Dataset.from_tensor_slices(files)
+        return ds.interleave(CALLBACK)
+"""
+
+
+@pytest.mark.parametrize(
+    ("callback", "reported"),
+    [
+        ("functools.partial(parse, decoder=decoder)", False),
+        ("functools.partial(parse, decoder=None)", True),
+        ("functools.partial(parse)", True),
+        ("parse", True),
+    ],
+)
+def test_a_root_bound_by_partial_gets_what_the_partial_binds(callback: str, reported: bool) -> None:
+    source = dedent(PARSER).replace("CALLBACK", callback)
+    assert bool([c for _, c in found(source) if c == "TFG207"]) is reported
+
+
+HELPERS = """
+    import tensorflow as tf
+
+    def log_likelihood(inputs, transitions=None):
+        if transitions is None:
+            transitions = tf.Variable(tf.zeros([3, 3]))  # TFG205
+        return tf.reduce_sum(inputs) + tf.reduce_sum(transitions)
+"""
+
+CALLER = """
+    import tensorflow as tf
+
+    from helpers import log_likelihood
+
+    class Tagger(tf.keras.Model):
+        def train_step(self, data):
+            kernel = self.crf.chain_kernel
+            return {"loss": log_likelihood(data, ARGS)}
+"""
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "reported"),
+    [
+        ("kernel", None, False),
+        ("transitions=kernel", "kernel", False),
+        ("kernel", "None", True),  # one caller elsewhere passes None
+        ("kernel", "", True),  # one leaves it out
+    ],
+)
+def test_callers_in_other_modules_tell_what_they_pass(
+    tmp_path: Path, first: str, second: str | None, reported: bool
+) -> None:
+    (tmp_path / "helpers.py").write_text(dedent(HELPERS))
+    (tmp_path / "train.py").write_text(dedent(CALLER).replace("ARGS", first))
+    if second is not None:
+        other = dedent(CALLER).replace(", ARGS)", f", {second})" if second else ")")
+        (tmp_path / "evaluate.py").write_text(other)
+    got = [f for f in lint_paths([tmp_path]) if f.code == "TFG205"]
+    assert bool(got) is reported
+
+
+CHECKS = """
+    import logging
+
+    import tensorflow as tf
+
+    def verify(x, trusts=None):
+        if trusts and len(trusts) > 1:
+            logging.info("values %s", x * 2.0)  # TFG107 if passed
+
+    class Lattice(tf.keras.layers.Layer):
+        def call(self, x):
+            verify(x, CALL)
+            return x
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "reported"),
+    [
+        ("", False),  # every trace leaves `trusts` out: `if trusts and ...` never runs
+        ("trusts=None", False),
+        ("trusts=self.trusts", True),
+    ],
+)
+def test_a_branch_for_an_argument_no_trace_passes(call: str, reported: bool) -> None:
+    source = dedent(CHECKS).replace(", CALL)", f", {call})" if call else ")")
+    assert bool([c for _, c in found(source) if c == "TFG107"]) is reported
+
+
+SWITCH = """
+    import numpy as np
+    import tensorflow as tf
+
+    def stft_tf(audio):
+        return tf.signal.stft(audio, 256, 64)
+
+    def stft_np(audio, pad_end=True):
+        if pad_end:
+            audio = audio.numpy()  # TFG202 when a trace takes this branch
+        return np.abs(audio)
+
+    def loudness(audio, use_tf=True):
+        stft = stft_tf if use_tf else stft_np
+        return stft(audio)
+
+    class Loss(tf.keras.layers.Layer):
+        def call(self, audio):
+            return loudness(audio, CALL)
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "reported"),
+    [
+        ("use_tf=True", False),  # the NumPy twin is only picked for use_tf=False
+        ("True", False),
+        ("use_tf=False", True),
+        ("use_tf=self.use_tf", True),  # not a literal: either may run
+    ],
+)
+def test_a_helper_picked_only_by_a_setting_no_trace_passes(call: str, reported: bool) -> None:
+    source = dedent(SWITCH).replace("CALL", call)
+    assert bool([c for _, c in found(source) if c == "TFG202"]) is reported

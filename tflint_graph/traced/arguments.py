@@ -1,0 +1,478 @@
+"""Branches that the arguments of every trace rule out (SPEC §1, "Not traced, though inside a
+traced body").
+
+An optional parameter tested for ``None`` (``if transition_params is None:``, ``if not
+decoder:``) takes what the traced callers pass.  When every traced call of the function
+passes something that is not ``None`` — an attribute, a call's result, a name bound to one —
+the fallback branch never runs while tracing on any chain the analysis knows, and a finding
+there would describe code that does not run.  A root of the trace (a ``tf.function``, a
+Keras method, a ``Dataset.map`` callback) is called by TensorFlow, Keras or the user: its
+optional parameters may be left out, unless the module binds them for every use
+(``functools.partial(load, decoder=decoder)``).  Anything not known keeps the branch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import libcst as cst
+
+from tflint_graph.core.paths import is_test_file
+from tflint_graph.core.vocabulary import PARTIAL
+from tflint_graph.model.calls import keyword, passed_for
+from tflint_graph.model.collect import FunctionNode
+from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
+from tflint_graph.model.definitions import Definitions
+from tflint_graph.model.scopes import GlobalScope
+from tflint_graph.model.values import assigned_value, conjuncts
+
+_MAX_DEPTH = 3
+
+
+class ArgumentGuards:
+    """Which ``if`` branches of traced functions the passed arguments rule out."""
+
+    def __init__(self, definitions: Definitions) -> None:
+        self.definitions = definitions
+        self.ctx: ModuleContext = definitions.ctx
+        self._params: dict[tuple[FunctionNode, cst.Param], bool | None] = {}
+
+    @property
+    def traced(self) -> Mapping[FunctionNode, TracedFunction]:
+        # Through the context, which forgets it on release: no cycle with the traced code.
+        return self.ctx.traced
+
+    def ruled_out(self, node: cst.CSTNode, fn: TracedFunction, depth: int = 0) -> bool:
+        """``node`` lies in a branch of ``fn`` that no trace takes, by what is passed, or
+        ``fn`` is reached only from such branches of its traced callers."""
+        child = node
+        for anc in self.ctx.ancestors(node):
+            if anc is fn.node:
+                break
+            if (
+                isinstance(anc, cst.If | cst.IfExp)
+                and child is not anc.test
+                and self._dead_branch(anc, fn.node) is child
+            ):
+                return True
+            child = anc
+        return depth < _MAX_DEPTH and self._reached_only_from_dead_branches(fn, depth)
+
+    def _reached_only_from_dead_branches(self, fn: TracedFunction, depth: int) -> bool:
+        """Every mention of callee ``fn`` in traced code lies in a branch those traces rule
+        out (``stft = tf_stft if use_tf else np_stft`` where every call passes
+        ``use_tf=True``)."""
+        node = fn.node
+        if (
+            fn.kind is not TraceKind.CALLEE
+            or fn.parent is None
+            or fn.callers_elsewhere
+            or not isinstance(node, cst.FunctionDef)
+            or self.ctx.enclosing_class(node) is not None
+        ):
+            return False
+        mentions = [
+            (use, caller)
+            for use in names_by_text(self.ctx).get(node.name.value, [])
+            if use is not node.name
+            and any(a.node is node for a in self.ctx.bindings(use))
+            and (caller := self.traced.get(self.ctx.enclosing_function(use))) is not None
+        ]
+        return bool(mentions) and all(
+            self.ruled_out(use, caller, depth + 1) for use, caller in mentions
+        )
+
+    def _dead_branch(self, node: cst.If | cst.IfExp, fn: FunctionNode) -> cst.CSTNode | None:
+        """The part of ``node`` no trace runs: its body when a test of ``and`` chain is False
+        on every trace, its else when the whole test is True on every trace."""
+        truth = self._literal_test(node.test, fn)
+        if truth is not None:
+            return node.orelse if truth else node.body
+        if isinstance(node, cst.IfExp):
+            return None
+        tests = conjuncts(node.test)
+        for conjunct in tests:
+            found = _optional_test(conjunct)
+            if found is None:
+                continue
+            name, runs_when_missing = found
+            param = self._optional_param(name, fn, node, runs_when_missing)
+            if param is None:
+                continue
+            if runs_when_missing:
+                # `if p is None:` where every trace passes something: a dead fallback.
+                if self._may_be_missing(fn, param, 0) is False:
+                    return node.body
+                if len(tests) == 1 and self._always_missing(fn, param):
+                    return node.orelse
+            else:
+                # `if p and ...:` where no trace passes it: dead too.
+                if self._always_missing(fn, param):
+                    return node.body
+                if len(tests) == 1 and self._may_be_missing(fn, param, 0) is False:
+                    return node.orelse
+        return None
+
+    # -- literal settings --------------------------------------------------------------
+    def _literal_test(self, test: cst.BaseExpression, fn: FunctionNode) -> bool | None:
+        """``if use_tf:`` / ``if not use_tf:`` on a parameter of ``fn`` (never rebound) that
+        every traced call passes the same literal truth (``use_tf=True``)."""
+        negate = False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, negate = test.expression, not negate
+        if not isinstance(test, cst.Name):
+            return None
+        found = self.ctx.bindings(test)
+        if len(found) != 1 or not isinstance(found[0].node, cst.Param):
+            return None
+        param = found[0].node
+        if param not in _parameters(fn):
+            return None
+        truth = self._literal_truth(fn, param, 0)
+        return None if truth is None else truth != negate
+
+    def _literal_truth(self, fn: FunctionNode, param: cst.Param, depth: int) -> bool | None:
+        """The truth of the literal every traced call of callee ``fn`` (all in this module)
+        passes ``param`` (its default when left out); None when not one known truth."""
+        info = self.traced.get(fn)
+        if (
+            info is None
+            or info.kind is not TraceKind.CALLEE
+            or info.parent is None
+            or info.callers_elsewhere
+            or depth > _MAX_DEPTH
+        ):
+            return None
+        bound = isinstance(fn, cst.FunctionDef) and self.ctx.enclosing_class(fn) is not None
+        truths: set[bool | None] = set()
+        for caller in self.traced:
+            for call in self.definitions.calls_in(caller, fn):
+                passed = passed_for(
+                    call, fn.params, param, bound=bound and isinstance(call.func, cst.Attribute)
+                )
+                truths.add(self._truth_of(passed, caller, depth) if passed is not None else None)
+        if len(truths) != 1:
+            return None
+        return truths.pop()
+
+    def _truth_of(self, value: cst.BaseExpression, at: FunctionNode, depth: int) -> bool | None:
+        if isinstance(value, cst.Name):
+            if value.value in ("True", "False", "None"):
+                return value.value == "True"
+            found = self.ctx.bindings(value)
+            if len(found) == 1 and isinstance(found[0].node, cst.Param):
+                param = found[0].node
+                if param in _parameters(at):
+                    return self._literal_truth(at, param, depth + 1)
+            return None
+        if isinstance(value, cst.Integer):
+            return value.value != "0"
+        if isinstance(value, cst.SimpleString):
+            return bool(value.evaluated_value)
+        return None
+
+    def _always_missing(self, fn: FunctionNode, param: cst.Param) -> bool:
+        """Every traced call of callee ``fn`` (all in this module) leaves ``param`` out or
+        passes None (or a falsy literal)."""
+        info = self.traced.get(fn)
+        if info is None or info.kind is not TraceKind.CALLEE or info.parent is None:
+            return False
+        if info.callers_elsewhere:
+            return False
+        sites = [call for caller in self.traced for call in self.definitions.calls_in(caller, fn)]
+        bound = isinstance(fn, cst.FunctionDef) and self.ctx.enclosing_class(fn) is not None
+        for call in sites:
+            passed = passed_for(
+                call, fn.params, param, bound=bound and isinstance(call.func, cst.Attribute)
+            )
+            if passed is None or not _falsy_literal(passed):
+                return False
+        return bool(sites)
+
+    def _optional_param(
+        self, name: cst.Name, fn: FunctionNode, test: cst.If, runs_when_missing: bool
+    ) -> cst.Param | None:
+        """The parameter of ``fn`` that ``name`` is, with default ``None``, and rebound in
+        ``fn`` only in the fallback branch (``if p is None: p = make()``) or after the ``if``
+        outside any loop around it (``p = tf.cast(p, dtype)``): the test sees the argument."""
+        ctx = self.ctx
+        found = ctx.bindings(name)
+        params_found = [a.node for a in found if isinstance(a.node, cst.Param)]
+        if len(params_found) != 1:
+            return None
+        in_loop = any(isinstance(anc, cst.For | cst.While) for anc in _up_to(ctx, test, fn))
+        after = ctx.source_order(test)
+        for a in found:
+            node = a.node
+            if node is params_found[0]:
+                continue
+            inside = [anc for anc in ctx.ancestors(node) if anc is test.body or anc is test]
+            if runs_when_missing and inside and inside[0] is test.body:
+                continue
+            if not inside and not in_loop and ctx.source_order(node) > after:
+                continue
+            return None
+        param = params_found[0]
+        params = fn.params
+        if param not in (*params.posonly_params, *params.params, *params.kwonly_params):
+            return None
+        default = param.default
+        return param if isinstance(default, cst.Name) and default.value == "None" else None
+
+    # -- what a parameter receives ------------------------------------------------------
+    def _may_be_missing(self, fn: FunctionNode, param: cst.Param, depth: int) -> bool | None:
+        """True when some trace may give ``param`` None (or a falsy literal), False when no
+        known trace does, None when the callers are not all known."""
+        key = (fn, param)
+        if key in self._params:
+            return self._params[key]
+        self._params[key] = None  # recursion knows nothing
+        result = self._compute(fn, param, depth)
+        self._params[key] = result
+        return result
+
+    def present(self, value: cst.BaseExpression, caller: TracedFunction) -> bool:
+        """Every trace of ``caller`` passes ``value`` as something that is not None: what
+        a call into another module tells it (``OutgoingCalls.finish``)."""
+        return self._value_may_be_missing(value, caller.node, 1) is False
+
+    def _compute(self, fn: FunctionNode, param: cst.Param, depth: int) -> bool | None:
+        info = self.traced.get(fn)
+        if info is None or info.callers_elsewhere or depth > _MAX_DEPTH:
+            return None
+        bound = isinstance(fn, cst.FunctionDef) and self.ctx.enclosing_class(fn) is not None
+        if info.kind is TraceKind.CALLEE and info.parent is None:
+            # Called from traced code of other modules only: what all those calls pass.
+            return _passed_elsewhere(info.passed_elsewhere, fn, param, bound)
+        if info.kind is not TraceKind.CALLEE:
+            if param.default is None:
+                return False  # a required argument: TensorFlow, Keras or the user gives one
+            return self._bound_by_partial(fn, param, depth)
+        sites = [
+            (caller, call)
+            for caller in self.traced
+            for call in self.definitions.calls_in(caller, fn)
+        ]
+        if not sites:
+            return None  # reached some other way (a callback handed to a TensorFlow API)
+        verdicts = set()
+        for caller, call in sites:
+            passed = passed_for(
+                call, fn.params, param, bound=bound and isinstance(call.func, cst.Attribute)
+            )
+            if passed is None:
+                return None
+            verdicts.add(self._value_may_be_missing(passed, caller, depth + 1))
+        return _combine(verdicts)
+
+    def _bound_by_partial(self, fn: FunctionNode, param: cst.Param, depth: int) -> bool | None:
+        """A root's optional ``param``: what ``functools.partial(fn, param=...)`` binds, when
+        every use of the function in the module is such a partial; else it may be left out."""
+        if not isinstance(fn, cst.FunctionDef) or self.ctx.enclosing_class(fn) is not None:
+            return True
+        uses = [
+            use
+            for use in names_by_text(self.ctx).get(fn.name.value, [])
+            if use is not fn.name and any(a.node is fn for a in self.ctx.bindings(use))
+        ]
+        verdicts = set()
+        for use in uses:
+            call = self.ctx.parent(self.ctx.parent(use))  # Name -> Arg -> Call
+            if not (
+                isinstance(call, cst.Call)
+                and call.args
+                and call.args[0].value is use
+                and self.ctx.resolve(call.func).is_(*PARTIAL)
+            ):
+                return True
+            value = keyword(call, param.name.value)
+            if value is None:
+                return True
+            verdicts.add(
+                self._value_may_be_missing(value, self.ctx.enclosing_function(call), depth + 1)
+            )
+        return _combine(verdicts) if verdicts else True
+
+    def _value_may_be_missing(
+        self, expr: cst.BaseExpression, at: FunctionNode | None, depth: int
+    ) -> bool | None:
+        if _falsy_literal(expr):
+            return True
+        if not isinstance(expr, cst.Name):
+            # An attribute, a call's result, an operation: an object, by the optional
+            # parameter's contract (`self.crf.chain_kernel`, `get_decoder(spec)`).
+            return False
+        if depth > _MAX_DEPTH:
+            return None
+        verdicts = set()
+        for a in self.ctx.bindings(expr):
+            node = a.node
+            if isinstance(node, cst.Param):
+                owner = self.ctx.parent(self.ctx.parent(node))  # Param -> Parameters -> def
+                if not isinstance(owner, cst.FunctionDef | cst.Lambda) or owner is not at:
+                    return None
+                verdicts.add(self._may_be_missing(owner, node, depth))
+                continue
+            if isinstance(a.scope, GlobalScope) or not isinstance(node, cst.Name):
+                return None
+            value = assigned_value(self.ctx, node, with_items=False)
+            if value is None:
+                if not self._unpacked_from_a_result(node):
+                    return None
+                verdicts.add(False)  # `(logits, kernel), *_ = self(x)`: part of a result
+                continue
+            verdicts.add(self._value_may_be_missing(value, at, depth + 1))
+        return _combine(verdicts) if verdicts else None
+
+    def _unpacked_from_a_result(self, target: cst.Name) -> bool:
+        """``target`` is unpacked from a call's result (``a, (b, c) = f(x)``)."""
+        node = self.ctx.parent(target)
+        if not isinstance(node, cst.Element | cst.StarredElement):
+            return False
+        while isinstance(node, cst.Element | cst.StarredElement | cst.Tuple | cst.List):
+            node = self.ctx.parent(node)
+        stmt = self.ctx.parent(node) if isinstance(node, cst.AssignTarget) else None
+        return isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.Call)
+
+
+def _up_to(ctx: ModuleContext, node: cst.CSTNode, fn: FunctionNode) -> list[cst.CSTNode]:
+    """The ancestors of ``node`` inside ``fn``."""
+    found = []
+    for anc in ctx.ancestors(node):
+        if anc is fn:
+            break
+        found.append(anc)
+    return found
+
+
+def names_by_text(ctx: ModuleContext) -> dict[str, list[cst.Name]]:
+    """Every name of the module, by its text (built once, when a branch asks)."""
+
+    def build() -> dict[str, list[cst.Name]]:
+        found: dict[str, list[cst.Name]] = {}
+        for node in ctx.nodes_in_order():
+            if type(node) is cst.Name:
+                found.setdefault(node.value, []).append(node)
+        return found
+
+    return ctx.memo("names-by-text", ctx.module, build)
+
+
+def _passed_elsewhere(
+    passed: tuple[frozenset[str], ...] | None, fn: FunctionNode, param: cst.Param, bound: bool
+) -> bool | None:
+    """``ExternalRoot.passed`` read for ``param``: False when every call from elsewhere
+    passes it a value that is not None, None otherwise."""
+    if passed is None:
+        return None
+    positional = [*fn.params.posonly_params, *fn.params.params]
+    if bound and positional:
+        positional = positional[1:]
+    keys = {f"kw:{param.name.value}"}
+    if param in positional:
+        keys.add(f"pos:{positional.index(param)}")
+    return False if all(keys & call for call in passed) else None
+
+
+def _parameters(fn: FunctionNode) -> tuple[cst.Param, ...]:
+    """The named parameters of ``fn`` (not ``*args``/``**kwargs``)."""
+    return (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)
+
+
+def _combine(verdicts: set[bool | None]) -> bool | None:
+    if True in verdicts:
+        return True
+    return None if None in verdicts else False
+
+
+def _optional_test(test: cst.BaseExpression) -> tuple[cst.Name, bool] | None:
+    """``(name, runs_when_missing)`` for ``name is None`` / ``not name`` (True) and
+    ``name is not None`` / ``name`` (False); None for any other test."""
+    if isinstance(test, cst.Name) and test.value not in ("True", "False", "None"):
+        return test, False
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = test.expression
+        if isinstance(inner, cst.Name):
+            return inner, True
+        return None
+    if (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.left, cst.Name)
+    ):
+        target = test.comparisons[0]
+        right = target.comparator
+        if isinstance(right, cst.Name) and right.value == "None":
+            if isinstance(target.operator, cst.Is):
+                return test.left, True
+            if isinstance(target.operator, cst.IsNot):
+                return test.left, False
+    return None
+
+
+def _falsy_literal(expr: cst.BaseExpression) -> bool:
+    """``None``, ``False``, ``0``, ``""`` or an empty display."""
+    if isinstance(expr, cst.Name):
+        return expr.value in ("None", "False")
+    if isinstance(expr, cst.Integer):
+        return expr.value == "0"
+    if isinstance(expr, cst.SimpleString):
+        return expr.evaluated_value in ("", b"")
+    if isinstance(expr, cst.List | cst.Tuple | cst.Dict | cst.Set):
+        return not expr.elements
+    return False
+
+
+# Context managers of test frameworks that expect their block to raise.
+_EXPECT_RAISES = frozenset(
+    {"assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesWithLiteralMatch"}
+)
+
+
+def expected_to_raise(ctx: ModuleContext, fn: TracedFunction) -> bool:
+    """In a test module, the root of ``fn``'s trace is used only inside ``with
+    self.assertRaises(...):`` or ``with pytest.raises(...):`` blocks (``tf.function(foo,
+    autograph=False)`` then a call, to show that ``foo`` cannot be traced that way): the test
+    expects the trace to fail."""
+    if not is_test_file(ctx.path):
+        return False
+    root = fn
+    while root.parent is not None:
+        root = root.parent
+    node = root.node
+    if not isinstance(node, cst.FunctionDef):
+        return False
+    uses = [
+        use
+        for use in names_by_text(ctx).get(node.name.value, [])
+        if use is not node.name and any(a.node is node for a in ctx.bindings(use))
+    ]
+    if root.kind is TraceKind.WRAPPED:
+        # The uses that make the trace: `tf.function(foo, autograph=False)`.
+        traced = ctx.traced
+        options = getattr(traced, "tf_function_options", None)
+        uses = [
+            use
+            for use in uses
+            if isinstance(call := ctx.parent(ctx.parent(use)), cst.Call)
+            and options is not None
+            and options(call.func) is not None
+        ]
+    return bool(uses) and all(_in_expect_raises(ctx, use) for use in uses)
+
+
+def _in_expect_raises(ctx: ModuleContext, node: cst.CSTNode) -> bool:
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, cst.With):
+            for item in anc.items:
+                call = item.item
+                if not isinstance(call, cst.Call):
+                    continue
+                func = call.func
+                if isinstance(func, cst.Attribute) and func.attr.value in _EXPECT_RAISES:
+                    return True
+                if ctx.resolve(func).is_("pytest.raises"):
+                    return True
+        if isinstance(anc, cst.FunctionDef | cst.ClassDef) and anc is not node:
+            return False
+    return False
