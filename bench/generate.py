@@ -736,6 +736,9 @@ def generate(out: Path, lines: int = 200_000, seed: int = 0) -> dict[str, int]:
         stats["tf_modules" if use_tf else "plain_modules"] += 1
         stats["lines"] += text.count("\n")
     close_package()
+    # A project's root has a marker (here as in any checked-out project): the cache then
+    # lives there whichever files a run is given, as it does where a pre-commit hook runs.
+    (out / "pyproject.toml").write_text(f'[project]\nname = "{PACKAGE}"\nversion = "0"\n')
     (out / MARKER).write_text(_stamp(lines, seed))
     return stats
 
