@@ -259,14 +259,15 @@ def _from_record(
             return None
         from tflint_graph.run.cache import pack_entry
 
-        entries = dict(record.entries)
+        # Only the parts of the files analysed again are new: the others' stay as stored.
+        entries = {}
         for file, findings in fresh.items():
             entries[str(file)] = pack_entry(findings, recorded[file])
             found[str(file)] = findings
         if not warned:
             RunRecords(store).update(record, entries, roots)
     elif record.settles:
-        RunRecords(store).update(record, record.entries, roots)
+        RunRecords(store).update(record, {}, roots)
     for name in sorted(wanted - set(found)):
         findings = record.findings(name)
         if findings is None:

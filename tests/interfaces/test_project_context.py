@@ -9,9 +9,11 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import tflint_graph.run.module
 from tests.cli_support import codes_in, invoke, write_tree
 from tests.helpers import dedent
 from tflint_graph import Config, lint_paths
@@ -90,6 +92,35 @@ def test_a_stale_cache_follows_edits_of_given_and_context_files(project: Path) -
     # And traced again.
     (project / "train.py").write_text(TRAIN, encoding="utf-8")
     assert codes_in(invoke(["utils.py"], project).output) == both
+
+
+def test_an_edited_staged_file_alone_is_analysed_again_and_keeps_its_chain(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The pre-commit case: the project is recorded, then the staged file is edited.
+    write_tree(project, {"data.py": "ROWS = [1, 2, 3]\n"})
+    assert codes_in(invoke(["utils.py"], project).output) == [HELPER_FINDING]
+    analysed: list[str] = []
+    real = tflint_graph.run.module.analyse_file
+
+    def spy(path: Path, *args: Any, **kwargs: Any) -> Any:
+        analysed.append(Path(path).name)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(tflint_graph.run.module, "analyse_file", spy)
+    (project / "utils.py").write_text(UTILS_TWO_PRINTS + "# staged\n", encoding="utf-8")
+    edited = invoke(["utils.py"], project)
+    both = [HELPER_FINDING, ("utils.py", 6, 5, "TFG101")]
+    assert codes_in(edited.output) == both
+    assert edited.output.count("traced via step() -> helper()") == 2
+    # The unchanged modules came from the cache; the edited one was analysed again.
+    assert set(analysed) == {"utils.py"}
+    # As a full run without a cache says.
+    assert edited.output == invoke(["--no-cache", "utils.py"], project).output
+    # The hook run again (a retried commit): answered from the record written after the edit.
+    analysed.clear()
+    assert invoke(["utils.py"], project).output == edited.output
+    assert analysed == []
 
 
 def test_an_edit_that_changes_what_a_module_calls_is_followed(project: Path) -> None:

@@ -13,10 +13,12 @@ import pytest
 
 import tflint_graph.run.cache
 import tflint_graph.run.module
+import tflint_graph.run.project
 from tests.cli_support import PRINT_STEP, THREE_CODES, codes_in, invoke, write_tree
 from tests.helpers import PROJECTS
 from tests.run.test_cross_module import HELPERS, STEP
 from tflint_graph import Config, Finding, Severity, lint_paths
+from tflint_graph.api import project_view
 from tflint_graph.core.facts import (
     ExportFact,
     ExternalRoot,
@@ -179,7 +181,8 @@ def test_warm_run_reuses_every_result_and_prints_the_same(
     assert counted == []
     assert uncached.stdout == cold.stdout == warm.stdout
     assert uncached.exit_code == cold.exit_code == warm.exit_code == 1
-    assert len(_cache_entries(tmp_path)) == 3 + 1  # one per file, and the run's record
+    # One per file, the run's record, and each file's part of it.
+    assert len(_cache_entries(tmp_path)) == 3 + 1 + 3
     # --no-cache does not read it either.
     counted.clear()
     assert invoke(["--no-cache", "."], tmp_path).stdout == cold.stdout
@@ -257,24 +260,25 @@ def test_entries_are_plain_json_data(tmp_path: Path) -> None:
         else:
             assert value is None or isinstance(value, (str, int, float, bool))
 
-    records = 0
+    records, named = 0, set()
+    keys = {entry.stem for entry in entries}
     for entry in entries:
         raw = entry.read_bytes()
         assert not raw.startswith(b"\x80")  # no pickle protocol header
         data = json.loads(raw)
         assert data["key"] == entry.stem
-        if "files" in data:  # the record of a whole run: its inputs' digests and findings
+        if "files" in data:  # the record of a whole run: its inputs' digests and parts
             records += 1
-            assert set(data) == {
-                *("format", "key", "began", "files", "stamps", "reals", "outside", "absent"),
-                "entries",
-            }
-            assert all(isinstance(v, str) for v in [*data["files"].values(), *data["absent"]])
-            assert all(
-                len(v) == 3 and all(isinstance(n, int) for n in v) for v in data["stamps"].values()
-            )
-            # Each file's findings and analyses, as JSON text (unpacked only when asked for).
-            parts = [json.loads(text) for texts in data["entries"].values() for text in texts]
+            assert set(data) == {"format", "key", "began", "files", "outside", "absent"}
+            assert all(isinstance(v, str) for v in data["absent"])
+            for digest, size, mtime, inode, real, part in data["files"].values():
+                assert all(isinstance(v, str) for v in (digest, real, part))
+                assert all(isinstance(n, int) for n in (size, mtime, inode))
+                named.add(part)
+            parts = []
+        elif "part" in data:  # one file's findings and analyses
+            parts = data["part"]
+            assert set(data) == {"format", "key", "part"} and len(parts) == 2
         else:
             assert set(data) == {"format", "key", "findings", "summary"}
             parts = [data["findings"], data["summary"]]
@@ -283,6 +287,7 @@ def test_entries_are_plain_json_data(tmp_path: Path) -> None:
             if isinstance(part, dict):
                 assert set(part) <= allowed_tags
     assert records == 1
+    assert len(named) == 3 and named <= keys  # every part the record names is there
 
 
 def test_content_change_invalidates(
@@ -444,3 +449,81 @@ def test_a_module_created_where_an_import_looked_invalidates_the_run(tmp_path: P
     assert "TFG303" not in [f.code for f in lint_paths([loop], cache=cache)]
     model.write_text(text)  # the import of pk.model now resolves
     assert "TFG303" in [f.code for f in lint_paths([loop], cache=cache)]
+
+
+def _record(root: Path) -> Path:
+    [found] = [p for p in _cache_entries(root) if "files" in json.loads(p.read_bytes())]
+    return found
+
+
+@pytest.fixture
+def fresh_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Runs made afresh (the project's picture built again), not answered from a record."""
+    made: list[int] = []
+    real = tflint_graph.run.project.Project.run
+
+    def spy(self: tflint_graph.run.project.Project) -> Any:
+        made.append(len(self.files))
+        return real(self)
+
+    monkeypatch.setattr(tflint_graph.run.project.Project, "run", spy)
+    return made
+
+
+def test_a_damaged_or_missing_part_of_a_run_record_is_a_miss(
+    tmp_path: Path, fresh_runs: list[int]
+) -> None:
+    write_tree(tmp_path, {"train.py": STEP, "helpers.py": HELPERS, "b.py": THREE_CODES})
+    cold = invoke(["--output-format", "json", "."], tmp_path).stdout
+    parts = [p for p in _cache_entries(tmp_path) if "part" in json.loads(p.read_bytes())]
+    assert len(parts) == 3  # one per file of the run
+    for damage in ("truncated", "missing", "not findings"):
+        if damage == "truncated":
+            parts[0].write_bytes(parts[0].read_bytes()[:-9])
+        elif damage == "missing":
+            parts[1].unlink()
+        else:
+            entry = json.loads(parts[2].read_bytes())
+            entry["part"][0] = [{"t": [1]}]
+            parts[2].write_text(json.dumps(entry))
+        fresh_runs.clear()
+        assert invoke(["--output-format", "json", "."], tmp_path).stdout == cold
+        assert fresh_runs == [3]
+        # The record was stored whole again: the next run is answered from it.
+        fresh_runs.clear()
+        assert invoke(["--output-format", "json", "."], tmp_path).stdout == cold
+        assert fresh_runs == []
+
+
+@pytest.mark.parametrize("recorded_format", [4, CACHE_FORMAT])
+def test_a_run_record_in_an_earlier_layout_is_ignored(
+    tmp_path: Path, fresh_runs: list[int], recorded_format: int
+) -> None:
+    # Format 4 kept every file's findings and analyses in the record itself.
+    write_tree(tmp_path, {"train.py": STEP, "helpers.py": HELPERS})
+    cold = invoke(["train.py", "helpers.py"], tmp_path).stdout
+    record = _record(tmp_path)
+    new = json.loads(record.read_bytes())
+    old = {
+        "format": recorded_format,
+        "key": new["key"],
+        "began": new["began"],
+        "files": {name: fields[0] for name, fields in new["files"].items()},
+        "stamps": {name: fields[1:4] for name, fields in new["files"].items()},
+        "reals": {name: fields[4] for name, fields in new["files"].items()},
+        "outside": {},
+        "absent": [],
+        "entries": {name: ["[]", "[]"] for name in new["files"]},
+    }
+    record.write_text(json.dumps(old))
+    # Neither the plugin's view nor a run takes anything from it.
+    assert project_view(str(tmp_path / "helpers.py"), Config()) is None
+    fresh_runs.clear()
+    assert invoke(["train.py", "helpers.py"], tmp_path).stdout == cold
+    assert fresh_runs == [2]
+    # It is written again in the current layout, which answers the next run.
+    rewritten = json.loads(record.read_bytes())
+    assert rewritten | {"began": new["began"]} == new
+    fresh_runs.clear()
+    assert invoke(["train.py", "helpers.py"], tmp_path).stdout == cold
+    assert fresh_runs == []

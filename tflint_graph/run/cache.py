@@ -6,12 +6,16 @@ configuration, the :class:`ProjectView` the file was analysed with, the displaye
 paths, the working directory (per-file-ignores match relative to it) and ``TFLINT_GRAPH_*``
 environment switches.  Because the view is in the
 key, a callee edit that changes what a caller learns (new roots, a tf.function table) gives
-the caller a new key: nothing has to be invalidated by hand.
+the caller a new key: nothing has to be invalidated by hand.  Beside them, the same
+directory holds run records (:class:`RunRecords`: one per set of files run together, with
+one part per file, named by its content) and, under ``projects/``, each project's latest
+record.
 
 Entries hold data only (JSON, decoded against a whitelist of our own fact types; never
 pickle).  A missing, corrupt, truncated or foreign entry is a miss.  Writes go to a temporary
 file renamed into place, so concurrent runs never see half an entry.  Nothing is ever
-pruned: the directory is safe to delete at any time.
+pruned (only a damaged part is removed, to be written again): the directory is safe to
+delete at any time.
 """
 
 from __future__ import annotations
@@ -49,8 +53,10 @@ DIR_NAME = ".tflint-graph-cache"
 # Bump when the entry layout or the meaning of a cached fact changes.  2: findings carry
 # fix_safety; 3: a .ipynb file is read as a notebook (an earlier entry holds its TFG001 as
 # Python) and findings carry a cell; 4: run records keep each file's analyses (project
-# context); 5: summaries tell how accessors are called (ModuleSummary.accessor_calls).
-CACHE_FORMAT = 5
+# context); 5: summaries tell how accessors are called (ModuleSummary.accessor_calls);
+# 6: a run record names each file's part (its findings and analyses), an entry of its own,
+# instead of holding them all.
+CACHE_FORMAT = 6
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by tflint-graph.\n"
@@ -322,30 +328,34 @@ Analyses = list[tuple[ProjectView, "ModuleSummary | None"]]
 
 @dataclass
 class RunRecord:
-    """A loaded run record.  Each file's part stays JSON text until asked for: a run on a few
-    files of a large project unpacks only theirs."""
+    """A loaded run record: each file's digest as recorded and the key of its part (its
+    findings and analyses, an entry of its own), which is read and unpacked only when asked
+    for: a run on a few files of a large project reads only theirs."""
 
     ticket: RunTicket
     digests: dict[str, str]  # as recorded
-    entries: dict[str, list[str]]  # name -> [findings JSON, analyses JSON]
+    parts: dict[str, str]  # name -> the key of its part
     outside: dict[str, str]  # files outside the run it read, and their digests
     absent: list[str]  # files it looked for and did not find
+    cache: Cache
     settles: bool = False  # written again, it would spare reading some files next time
+    mend: bool = True  # remove a damaged part (so that the next record writes it again)
+    _read: dict[str, list[Any] | None] = dataclasses.field(default_factory=dict, repr=False)
 
     def changed(self) -> list[str]:
         """The files whose bytes differ from the record's."""
         return [n for n, d in self.ticket.digests.items() if self.digests.get(n) != d]
 
     def findings(self, name: str) -> list[Finding] | None:
-        found = _unpack_text(self.entries[name][0])
+        found = self._half(name, 0)
         if isinstance(found, list) and all(isinstance(f, Finding) for f in found):
             return found
-        return None
+        return self._damaged(name)
 
     def analyses(self, name: str) -> Analyses | None:
-        found = _unpack_text(self.entries[name][1])
+        found = self._half(name, 1)
         if not isinstance(found, list) or not found:
-            return None
+            return self._damaged(name)
         for item in found:
             if not (
                 isinstance(item, tuple)
@@ -353,20 +363,62 @@ class RunRecord:
                 and isinstance(item[0], ProjectView)
                 and (item[1] is None or isinstance(item[1], ModuleSummary))
             ):
-                return None
+                return self._damaged(name)
         return found
 
+    def _half(self, name: str, index: int) -> Any:
+        if name not in self._read:
+            self._read[name] = _read_part(self.cache._entry(self.parts[name]), self.parts[name])
+        part = self._read[name]
+        if part is None or part is _MISSING:
+            return None
+        try:
+            return unpack(part[index])
+        except (ValueError, TypeError, RecursionError):
+            return None
 
-def _unpack_text(text: Any) -> Any:
-    try:
-        return unpack(json.loads(text)) if isinstance(text, str) else None
-    except (ValueError, TypeError, RecursionError):
+    def _damaged(self, name: str) -> None:
+        """A part that is there but does not decode as one: removed when ``mend``, so that
+        the run made afresh stores it again (parts are written only where none is)."""
+        if self.mend and self._read.get(name) is not _MISSING:
+            with contextlib.suppress(OSError):
+                os.unlink(self.cache._entry(self.parts[name]))
         return None
 
 
-def pack_entry(findings: list[Finding], analyses: Analyses) -> list[str]:
-    """One file's part of a run record (see :class:`RunRecord`)."""
-    return [_dumps(pack(findings)), _dumps(pack(analyses))]
+# A part whose entry does not exist (as opposed to one that is damaged).
+_MISSING: list[Any] = []
+
+
+def _read_part(path: Path, key: str) -> list[Any] | None:
+    """The two halves of the part ``key`` (packed findings, packed analyses), ``_MISSING``
+    when it is not there, ``None`` when its entry is not one (the caller removes it)."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return _MISSING
+    try:
+        entry = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(entry, dict) or entry.get("format") != CACHE_FORMAT:
+        return None
+    part = entry.get("part")
+    if entry.get("key") != key or not isinstance(part, list) or len(part) != 2:
+        return None
+    return part
+
+
+def pack_entry(findings: list[Finding], analyses: Analyses) -> str:
+    """One file's part of a run record: its findings and the (view, summary) of each of its
+    analyses (see :class:`RunRecords`), as JSON text."""
+    return _dumps([pack(findings), pack(analyses)])
+
+
+def _part_key(text: str) -> str:
+    # Named by its content: a part two records share (most files, when a few changed) is
+    # one entry, written once.
+    return _digest([b"part", f"{version.__version__}/{CACHE_FORMAT}".encode(), text.encode()])
 
 
 def _dumps(value: Any) -> str:
@@ -376,11 +428,15 @@ def _dumps(value: Any) -> str:
 class RunRecords:
     """Whole-run results on top of the per-file entries: an unchanged tree is answered
     from one entry, without building the run's cross-module picture again.  A record holds,
-    for every file of the run, its digest, its findings and the (view, summary) of each of
-    its analyses, and names every file outside the run that the run read and every file it
-    looked for and did not find.  It answers a run while those outside files are as they
-    were and the absent ones still absent; a file of the run that changed since is
-    analysed again (``run.project.recheck``)."""
+    for every file of the run, its digest, its ``stat``, its canonical path and the key of
+    its part, and names every file outside the run that the run read and every file it
+    looked for and did not find.  A part (an entry of its own, named by its content) holds
+    one file's findings and the (view, summary) of each of its analyses.  A record answers
+    a run while those outside files are as they were and the absent ones still absent; a
+    file of the run that changed since is analysed again (``run.project.recheck``), and
+    the record written again names the new parts of those files and the same parts of the
+    others: a run on a few edited files of a large project reads and writes the record
+    and those files' parts, never the other files' findings."""
 
     def __init__(self, cache: Cache) -> None:
         self.cache = cache
@@ -432,29 +488,28 @@ class RunRecords:
                     return None
             if any(Path(name).is_file() for name in entry["absent"]):
                 return None
-            digests, entries = entry["files"], entry["entries"]
-            outside, absent = dict(entry["outside"]), [str(n) for n in entry["absent"]]
-            stamps, began = entry["stamps"], int(entry["began"])
-            if (
-                not isinstance(digests, dict)
-                or not isinstance(entries, dict)
-                or not isinstance(stamps, dict)
-                or set(digests) != set(ticket.stamps)
-                or set(entries) != set(ticket.stamps)
-                or not all(isinstance(e, list) and len(e) == 2 for e in entries.values())
-            ):
+            files = entry["files"]
+            if not isinstance(files, dict) or set(files) != set(ticket.stamps):
                 return None
+            began = int(entry["began"])
+            digests: dict[str, str] = {}
+            parts: dict[str, str] = {}
             unsettled = []
             for name, now in ticket.stamps.items():
-                if tuple(stamps.get(name, ())) == now and now[1] < began - _SETTLED_NS:
-                    ticket.digests[name] = digests[name]
+                digest, size, mtime, inode, _, part = files[name]
+                if not isinstance(digest, str) or not isinstance(part, str):
+                    return None
+                digests[name], parts[name] = digest, part
+                if (size, mtime, inode) == now and now[1] < began - _SETTLED_NS:
+                    ticket.digests[name] = digest
                 else:
                     unsettled.append(name)
+            outside, absent = dict(entry["outside"]), [str(n) for n in entry["absent"]]
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
         if not self.digest(ticket):
             return None
-        record = RunRecord(ticket, digests, entries, outside, absent)
+        record = RunRecord(ticket, digests, parts, outside, absent, self.cache)
         # Files read again only because they were modified just before the record was made:
         # written again now, their stat can be trusted the next time.
         record.settles = any(ticket.stamps[n][1] < ticket.began - _SETTLED_NS for n in unsettled)
@@ -472,32 +527,41 @@ class RunRecords:
     def store(
         self,
         ticket: RunTicket,
-        entries: Mapping[str, list[str]],
+        entries: Mapping[str, str],
         outside: list[Path],
         absent: list[Path],
         projects: Iterable[Path] = (),
     ) -> None:
-        """Write the record unless a file changed during the run; never raises.  For each
-        of ``projects`` (project roots), the record becomes that project's latest
-        (:meth:`latest`)."""
+        """Write the record (``entries``: each file's part, ``pack_entry``) unless a file
+        changed during the run; never raises.  For each of ``projects`` (project roots),
+        the record becomes that project's latest (:meth:`latest`)."""
         digests = {}
         for path in outside:
             digest = _file_digest(path)
             if digest is None:
                 return
             digests[str(path)] = digest
-        self._write(ticket, entries, digests, [str(p) for p in absent], projects)
+        parts = {name: _part_key(text) for name, text in entries.items()}
+        texts = {parts[name]: text for name, text in entries.items()}
+        self._write(ticket, parts, texts, digests, [str(p) for p in absent], projects)
 
     def update(
-        self, record: RunRecord, entries: Mapping[str, list[str]], projects: Iterable[Path] = ()
+        self, record: RunRecord, entries: Mapping[str, str], projects: Iterable[Path] = ()
     ) -> None:
-        """Write ``record`` again with the files' bytes of now and ``entries``."""
-        self._write(record.ticket, entries, record.outside, record.absent, projects)
+        """Write ``record`` again with the files' bytes of now, the parts ``entries`` of the
+        files analysed again and the recorded parts of the others."""
+        parts = dict(record.parts)
+        texts = {}
+        for name, text in entries.items():
+            parts[name] = key = _part_key(text)
+            texts[key] = text
+        self._write(record.ticket, parts, texts, record.outside, record.absent, projects)
 
     def _write(
         self,
         ticket: RunTicket,
-        entries: Mapping[str, list[str]],
+        parts: Mapping[str, str],
+        texts: Mapping[str, str],
         outside: dict[str, str],
         absent: list[str],
         projects: Iterable[Path],
@@ -505,16 +569,24 @@ class RunRecords:
         try:
             if not self.digest(ticket) or self._stamps(ticket.stamps) != ticket.stamps:
                 return  # a file changed during the run
+            # The parts first: a record never names one that is not written yet.
+            for key, text in texts.items():
+                target = self.cache._entry(key)
+                if not target.is_file():
+                    target.parent.mkdir(exist_ok=True)
+                    part = f'{{"format":{CACHE_FORMAT},"key":"{key}","part":{text}}}'
+                    _write_atomic(target, part.encode())
+            files = {
+                name: [ticket.digests[name], *stamp, ticket.reals[name], parts[name]]
+                for name, stamp in ticket.stamps.items()
+            }
             entry = {
                 "format": CACHE_FORMAT,
                 "key": ticket.key,
                 "began": ticket.began,
-                "files": ticket.digests,
-                "stamps": ticket.stamps,
-                "reals": ticket.reals,
+                "files": files,  # name -> [digest, size, mtime_ns, inode, real path, part]
                 "outside": outside,
                 "absent": absent,
-                "entries": dict(entries),
             }
             target = self.cache._entry(ticket.key)
             target.parent.mkdir(exist_ok=True)
@@ -530,7 +602,7 @@ class RunRecords:
                     "record": ticket.key,
                 }
                 _write_atomic(pointer, _dumps(latest).encode())
-        except (OSError, TypeError, ValueError, RecursionError):
+        except (OSError, TypeError, ValueError, KeyError, RecursionError):
             pass
 
     def _pointer(self, key: str) -> Path:
@@ -558,9 +630,11 @@ class RunRecords:
                 return None
             kept = _LATEST[path] = (stamp, entry)
         try:
-            names = [n for n, r in kept[1]["reals"].items() if r == real]
-            record = RunRecord(RunTicket(key, {}, {}, 0), {}, kept[1]["entries"], {}, [])
-            return record.analyses(names[0]) if names else None
+            files = kept[1]["files"]
+            parts = {n: str(f[5]) for n, f in files.items() if f[4] == real}
+            ticket = RunTicket(key, {}, {}, 0)
+            record = RunRecord(ticket, {}, parts, {}, [], self.cache, mend=False)
+            return record.analyses(next(iter(parts))) if parts else None
         except (KeyError, TypeError, AttributeError, IndexError):
             return None
 
