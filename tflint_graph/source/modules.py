@@ -24,8 +24,13 @@ def real_path(path: Path) -> Path:
     """The canonical path; never raises (``Path.resolve`` does on symlink loops).
 
     A file that is not a symbolic link is its folder's canonical path plus its name: one
-    ``lstat`` instead of one per component (a run asks for every file's, several times)."""
-    text = os.fspath(path)
+    ``lstat`` instead of one per component; and one per run (a run asks for every file's,
+    several times: its context, its key, its modules)."""
+    return _real_file(os.fspath(path))
+
+
+@lru_cache(maxsize=16384)
+def _real_file(text: str) -> Path:
     folder, name = os.path.split(text)
     if name not in ("", ".", "..") and not os.path.islink(text):
         return Path(_real_folder(folder or "."), name)
@@ -80,7 +85,7 @@ def _importable(name: str) -> bool:
 def forget_paths() -> None:
     """Drop what is remembered about the file system (a run starts afresh: a link or an
     ``__init__.py`` may have changed since the last one)."""
-    for cached in (_real_folder, package_root, _package_of):
+    for cached in (_real_file, _real_folder, package_root, _package_of):
         cached.cache_clear()
 
 
