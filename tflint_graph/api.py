@@ -212,10 +212,10 @@ def _with_context(
     from tflint_graph.source.context import context_files, project_root
     from tflint_graph.source.modules import real_path
 
-    seen = {real_path(f) for f in files}
+    seen = {str(real_path(f)) for f in files}  # by text: hashing a Path costs more
     extra: list[Path] = []
     for file in context_files(targets, config):
-        real = real_path(file)
+        real = str(real_path(file))
         if real not in seen:
             seen.add(real)
             extra.append(file)

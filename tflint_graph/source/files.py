@@ -151,7 +151,7 @@ def _walk(
         errors.append((top, f"cannot read directory: {exc.strerror or exc}"))
         return
     for entry in entries:
-        path = Path(entry.path)
+        path = top / entry.name  # as Path(entry.path), at half the cost (a walk makes many)
         try:
             is_dir = entry.is_dir(follow_symlinks=False)
         except OSError:

@@ -33,7 +33,7 @@ def real_path(path: Path) -> Path:
 def _real_file(text: str) -> Path:
     folder, name = os.path.split(text)
     if name not in ("", ".", "..") and not os.path.islink(text):
-        return Path(_real_folder(folder or "."), name)
+        return _real_folder(folder or ".") / name
     return Path(_realpath(text))
 
 
@@ -45,8 +45,8 @@ def _realpath(text: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _real_folder(folder: str) -> str:
-    return _realpath(folder)
+def _real_folder(folder: str) -> Path:
+    return Path(_realpath(folder))
 
 
 @lru_cache(maxsize=4096)
