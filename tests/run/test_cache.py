@@ -495,6 +495,25 @@ def test_a_damaged_or_missing_part_of_a_run_record_is_a_miss(
         assert fresh_runs == []
 
 
+def test_a_record_that_names_a_file_elsewhere_as_a_part_never_touches_it(
+    tmp_path: Path, fresh_runs: list[int]
+) -> None:
+    write_tree(tmp_path, {"train.py": STEP, "helpers.py": HELPERS})
+    cold = invoke(["train.py", "helpers.py"], tmp_path).stdout
+    victim = tmp_path / "victim.json"
+    victim.write_text("not a part")
+    record = _record(tmp_path)
+    entry = json.loads(record.read_bytes())
+    for fields in entry["files"].values():
+        fields[5] = str(tmp_path / "victim")  # where the part of that key would be
+    record.write_text(json.dumps(entry))
+    assert project_view(str(tmp_path / "helpers.py"), Config()) is None
+    fresh_runs.clear()
+    assert invoke(["train.py", "helpers.py"], tmp_path).stdout == cold
+    assert fresh_runs == [2]
+    assert victim.read_text() == "not a part"
+
+
 @pytest.mark.parametrize("recorded_format", [4, CACHE_FORMAT])
 def test_a_run_record_in_an_earlier_layout_is_ignored(
     tmp_path: Path, fresh_runs: list[int], recorded_format: int

@@ -25,6 +25,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import stat
 import time
 from collections.abc import Iterable, Mapping
@@ -421,6 +422,15 @@ def _part_key(text: str) -> str:
     return _digest([b"part", f"{version.__version__}/{CACHE_FORMAT}".encode(), text.encode()])
 
 
+_KEY = re.compile(r"[0-9a-f]{64}")
+
+
+def _is_key(value: Any) -> bool:
+    """Whether ``value`` can be the key of an entry (a record names its parts by key: a
+    damaged one must not name a file elsewhere)."""
+    return isinstance(value, str) and _KEY.fullmatch(value) is not None
+
+
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
@@ -496,8 +506,11 @@ class RunRecords:
             parts: dict[str, str] = {}
             unsettled = []
             for name, now in ticket.stamps.items():
-                digest, size, mtime, inode, _, part = files[name]
-                if not isinstance(digest, str) or not isinstance(part, str):
+                fields = files[name]
+                if not isinstance(fields, list):
+                    return None
+                digest, size, mtime, inode, _, part = fields
+                if not isinstance(digest, str) or not _is_key(part):
                     return None
                 digests[name], parts[name] = digest, part
                 if (size, mtime, inode) == now and now[1] < began - _SETTLED_NS:
@@ -616,7 +629,7 @@ class RunRecords:
         is kept for the next file while it is unchanged on disk."""
         pointer = self._read(self._pointer(_project_key(root)))
         key = pointer.get("record") if pointer is not None else None
-        if not isinstance(key, str):
+        if not _is_key(key):
             return None
         path = self.cache._entry(key)
         try:
@@ -631,7 +644,9 @@ class RunRecords:
             kept = _LATEST[path] = (stamp, entry)
         try:
             files = kept[1]["files"]
-            parts = {n: str(f[5]) for n, f in files.items() if f[4] == real}
+            parts = {n: f[5] for n, f in files.items() if isinstance(f, list) and f[4] == real}
+            if not all(_is_key(k) for k in parts.values()):
+                return None
             ticket = RunTicket(key, {}, {}, 0)
             record = RunRecord(ticket, {}, parts, {}, [], self.cache, mend=False)
             return record.analyses(next(iter(parts))) if parts else None
