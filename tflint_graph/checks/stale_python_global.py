@@ -178,6 +178,10 @@ def keep(x):
             return
         if isinstance(owner, GlobalScope) and _only_called_before(self.ctx, fn, rebinding):
             return  # nothing calls the function after the rebinding (a script, a notebook)
+        if isinstance(owner, GlobalScope) and _only_called_after(self.ctx, fn, found):
+            return  # every call comes after the last binding: each trace sees the final value
+        if _mapped_per_iteration(self.ctx, fn, node):
+            return  # `for i in ...: ds.map(lambda x: f(x, i))`: each dataset keeps its own i
         self._reported.add((fn.node, node.value))
         self.report(
             node,
@@ -285,10 +289,78 @@ def _only_called_before(ctx: ModuleContext, fn: TracedFunction, rebinding: _Rebi
     return calls > 0
 
 
+def _only_called_after(ctx: ModuleContext, fn: TracedFunction, found: list[Assignment]) -> bool:
+    """The traced root of ``fn`` is a module-level function that only module-level code calls
+    by name, every call after the last binding of the name read, none of them in a function
+    or a loop (``foo = tf.Variable(1)`` under the def, then the first call)."""
+    root = fn
+    while root.parent is not None:
+        root = root.parent
+    node = root.node
+    if not isinstance(node, cst.FunctionDef) or ctx.enclosing_function(node) is not None:
+        return False
+    if any(ctx.enclosing_function(a.node) is not None for a in found):
+        return False  # some function rebinds it: it may run between calls
+    last = max(ctx.line(a.node) for a in found)
+    scope = ctx.scope(node)
+    if not isinstance(scope, GlobalScope):
+        return False
+    bindings = sorted(
+        (a for a in scope[node.name.value] if isinstance(a, Assignment)), key=lambda a: a.index
+    )
+    rebound_in = {
+        id(loop)
+        for a in found
+        for loop in ctx.ancestors(a.node)
+        if isinstance(loop, cst.For | cst.While)
+    }
+    calls = 0
+    for access in scope.accesses[node.name.value]:
+        ref = access.node
+        latest = [b for b in bindings if b.index < access.index]
+        if latest and latest[-1].node is not node:
+            continue  # another definition of the same name (an earlier or later cell's)
+        call = ctx.parent(ref)
+        if not (isinstance(call, cst.Call) and call.func is ref):
+            return False
+        if ctx.enclosing_function(ref) is not None or ctx.line(ref) <= last:
+            return False
+        if any(id(a) in rebound_in for a in ctx.ancestors(ref)):
+            return False  # a loop that rebinds the name between calls
+        calls += 1
+    return calls > 0
+
+
+def _mapped_per_iteration(ctx: ModuleContext, fn: TracedFunction, name: cst.Name) -> bool:
+    """``fn`` is a lambda handed to a ``tf.data`` transformation inside a loop that binds
+    ``name`` (its target): the transformation traces it right there, once per iteration,
+    so each pipeline keeps that iteration's value, which is what the loop is for."""
+    lam = fn.node
+    if not isinstance(lam, cst.Lambda) or not _traced_here(ctx, lam):
+        return False
+    for anc in ctx.ancestors(lam):
+        if isinstance(anc, cst.FunctionDef):
+            return False
+        if isinstance(anc, cst.For) and any(
+            isinstance(n, cst.Name) and n.value == name.value for n in _targets(anc.target)
+        ):
+            return True
+    return False
+
+
+def _targets(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(target, cst.Tuple | cst.List):
+        return [t for el in target.elements for t in _targets(el.value)]
+    return [target]
+
+
 def _traced_here(ctx: ModuleContext, ref: cst.CSTNode) -> bool:
-    """``ref`` is handed to a ``tf.data`` transformation (``ds.map(parse)``), which traces
-    it right there, with the values of that moment."""
+    """``ref`` is handed to a ``tf.data`` transformation (``ds.map(parse)``) or asked for a
+    concrete function, which traces it right there, with the values of that moment."""
     arg = ctx.parent(ref)
+    if isinstance(arg, cst.Attribute) and arg.value is ref:
+        # `serve.get_concrete_function(spec)`: traced there, for an export.
+        return arg.attr.value == "get_concrete_function"
     call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
     return (
         isinstance(call, cst.Call)

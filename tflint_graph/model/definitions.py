@@ -156,6 +156,33 @@ class Definitions:
             if any(f is callee for f, _ in self.callables(call.func, caller)):
                 yield call
 
+    def _eager_wrapper(self, fn: cst.FunctionDef) -> cst.FunctionDef | None:
+        """The wrapper a decorator of this module puts in place of ``fn`` when the wrapper
+        runs ``fn`` through ``tf.py_function`` & co. (``@map_decorator`` returning ``def
+        wrapper(*a): return tf.py_function(func, a, ...)``): the name denotes the wrapper,
+        and ``fn``'s body runs eagerly, on every call."""
+        for dec in fn.decorators:
+            target = dec.decorator
+            if not isinstance(target, cst.Name):
+                continue
+            for a in self.ctx.bindings(target):
+                factory = a.node
+                if not isinstance(factory, cst.FunctionDef) or not factory.params.params:
+                    continue
+                wrapped = factory.params.params[0].name.value
+                for inner in self.facts.bodies[factory].returns:
+                    for wrapper, _ in self.callables(inner, factory, _MAX_DEPTH):
+                        if isinstance(wrapper, cst.FunctionDef) and any(
+                            self.is_escape_hatch(call.func)
+                            and any(
+                                isinstance(arg.value, cst.Name) and arg.value.value == wrapped
+                                for arg in call.args
+                            )
+                            for call in self.facts.bodies[wrapper].calls
+                        ):
+                            return wrapper
+        return None
+
     # -- resolving callables ----------------------------------------------------------
     def callables(
         self, expr: cst.BaseExpression | None, at: FunctionNode | None, depth: int = 0
@@ -169,7 +196,8 @@ class Definitions:
             for a in self.ctx.bindings(expr):
                 node = a.node
                 if type(node) is cst.FunctionDef:
-                    yield node, True
+                    wrapper = self._eager_wrapper(node) if node.decorators else None
+                    yield (wrapper, True) if wrapper is not None else (node, True)
                 elif type(node) is cst.Name:
                     value = self.assigned_value(node)
                     if value is not None:
