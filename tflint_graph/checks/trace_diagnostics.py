@@ -520,10 +520,17 @@ def in_python_error_handler(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFun
         if anc is fn.node:
             return False
         if isinstance(anc, cst.ExceptHandler) and anc.type is not None:
-            types = anc.type.elements if isinstance(anc.type, cst.Tuple) else None
-            exprs = [el.value for el in types] if types is not None else [anc.type]
-            return all(ctx.resolve(t).is_(*_PYTHON_ERRORS) for t in exprs)
+            return _catches_python_errors(ctx, anc)
     return False
+
+
+def _catches_python_errors(ctx: ModuleContext, handler: cst.ExceptHandler) -> bool:
+    """``handler`` names Python's own errors only (``except (TypeError, KeyError):``)."""
+    if handler.type is None:
+        return False
+    kinds = handler.type
+    exprs = [el.value for el in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+    return all(ctx.resolve(t).is_(*_PYTHON_ERRORS) for t in exprs)
 
 
 def decided_when_tracing(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
@@ -540,11 +547,8 @@ def decided_when_tracing(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFuncti
                 return False  # it depends on this call's values (AutoGraph traces it anyway)
             if not isinstance(anc, cst.While):
                 return True
-        elif isinstance(anc, cst.ExceptHandler) and anc.type is not None:
-            types = anc.type.elements if isinstance(anc.type, cst.Tuple) else None
-            exprs = [el.value for el in types] if types is not None else [anc.type]
-            if all(ctx.resolve(t).is_(*_PYTHON_ERRORS) for t in exprs):
-                return True
+        elif isinstance(anc, cst.ExceptHandler) and _catches_python_errors(ctx, anc):
+            return True
         elif isinstance(anc, cst.IndentedBlock):
             for stmt in anc.body:
                 if stmt is child:

@@ -21,6 +21,7 @@ from tflint_graph.model import walk
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.setup import CREATION_METHODS
+from tflint_graph.model.values import attributes_by_name
 
 _SELF = ("self", "cls")
 # Methods Keras calls from its own eager code, whoever else calls them in the project.
@@ -183,26 +184,11 @@ class AttributeReaders:
             and ctx.resolve(parent.func).startswith("tensorflow.", "keras.")
         ):
             return False
-        for node in _uses_of(ctx, method.name.value):
+        for node in attributes_by_name(ctx).get(method.name.value, []):
             fn = ctx.enclosing_function(node)
             if fn is None or fn not in ctx.traced:
                 return False
         return True
-
-
-def _uses_of(ctx: ModuleContext, name: str) -> list[cst.Attribute]:
-    """Every ``<anything>.<name>`` of the module (calls, and methods handed on as
-    callbacks): each is a place the method may run from."""
-    index = ctx.memo("attributes-by-name", ctx.module, lambda: _attributes_by_name(ctx))
-    return index.get(name, [])
-
-
-def _attributes_by_name(ctx: ModuleContext) -> dict[str, list[cst.Attribute]]:
-    found: dict[str, list[cst.Attribute]] = {}
-    for node in ctx.nodes_in_order():
-        if type(node) is cst.Attribute:
-            found.setdefault(node.attr.value, []).append(node)
-    return found
 
 
 def _static_metadata(ctx: ModuleContext, node: cst.Attribute) -> bool:
@@ -221,7 +207,7 @@ def written_eagerly(ctx: ModuleContext, attr: str, cls: cst.ClassDef | None) -> 
     flag back); ``__init__``/``build`` and ``__call__`` do not count."""
     if cls is None:
         return False
-    for node in _uses_of(ctx, attr):
+    for node in attributes_by_name(ctx).get(attr, []):
         parent = ctx.parent(node)
         if not (isinstance(parent, cst.AssignTarget) and parent.target is node):
             continue

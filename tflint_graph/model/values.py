@@ -310,3 +310,32 @@ def narrowing_types(
                     found.append([e.value for e in kinds.elements] if tuple_ else [kinds])
         child = anc
     return found
+
+
+def names_by_text(ctx: ModuleContext) -> dict[str, list[cst.Name]]:
+    """Every name of the module, by its text (indexed once, on first use)."""
+    return ctx.memo("names-by-text", ctx.module, lambda: _by_text(ctx, cst.Name))
+
+
+def attributes_by_name(ctx: ModuleContext) -> dict[str, list[cst.Attribute]]:
+    """Every ``<anything>.<name>`` of the module, by the attribute's name."""
+    return ctx.memo("attributes-by-name", ctx.module, lambda: _by_text(ctx, cst.Attribute))
+
+
+def _by_text(ctx: ModuleContext, kind: type) -> dict:  # type: ignore[type-arg]
+    found: dict[str, list[cst.CSTNode]] = {}
+    for node in ctx.nodes_in_order():
+        if type(node) is kind:
+            text = node.value if kind is cst.Name else node.attr.value  # type: ignore[attr-defined]
+            found.setdefault(text, []).append(node)
+    return found
+
+
+def mentions(ctx: ModuleContext, fn: cst.FunctionDef) -> list[cst.Name]:
+    """The names of the module that denote ``fn`` (calls of it, and it handed on as a
+    value), its own ``def`` name left out."""
+    return [
+        use
+        for use in names_by_text(ctx).get(fn.name.value, [])
+        if use is not fn.name and any(a.node is fn for a in ctx.bindings(use))
+    ]

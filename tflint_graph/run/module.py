@@ -150,14 +150,13 @@ def _untraced(
     # tree whenever there is one (plain Python facts, the same with or without libcst).
     state: dict[str, dict[str, Any]] = {}
     if tree is not None:
-        state["accessor_calls"] = prefilter.accessor_calls(
-            tree, path, source, scan or prefilter.Scan(tree, view)
-        )
+        scan = scan or prefilter.Scan(tree, view)
+        state["accessor_calls"] = prefilter.accessor_calls(path, scan)
         reads, writes = prefilter.global_state(tree, view.module, source)
         state.update(global_reads=reads, global_writes=writes)
     if tree is not None and prefilter.enabled():
         imports = prefilter.module_imports(tree, view)
-        scan = scan or prefilter.Scan(tree, view)
+        assert scan is not None
         return [], ModuleSummary(
             view.module,
             reexports=imports,

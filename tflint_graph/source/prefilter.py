@@ -184,7 +184,7 @@ def project_calls(
     return {name for name in found if may_be_project(name, first_party)}
 
 
-def accessor_calls(tree: ast.Module, path: str, source: str, scan: Scan) -> dict[str, bool]:
+def accessor_calls(path: str, scan: Scan) -> dict[str, bool]:
     """``ModuleSummary.accessor_calls`` of a module with no traced code: an ``x.name()``
     call is eager unless it lies in a step function (``train_step``)."""
     if is_test_file(path):

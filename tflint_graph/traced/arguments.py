@@ -24,7 +24,7 @@ from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.scopes import GlobalScope
-from tflint_graph.model.values import assigned_value, conjuncts
+from tflint_graph.model.values import assigned_value, conjuncts, mentions
 
 _MAX_DEPTH = 3
 
@@ -71,16 +71,12 @@ class ArgumentGuards:
             or self.ctx.enclosing_class(node) is not None
         ):
             return False
-        mentions = [
+        found = [
             (use, caller)
-            for use in names_by_text(self.ctx).get(node.name.value, [])
-            if use is not node.name
-            and any(a.node is node for a in self.ctx.bindings(use))
-            and (caller := self.traced.get(self.ctx.enclosing_function(use))) is not None
+            for use in mentions(self.ctx, node)
+            if (caller := self.traced.get(self.ctx.enclosing_function(use))) is not None
         ]
-        return bool(mentions) and all(
-            self.ruled_out(use, caller, depth + 1) for use, caller in mentions
-        )
+        return bool(found) and all(self.ruled_out(use, caller, depth + 1) for use, caller in found)
 
     def _dead_branch(self, node: cst.If | cst.IfExp, fn: FunctionNode) -> cst.CSTNode | None:
         """The part of ``node`` no trace runs: its body when a test of ``and`` chain is False
@@ -270,11 +266,7 @@ class ArgumentGuards:
         every use of the function in the module is such a partial; else it may be left out."""
         if not isinstance(fn, cst.FunctionDef) or self.ctx.enclosing_class(fn) is not None:
             return True
-        uses = [
-            use
-            for use in names_by_text(self.ctx).get(fn.name.value, [])
-            if use is not fn.name and any(a.node is fn for a in self.ctx.bindings(use))
-        ]
+        uses = mentions(self.ctx, fn)
         verdicts = set()
         for use in uses:
             call = self.ctx.parent(self.ctx.parent(use))  # Name -> Arg -> Call
@@ -343,19 +335,6 @@ def _up_to(ctx: ModuleContext, node: cst.CSTNode, fn: FunctionNode) -> list[cst.
             break
         found.append(anc)
     return found
-
-
-def names_by_text(ctx: ModuleContext) -> dict[str, list[cst.Name]]:
-    """Every name of the module, by its text (built once, when a branch asks)."""
-
-    def build() -> dict[str, list[cst.Name]]:
-        found: dict[str, list[cst.Name]] = {}
-        for node in ctx.nodes_in_order():
-            if type(node) is cst.Name:
-                found.setdefault(node.value, []).append(node)
-        return found
-
-    return ctx.memo("names-by-text", ctx.module, build)
 
 
 def _passed_elsewhere(
@@ -442,11 +421,7 @@ def expected_to_raise(ctx: ModuleContext, fn: TracedFunction) -> bool:
     node = root.node
     if not isinstance(node, cst.FunctionDef):
         return False
-    uses = [
-        use
-        for use in names_by_text(ctx).get(node.name.value, [])
-        if use is not node.name and any(a.node is node for a in ctx.bindings(use))
-    ]
+    uses = mentions(ctx, node)
     if root.kind is TraceKind.WRAPPED:
         # The uses that make the trace: `tf.function(foo, autograph=False)`.
         traced = ctx.traced
