@@ -139,17 +139,30 @@ class ArgumentGuards:
             or depth > _MAX_DEPTH
         ):
             return None
-        bound = isinstance(fn, cst.FunctionDef) and self.ctx.enclosing_class(fn) is not None
-        truths: set[bool | None] = set()
-        for caller in self.traced:
-            for call in self.definitions.calls_in(caller, fn):
-                passed = passed_for(
-                    call, fn.params, param, bound=bound and isinstance(call.func, cst.Attribute)
-                )
-                truths.add(self._truth_of(passed, caller, depth) if passed is not None else None)
+        truths = {
+            self._truth_of(passed, caller, depth) if passed is not None else None
+            for caller, passed in self._passed_here(fn, param)
+        }
         if len(truths) != 1:
             return None
         return truths.pop()
+
+    def _passed_here(
+        self, fn: FunctionNode, param: cst.Param
+    ) -> list[tuple[FunctionNode, cst.BaseExpression | None]]:
+        """What each traced call of ``fn`` in this module gives ``param`` (its default when
+        left out; None when the call's arguments cannot tell), with the calling function."""
+        bound = isinstance(fn, cst.FunctionDef) and self.ctx.enclosing_class(fn) is not None
+        return [
+            (
+                caller,
+                passed_for(
+                    call, fn.params, param, bound=bound and isinstance(call.func, cst.Attribute)
+                ),
+            )
+            for caller in self.traced
+            for call in self.definitions.calls_in(caller, fn)
+        ]
 
     def _truth_of(self, value: cst.BaseExpression, at: FunctionNode, depth: int) -> bool | None:
         if isinstance(value, cst.Name):
@@ -175,15 +188,10 @@ class ArgumentGuards:
             return False
         if info.callers_elsewhere:
             return False
-        sites = [call for caller in self.traced for call in self.definitions.calls_in(caller, fn)]
-        bound = isinstance(fn, cst.FunctionDef) and self.ctx.enclosing_class(fn) is not None
-        for call in sites:
-            passed = passed_for(
-                call, fn.params, param, bound=bound and isinstance(call.func, cst.Attribute)
-            )
-            if passed is None or not _falsy_literal(passed):
-                return False
-        return bool(sites)
+        sites = self._passed_here(fn, param)
+        return bool(sites) and all(
+            passed is not None and _falsy_literal(passed) for _, passed in sites
+        )
 
     def _optional_param(
         self, name: cst.Name, fn: FunctionNode, test: cst.If, runs_when_missing: bool
@@ -244,18 +252,11 @@ class ArgumentGuards:
             if param.default is None:
                 return False  # a required argument: TensorFlow, Keras or the user gives one
             return self._bound_by_partial(fn, param, depth)
-        sites = [
-            (caller, call)
-            for caller in self.traced
-            for call in self.definitions.calls_in(caller, fn)
-        ]
+        sites = self._passed_here(fn, param)
         if not sites:
             return None  # reached some other way (a callback handed to a TensorFlow API)
         verdicts = set()
-        for caller, call in sites:
-            passed = passed_for(
-                call, fn.params, param, bound=bound and isinstance(call.func, cst.Attribute)
-            )
+        for caller, passed in sites:
             if passed is None:
                 return None
             verdicts.add(self._value_may_be_missing(passed, caller, depth + 1))
