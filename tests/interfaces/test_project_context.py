@@ -251,3 +251,55 @@ def test_a_notebook_of_the_project_is_context_too(tmp_path: Path) -> None:
     project = write_tree(tmp_path, {"explore.ipynb": json.dumps(notebook), "utils.py": UTILS})
     result = invoke(["utils.py"], project)
     assert codes_in(result.output) == [HELPER_FINDING]
+
+
+LOSS = dedent(
+    """
+    import tensorflow as tf
+
+
+    class DetectionLoss(tf.keras.losses.Loss):
+        def call(self, y_true, y_pred):
+            self._box_loss = tf.reduce_mean(tf.abs(y_true - y_pred))
+            return self._box_loss
+
+        def report_losses(self):
+            return {"box_loss": self._box_loss}
+    """
+)
+
+TASK = dedent(
+    """
+    import losses
+
+
+    class Task:
+        def __init__(self):
+            self.loss_fn = losses.DetectionLoss()
+
+        def train_step(self, model, x, y):
+            loss = self.loss_fn(y, model(x))
+            return loss, self.loss_fn.report_losses()
+    """
+)
+
+EAGER_REPORT = TASK + dedent(
+    """
+
+    def log_losses(task):
+        print(task.loss_fn.report_losses())
+    """
+)
+
+
+def test_an_eager_caller_added_elsewhere_reaches_the_cached_module(tmp_path: Path) -> None:
+    # The accessor is read only by a step function: same-call state, no finding.  A later
+    # edit adds an eager reader in the other module: the run from the cache must see it.
+    root = write_tree(tmp_path, {"losses.py": LOSS, "task.py": TASK})
+    assert "TFG106" not in {c for *_, c in codes_in(invoke(["."], root).output)}
+    (root / "task.py").write_text(EAGER_REPORT, encoding="utf-8")
+    warm = {c for *_, c in codes_in(invoke(["."], root).output)}
+    cold = {c for *_, c in codes_in(invoke(["--no-cache", "."], root).output)}
+    assert "TFG106" in warm and warm == cold
+    # Staged alone, the unchanged losses.py is still judged with the project around it.
+    assert "TFG106" in {c for *_, c in codes_in(invoke(["losses.py"], root).output)}
