@@ -65,25 +65,39 @@ def noqa_codes(line: str) -> frozenset[str] | None:
     return frozenset(c.upper() for c in _SPLIT.split(codes.strip()) if c)
 
 
-def _joined_lines(lines: Sequence[str]) -> dict[int, str]:
-    """flake8's noqa line mapping: every line of a multi-line token or backslash-continued
-    line maps to the text of all of them.  Lines not in the mapping stand for themselves."""
-    mapping: dict[int, str] = {}
+def _scan(lines: Sequence[str]) -> tuple[list[tuple[int, int]], dict[int, int], bool]:
+    """One tokenizer pass over ``lines``: the multi-line logical units (a multi-line token or
+    backslash-continued lines) as (first, last) line, the column of each line's comment, and
+    whether the whole source tokenized (the units and comments found before an error are
+    kept)."""
+    units: list[tuple[int, int]] = []
+    comments: dict[int, int] = {}
     text = "\n".join(lines) + "\n"
     first, last = len(lines) + 2, -1
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type in (tokenize.ENDMARKER, tokenize.DEDENT):
                 continue
+            if tok.type == tokenize.COMMENT:
+                comments[tok.start[0]] = tok.start[1]
             first = min(first, tok.start[0])
             last = max(last, tok.end[0])
             if tok.type in (tokenize.NL, tokenize.NEWLINE):
                 if last > first:
-                    joined = "\n".join(lines[first - 1 : last])
-                    mapping.update(dict.fromkeys(range(first, last + 1), joined))
+                    units.append((first, last))
                 first, last = len(lines) + 2, -1
     except (tokenize.TokenError, SyntaxError, ValueError):
-        pass  # unparsable source (TFG001): physical lines only
+        return units, comments, False
+    return units, comments, True
+
+
+def _joined_lines(lines: Sequence[str]) -> dict[int, str]:
+    """flake8's noqa line mapping: every line of a multi-line token or backslash-continued
+    line maps to the text of all of them.  Lines not in the mapping stand for themselves;
+    unparsable source (TFG001) keeps the units found before the error."""
+    mapping: dict[int, str] = {}
+    for first, last in _scan(lines)[0]:
+        mapping.update(dict.fromkeys(range(first, last + 1), "\n".join(lines[first - 1 : last])))
     return mapping
 
 
@@ -115,15 +129,8 @@ def file_noqa_codes(lines: Sequence[str]) -> frozenset[str] | None:
 def _comment_lines(lines: Sequence[str]) -> set[int] | None:
     """The lines holding a comment token; None when the source does not tokenize (the
     directive is then taken at its word: a syntax error is reported, and can be silenced)."""
-    text = "\n".join(lines) + "\n"
-    try:
-        return {
-            tok.start[0]
-            for tok in tokenize.generate_tokens(io.StringIO(text).readline)
-            if tok.type == tokenize.COMMENT
-        }
-    except (tokenize.TokenError, SyntaxError, ValueError):
-        return None
+    _, comments, whole = _scan(lines)
+    return set(comments) if whole else None
 
 
 def comment_places(lines: Sequence[str]) -> tuple[dict[int, int], dict[int, int]] | None:
@@ -131,25 +138,13 @@ def comment_places(lines: Sequence[str]) -> tuple[dict[int, int], dict[int, int]
     line -> the last line of that unit, where a comment can go and covers them all; other
     lines stand for themselves), (line -> the column its comment starts at).  None when
     ``lines`` do not tokenize."""
-    units: dict[int, int] = {}
-    comments: dict[int, int] = {}
-    text = "\n".join(lines) + "\n"
-    first, last = len(lines) + 2, -1
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type in (tokenize.ENDMARKER, tokenize.DEDENT):
-                continue
-            if tok.type == tokenize.COMMENT:
-                comments[tok.start[0]] = tok.start[1]
-            first = min(first, tok.start[0])
-            last = max(last, tok.end[0])
-            if tok.type in (tokenize.NL, tokenize.NEWLINE):
-                if last > first:
-                    units.update(dict.fromkeys(range(first, last + 1), last))
-                first, last = len(lines) + 2, -1
-    except (tokenize.TokenError, SyntaxError, ValueError):
+    units, comments, whole = _scan(lines)
+    if not whole:
         return None
-    return units, comments
+    places: dict[int, int] = {}
+    for first, last in units:
+        places.update(dict.fromkeys(range(first, last + 1), last))
+    return places, comments
 
 
 def with_noqa(line: str, comment_at: int | None, codes: Iterable[str]) -> str:

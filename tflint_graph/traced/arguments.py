@@ -118,14 +118,18 @@ class ArgumentGuards:
             test, negate = test.expression, not negate
         if not isinstance(test, cst.Name):
             return None
-        found = self.ctx.bindings(test)
-        if len(found) != 1 or not isinstance(found[0].node, cst.Param):
-            return None
-        param = found[0].node
-        if param not in _parameters(fn):
+        param = self._sole_parameter(test, fn)
+        if param is None:
             return None
         truth = self._literal_truth(fn, param, 0)
         return None if truth is None else truth != negate
+
+    def _sole_parameter(self, name: cst.Name, fn: FunctionNode) -> cst.Param | None:
+        """The parameter of ``fn`` that ``name`` is, when that is its only binding."""
+        found = self.ctx.bindings(name)
+        if len(found) != 1 or not isinstance(found[0].node, cst.Param):
+            return None
+        return found[0].node if found[0].node in _parameters(fn) else None
 
     def _literal_truth(self, fn: FunctionNode, param: cst.Param, depth: int) -> bool | None:
         """The truth of the literal every traced call of callee ``fn`` (all in this module)
@@ -168,12 +172,8 @@ class ArgumentGuards:
         if isinstance(value, cst.Name):
             if value.value in ("True", "False", "None"):
                 return value.value == "True"
-            found = self.ctx.bindings(value)
-            if len(found) == 1 and isinstance(found[0].node, cst.Param):
-                param = found[0].node
-                if param in _parameters(at):
-                    return self._literal_truth(at, param, depth + 1)
-            return None
+            param = self._sole_parameter(value, at)
+            return None if param is None else self._literal_truth(at, param, depth + 1)
         if isinstance(value, cst.Integer):
             return value.value != "0"
         if isinstance(value, cst.SimpleString):
@@ -217,8 +217,7 @@ class ArgumentGuards:
                 continue
             return None
         param = params_found[0]
-        params = fn.params
-        if param not in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param not in _parameters(fn):
             return None
         default = param.default
         return param if isinstance(default, cst.Name) and default.value == "None" else None
