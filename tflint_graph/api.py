@@ -17,6 +17,7 @@ from tflint_graph.core.facts import ProjectView
 from tflint_graph.core.finding import Finding, tool_finding
 from tflint_graph.run.cache import Cache, RunRecord, RunRecords, default_root, open_cache
 from tflint_graph.source.context import project_root
+from tflint_graph.source.dependencies import with_keras_version
 from tflint_graph.source.files import iter_python_files
 from tflint_graph.source.modules import forget_paths, real_path
 
@@ -44,6 +45,8 @@ def lint_source(
     from tflint_graph.run.module import analyse_source  # the analysis: not at start-up
 
     config = config or Config()
+    if os.path.isfile(path):
+        config = with_keras_version(config, [Path(path)])
     view = project_view(path, config) if context else None
     return analyse_source(source, path, config, view, noqa=noqa)[0]
 
@@ -156,6 +159,7 @@ def lint_paths(
     forget_paths()  # canonical paths are remembered per run: the tree or the folder may differ
     errors: list[tuple[Path, str]] = []
     targets = [Path(p) for p in paths]
+    config = with_keras_version(config, targets)
     files = sorted(iter_python_files(targets, config, errors), key=str)
     if files_found is not None:
         files_found.extend(files)

@@ -34,6 +34,7 @@ from tflint_graph.core.version import __version__
 from tflint_graph.output import FORMATS, RunInfo, SourceLines
 from tflint_graph.output.pages import read_page
 from tflint_graph.output.rewrite import FileFix
+from tflint_graph.source.dependencies import with_keras_version
 from tflint_graph.source.notebook import is_notebook, read_notebook
 from tflint_graph.source.reading import decode
 
@@ -98,11 +99,19 @@ _SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Fixes", ("fix", "unsafe_fixes", "diff", "show_fixes", "add_noqa")),
     (
         "Output",
-        ("output_format", "output_file", "color", "statistics", "show_source", "quiet"),
+        ("output_format", "output_file", "color", "statistics", "show_source", "quiet", "verbose"),
     ),
     (
         "Files and configuration",
-        ("config_file", "exclude", "extend_exclude", "stdin_filename", "jobs", "no_cache"),
+        (
+            "config_file",
+            "keras_version",
+            "exclude",
+            "extend_exclude",
+            "stdin_filename",
+            "jobs",
+            "no_cache",
+        ),
     ),
     ("Dynamic mode (imports and runs your code)", ("dynamic", "dynamic_timeout", "device")),
 )
@@ -295,6 +304,16 @@ _SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 )
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .tflint-graph-cache/.")
 @click.option(
+    "--keras-version",
+    type=click.Choice(["auto", "2", "3"]),
+    default=None,
+    help="Which Keras `keras`/`tf.keras` classes are (Keras 3 converts no Layer.call); "
+    "auto: from the project's declared dependencies.  [default: the keras-version setting]",
+)
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Say on stderr which Keras version was assumed and why."
+)
+@click.option(
     "--no-context",
     is_flag=True,
     help="Read only the given files, not the project around them (see README).",
@@ -326,6 +345,8 @@ def check(
     stdin_filename: Path | None,
     jobs: int | None,
     no_cache: bool,
+    keras_version: str | None,
+    verbose: bool,
     no_context: bool,
 ) -> None:
     """Lint PATHS (files or directories; default: the current directory; - reads standard
@@ -339,6 +360,7 @@ def check(
         "--extend-select": _split_codes(extend_select),
     }
     overrides: dict[str, Any] = {
+        "keras_version": keras_version,
         "exclude": tuple(exclude) or None,
         "extend_exclude": (*config.extend_exclude, *extend_exclude) if extend_exclude else None,
     }
@@ -354,6 +376,9 @@ def check(
         )
     except ConfigError as exc:
         _fail(str(exc))
+    config = with_keras_version(config, [stdin_filename or Path.cwd()] if stdin else targets)
+    if verbose or (statistics and not quiet):
+        click.echo(f"tflint-graph: Keras {config.keras_version} ({config.keras_reason})", err=True)
     if add_noqa and (fix or diff or dynamic):
         _fail("--add-noqa cannot be combined with --fix, --diff or --dynamic")
     if dynamic:
@@ -422,6 +447,7 @@ def check(
             color=text and _use_colour(color, terminal),
             width=shutil.get_terminal_size().columns if text and terminal else None,
             dynamic=dynamic_summary.as_dict() if dynamic_summary is not None else None,
+            keras=(config.keras_version, config.keras_reason),
         )
         output = FORMATS[output_format](findings, run)
     except FileNotFoundError as exc:

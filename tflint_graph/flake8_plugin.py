@@ -41,6 +41,7 @@ from tflint_graph.core.facts import ProjectView
 from tflint_graph.core.noqa import file_noqa_codes, source_lines
 from tflint_graph.core.version import __version__
 from tflint_graph.run.module import analyse_source
+from tflint_graph.source.dependencies import with_keras_version
 
 __all__ = ["Plugin"]
 
@@ -76,6 +77,7 @@ def _config_for(filename: str) -> Config:
             if found not in _reported:
                 _reported.add(found)
                 _log.warning("tflint-graph: %s; using the default configuration", exc)
+    config = with_keras_version(config, [Path(directory)])
     _configs[directory] = config
     return config
 

@@ -116,6 +116,7 @@ VALID = {
     "unroll-max": ("250", 250),
     "serving-name-patterns": ('["serve", "export_*"]', ("serve", "export_*")),
     "extra-function-decorators": ('["myproj.compile.graph_fn"]', ("myproj.compile.graph_fn",)),
+    "keras-version": ('"2"', "2"),
 }
 
 
@@ -188,6 +189,9 @@ def test_unknown_key_is_one_line_naming_it(tmp_path: Path) -> None:
         ("serving-name-patterns", '"serve"'),
         ("extra-function-decorators", "{}"),
         ("dynamic", "3"),
+        ("keras-version", '"4"'),
+        ("keras-version", "true"),
+        ("keras-version", '"keras3"'),
     ],
 )
 def test_bad_value_is_exit_2_naming_the_key(tmp_path: Path, key: str, value: str) -> None:

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers import REPO
-from tflint_graph import lint_file, lint_source
+from tflint_graph import Config, lint_file, lint_source
 from tflint_graph.checks import ALL_RULES, rule_table
 from tflint_graph.cli import main
 from tflint_graph.output.fix import fix_source
@@ -109,6 +109,8 @@ FIXABLE = {rule.code: rule for rule in ALL_RULES if rule.FIX_SAFETY is not None}
 @pytest.mark.parametrize("code", CODES)
 def test_page_has_required_sections_in_order(code: str) -> None:
     expected = list(HEADINGS)
+    if KERAS2 in headings(page(code)):  # optional: what differs under Keras 2
+        expected.insert(expected.index("Use instead") + 1, KERAS2)
     if code in FIXABLE:  # where ruff puts it: after the examples
         expected.insert(expected.index("Use instead") + 1, "Fix safety")
     assert headings(page(code)) == expected
@@ -134,6 +136,20 @@ def test_example_raises_exactly_its_code(code: str) -> None:
 @pytest.mark.parametrize("code", CODES)
 def test_use_instead_raises_nothing(code: str) -> None:
     findings = lint_source(only_block(page(code), "Use instead"), "example.py")
+    assert findings == [], describe(findings)
+
+
+KERAS2 = "Under Keras 2"
+KERAS2_PAGES = [c for c in CODES if KERAS2 in headings(page(c))]
+
+
+@pytest.mark.parametrize("code", KERAS2_PAGES)
+def test_keras2_example_raises_nothing_under_keras3_settings(code: str) -> None:
+    """A page's Keras 2 module (on ``tf_keras`` bases) is analysed as Keras 2 whatever
+    ``keras-version`` says; what it shows is fine there."""
+    block = only_block(page(code), KERAS2)
+    assert "tf_keras" in block, "the Keras 2 example must use tf_keras"
+    findings = lint_source(block, "example.py", Config(keras_version="3"))
     assert findings == [], describe(findings)
 
 

@@ -131,6 +131,21 @@ def test_example_reproduces_the_error(code: str, tf: ModuleType, run_module) -> 
     assert expected in names, f"raised {names[0]}, not {expected}: {info.value}"
 
 
+KERAS2_PAGES = [
+    c
+    for c in CODES
+    if (pages_dir() / f"{c}.md").is_file()
+    and "\n## Under Keras 2\n" in (pages_dir() / f"{c}.md").read_text(encoding="utf-8")
+]
+
+
+@pytest.mark.parametrize("code", KERAS2_PAGES)
+def test_keras2_example_runs_cleanly_under_tf_keras(code: str, tf: ModuleType, run_module) -> None:
+    """What the page says Keras 2 does (``tf_keras``, the ``tf-keras`` package) it does."""
+    pytest.importorskip("tf_keras")
+    run_module(only_block(page_text(code), "Under Keras 2"), f"{code}_keras2")
+
+
 @pytest.mark.parametrize("code", CODES)
 def test_use_instead_runs_cleanly(code: str, tf: ModuleType, run_module) -> None:
     text = page_text(code)

@@ -14,13 +14,12 @@ import libcst as cst
 
 from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
-from tflint_graph.model.autograph import converts
+from tflint_graph.model.autograph import convert_advice, converts, not_converted
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.tensors import Kind, certain_tensors, tensors
 from tflint_graph.traced import traced_of
 
 _ERROR = "OperatorNotAllowedInGraphError"
-_AUTOGRAPH_OFF = "AutoGraph is off there (autograph=False or do_not_convert)"
 
 
 def _none_comparison(expr: cst.BaseExpression) -> bool:
@@ -191,7 +190,7 @@ def step(x):
                         node,
                         f"the chained comparison `{self.quote(node)}` asks a symbolic "
                         f"tensor for its truth value and raises {_ERROR} while tracing "
-                        f"{fn.where}: {_AUTOGRAPH_OFF}; combine two comparisons with "
+                        f"{fn.where}: {not_converted(fn)}; combine two comparisons with "
                         "tf.logical_and",
                         fn,
                     )
@@ -206,8 +205,8 @@ def step(x):
             self.report(
                 tested,
                 f"`{what}` on the symbolic tensor `{self.quote(tested)}` raises {_ERROR} "
-                f"while tracing {fn.where}: {_AUTOGRAPH_OFF}; use {use}, or let AutoGraph "
-                "convert the function",
+                f"while tracing {fn.where}: {not_converted(fn)}; use {use}, or "
+                f"{convert_advice(fn)}",
                 fn,
             )
 

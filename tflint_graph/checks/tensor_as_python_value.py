@@ -14,14 +14,13 @@ import libcst as cst
 
 from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
-from tflint_graph.model.autograph import converts
+from tflint_graph.model.autograph import convert_advice, converts, not_converted
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.tensors import Kind, certain_tensors
 from tflint_graph.model.values import assigned_value, attribute_values
 from tflint_graph.traced import traced_of
 
 _ITER = "OperatorNotAllowedInGraphError"
-_AUTOGRAPH_OFF = "AutoGraph is off there (autograph=False or do_not_convert)"
 
 # Builtins that iterate their (first) argument, and what to use on a tensor instead.
 _ITERATING = {
@@ -180,8 +179,8 @@ def step(x: tf.Tensor):
             self.report(
                 node.iter,
                 f"`for ... in {self.quote(node.iter)}` iterates a symbolic tensor and "
-                f"raises {_ITER} while tracing {fn.where}: {_AUTOGRAPH_OFF}; use "
-                "tf.range with t[i], tf.map_fn, or let AutoGraph convert the function",
+                f"raises {_ITER} while tracing {fn.where}: {not_converted(fn)}; use "
+                f"tf.range with t[i], tf.map_fn, or {convert_advice(fn)}",
                 fn,
             )
         elif isinstance(node.target, cst.Tuple | cst.List):
@@ -280,7 +279,7 @@ def step(x: tf.Tensor):
             self.report(
                 node,
                 f"{builtin}() of the symbolic tensor `{name}` raises {error} while tracing "
-                f"{fn.where}: {_AUTOGRAPH_OFF}; use {use}",
+                f"{fn.where}: {not_converted(fn)}; use {use}",
                 fn,
             )
         elif builtin == "reversed":

@@ -92,6 +92,11 @@ class Config:
     unroll_max: int = 100
     serving_name_patterns: tuple[str, ...] = ("serve", "serving*", "serving_default")
     extra_function_decorators: tuple[str, ...] = ()
+    # Which Keras `keras`/`tf.keras` bases are (SPEC §1): "auto" (the project's declared
+    # dependencies decide, ``source.dependencies``), "2" or "3".  A run resolves "auto"
+    # before analysing, and keeps why in ``keras_reason``.
+    keras_version: str = "auto"
+    keras_reason: str = ""
     dynamic: DynamicConfig = field(default_factory=DynamicConfig)
     # Directory that relative patterns (exclude, per-file-ignores) are anchored to.
     root: Path | None = None
@@ -225,6 +230,16 @@ def _per_file_ignores(key: str, value: Any) -> dict[str, tuple[str, ...]]:
     return {str(k): _codes(f"{key}.{k}", v) for k, v in value.items()}
 
 
+KERAS_VERSIONS = ("auto", "2", "3")
+
+
+def _keras_version(key: str, value: Any) -> str:
+    text = str(value) if isinstance(value, int | str) and not isinstance(value, bool) else ""
+    if text not in KERAS_VERSIONS:
+        raise ConfigError(f'`{key}` must be "auto", "2" or "3", got {value!r}')
+    return text
+
+
 def _dynamic(key: str, value: Any) -> DynamicConfig:
     """``[tool.tflint-graph.dynamic]``: ``examples`` (table of "pkg.mod:fn" = "spec, ...")
     and ``unknown-dim``; the specs are parsed here, so a bad one fails at load time."""
@@ -280,6 +295,7 @@ _KEYS = {
     "unroll-max": ("unroll_max", _positive_int),
     "serving-name-patterns": ("serving_name_patterns", _strings),
     "extra-function-decorators": ("extra_function_decorators", _strings),
+    "keras-version": ("keras_version", _keras_version),
     "dynamic": ("dynamic", _dynamic),
 }
 

@@ -60,6 +60,7 @@ class ExternalRoot:
     reason: str  # "called from step() in train.py"
     chain: tuple[str, ...]  # the chain up to and excluding this function
     autograph: bool = True
+    unconverted: str = ""  # why AutoGraph does not convert it, when Keras decides that
     # For each such call, the arguments it passes a value that is not None ("pos:0",
     # "kw:decoder"), for ``traced.arguments``; None when some call's arguments are unknown.
     passed: tuple[frozenset[str], ...] | None = None
@@ -77,6 +78,7 @@ class Outgoing:
     reason: str
     chain: tuple[str, ...]
     autograph: bool = True
+    unconverted: str = ""  # ``TracedFunction.unconverted`` of the caller
     passed: frozenset[str] | None = None  # one item of ``ExternalRoot.passed``: this call
     setup: bool = False  # the call is one-time setup where it is made
 

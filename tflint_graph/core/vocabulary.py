@@ -285,6 +285,23 @@ NON_DATASET_LIBRARIES = (
 DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset|dset|datasets|pipeline)(?:$|_)", re.IGNORECASE)
 DATASET_ONLY_KWARGS = frozenset({"num_parallel_calls", "deterministic", "cycle_length"})
 
+# Spellings only Keras 2 has: its bases are Keras 2 whatever `keras-version` says (SPEC §1).
+KERAS2_ONLY = (
+    "tf_keras",
+    "tensorflow.python.keras.",
+    "keras.engine.",
+    "keras.src.engine.",
+    "keras.api._v2.",
+)
+# Shipped with a class's Keras kinds to other modules: its bases are Keras 2 only.
+KERAS2_MARK = "keras2"
+# `os.environ["TF_USE_LEGACY_KERAS"] = "1"` makes `tf.keras` Keras 2 (tf_keras).
+LEGACY_SWITCH = "TF_USE_LEGACY_KERAS"
+# Which Keras roots AutoGraph converts (SPEC §1, verified with TF 2.21, Keras 3.15 and
+# tf_keras 2.21): Keras 3 converts none; tf_keras converts `call`, `Loss.call`,
+# `Metric.update_state` and compiled losses and metrics, but calls the steps from its own
+# library code, which AutoGraph skips.  A `Lambda` layer's function is converted by neither.
+KERAS_STEPS = frozenset({"train_step", "test_step", "predict_step"})
 KERAS_METHODS = {
     "model": ("train_step", "test_step", "predict_step", "call"),
     "layer": ("call",),

@@ -5,7 +5,9 @@ ternaries, ``int()``/``float()``/``len()``/``range()`` and calls to user functio
 traced function and everything it calls, lambdas included.  It does *not* touch the ``if``
 clause or the iteration of a comprehension, tuple unpacking, ``bool()``, ``.numpy()`` or
 NumPy calls; and it converts nothing at all under ``autograph=False`` or
-``tf.autograph.experimental.do_not_convert`` (``TracedFunction.autograph`` is False there).
+``tf.autograph.experimental.do_not_convert``, nor in the Keras roots it does not reach (Keras 3:
+``call``, the steps, losses and metrics; Keras 2: the steps) and what they call
+(``TracedFunction.autograph`` is False there; ``not_converted`` says why).
 """
 
 from __future__ import annotations
@@ -22,6 +24,20 @@ _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 def converts(fn: TracedFunction) -> bool:
     """AutoGraph rewrites this function's Python control flow."""
     return fn.autograph
+
+
+def not_converted(fn: TracedFunction) -> str:
+    """Why AutoGraph leaves ``fn`` alone, for messages (SPEC §1: Keras 3 converts no
+    ``Layer.call`` or step, Keras 2 no step)."""
+    return fn.unconverted or "AutoGraph is off there (autograph=False or do_not_convert)"
+
+
+def convert_advice(fn: TracedFunction) -> str:
+    """How to get AutoGraph back: a Keras root cannot be told to convert itself, but a
+    ``@tf.function`` helper it calls converts its own body."""
+    if fn.unconverted:
+        return "move it into a @tf.function helper, whose body AutoGraph converts"
+    return "let AutoGraph convert the function"
 
 
 def comprehension_part(ctx: ModuleContext, node: cst.CSTNode) -> str | None:

@@ -42,6 +42,9 @@ class TracedFunction:
     autograph: bool = True
     input_signature: cst.BaseExpression | None = None
     parent: TracedFunction | None = field(default=None, repr=False)
+    # Why AutoGraph leaves the body alone when Keras decides it ("Keras 3 does not
+    # AutoGraph-convert Layer.call() or the plain functions it calls"); "" otherwise.
+    unconverted: str = field(default="", repr=False)
     # Traced functions of other modules that call this one ("step() in train.py").
     callers_elsewhere: list[str] = field(default_factory=list, repr=False)
     # For a function other modules' traced code calls: per such call, the arguments it passes

@@ -22,6 +22,8 @@ from tflint_graph.core.vocabulary import (
     DATASET_ONLY_KWARGS,
     DO_NOT_CONVERT,
     ESCAPE_HATCHES,
+    KERAS2_MARK,
+    LEGACY_SWITCH,
     NON_DATASET_LIBRARIES,
     PARTIAL,
     TF_FUNCTION,
@@ -47,6 +49,8 @@ class Definitions:
         self.ctx = ctx
         self.facts = ModuleFacts(ctx.module)
         self._keras_kinds: dict[cst.ClassDef, frozenset[str]] = {}
+        self._keras2: dict[cst.ClassDef, bool] = {}
+        self._module_keras: str | None = None
         self._extra = tuple(ctx.config.extra_function_decorators)
         self._resolved: dict[cst.CSTNode, Resolution] = {}
         self._dataset_memo: dict[cst.CSTNode, bool | None] = {}
@@ -376,29 +380,74 @@ class Definitions:
         return bases
 
     # -- Keras ------------------------------------------------------------------------
-    def keras_kinds(
-        self, cls: cst.ClassDef, seen: frozenset[cst.ClassDef] = frozenset()
-    ) -> frozenset[str]:
+    def keras_kinds(self, cls: cst.ClassDef) -> frozenset[str]:
         """Which Keras base classes ``cls`` derives from (``model``, ``layer``, ...)."""
-        if cls in self._keras_kinds:
-            return self._keras_kinds[cls]
+        if cls not in self._keras_kinds:
+            kinds, legacy = self._keras_bases(cls, frozenset())
+            self._keras_kinds[cls] = kinds
+            self._keras2[cls] = legacy and bool(kinds)
+        return self._keras_kinds[cls]
+
+    def keras_version(self, cls: cst.ClassDef) -> str:
+        """``"2"`` or ``"3"``: the Keras the class runs under (SPEC §1).  A base spelt as
+        Keras 2 only (``tf_keras``...) decides; else the run's ``keras-version``, unless
+        the module switches ``tf.keras`` to Keras 2 itself (``TF_USE_LEGACY_KERAS``)."""
+        self.keras_kinds(cls)
+        return "2" if self._keras2.get(cls) else self.module_keras_version()
+
+    def module_keras_version(self) -> str:
+        """The Keras of this module's ``keras``/``tf.keras`` names (``compile()`` losses):
+        the run's ``keras-version``, but Keras 2 where the module switches ``tf.keras`` to
+        it (``TF_USE_LEGACY_KERAS``) or imports ``tf_keras`` and no plain ``keras``."""
+        if self._module_keras is None:
+            version = self.ctx.config.keras_version
+            source = self.ctx.source
+            if version != "2" and (
+                LEGACY_SWITCH in source
+                or ("tf_keras" in source and {"tf_keras"} == self._keras_imports())
+            ):
+                version = "2"
+            self._module_keras = "2" if version == "2" else "3"
+        return self._module_keras
+
+    def _keras_imports(self) -> set[str]:
+        """Which of ``keras`` and ``tf_keras`` the module's top-level imports name."""
+        found: set[str] = set()
+        for stmt in self.ctx.module.body:
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.Import):
+                    heads = [dotted(a.name) or "" for a in small.names]
+                elif isinstance(small, cst.ImportFrom) and small.module is not None:
+                    heads = [dotted(small.module) or ""] if not small.relative else []
+                else:
+                    continue
+                found |= {h.split(".")[0] for h in heads} & {"keras", "tf_keras"}
+        return found
+
+    def _keras_bases(
+        self, cls: cst.ClassDef, seen: frozenset[cst.ClassDef]
+    ) -> tuple[frozenset[str], bool]:
         kinds: set[str] = set()
+        legacy = False
         for arg in cls.bases:
             if arg.keyword is not None:
                 continue
             res = self.resolve(arg.value)
-            kinds |= keras_kinds_of(res.imported)
+            direct = keras_kinds_of(res.imported)
+            kinds |= direct
+            legacy = legacy or (res.keras2 and bool(direct))
             # A base class defined in another module of the run.
             view = self.ctx.view
             for name in res.imported if view.keras_classes else ():
-                kinds |= view.keras_classes.get(view.absolute(name), frozenset())
+                remote = view.keras_classes.get(view.absolute(name), frozenset())
+                legacy = legacy or KERAS2_MARK in remote
+                kinds |= remote - {KERAS2_MARK}
         for base in self.module_bases(cls):
             if base not in seen:
-                kinds |= self.keras_kinds(base, seen | {cls})
-        result = frozenset(kinds)
-        if not seen:
-            self._keras_kinds[cls] = result
-        return result
+                more, old = self._keras_bases(base, seen | {cls})
+                kinds |= more
+                legacy = legacy or old
+        return frozenset(kinds), legacy
 
     def dynamic_layer(self, cls: cst.ClassDef) -> bool:
         """``super().__init__(dynamic=True)``: Keras runs the layer eagerly."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from tflint_graph.core.vocabulary import canonical, keras_kinds_of
+from tflint_graph.core.vocabulary import KERAS2_ONLY, canonical, keras_kinds_of
 from tflint_graph.model.scopes import Source
 
 
@@ -55,6 +55,9 @@ class Resolution:
 
     imported: frozenset[str]
     local: bool
+    # Some import binding is a Keras-2-only spelling (``tf_keras.layers.Layer``,
+    # ``keras.engine.base_layer.Layer``), which canonical names no longer show (SPEC §1).
+    keras2: bool = False
 
     def is_(self, *targets: str) -> bool:
         """Any import binding is one of ``targets`` (``try/except ImportError`` keeps both)."""
@@ -91,14 +94,15 @@ class Resolver:
             base = root_name(node)
             assert base is not None
             imported: set[str] = set()
-            local = False
+            local = keras2 = False
             for name, source in self._qualified(base):
                 if source is not Source.LOCAL:
                     full = f"{name}.{tail}" if tail else name
                     imported.add(canonical(full))
+                    keras2 = keras2 or full.startswith(KERAS2_ONLY)
                 else:
                     local = True
-            result = Resolution(frozenset(imported), local)
+            result = Resolution(frozenset(imported), local, keras2)
         self._cache[node] = result
         return result
 

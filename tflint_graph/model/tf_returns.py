@@ -187,6 +187,11 @@ RETURNS: Mapping[str, str] = {
     "keras.ops.shape": "object",
     "keras.ops.is_tensor": "bool",
     "keras.ops.dtype": "str",
+    "keras.ops.ndim": "int",  # the static rank (None when unknown), as x.ndim
+    "keras.config.floatx": "str",
+    "keras.config.epsilon": "float",
+    "keras.config.image_data_format": "str",
+    "keras.backend.standardize_dtype": "str",
     "keras.backend.backend": "str",
     "keras.config.backend": "str",
     "keras.backend.floatx": "str",

@@ -290,14 +290,24 @@ def narrowing_types(
     ctx: ModuleContext, name: cst.Name, stop: cst.CSTNode
 ) -> list[list[cst.BaseExpression]]:
     """For each ``if isinstance(<name>, T):`` (alone or in an ``and``) whose body holds
-    ``name``, below ``stop``: the type expressions ``T`` names."""
+    ``name``, and each ``isinstance(<name>, T) and ...`` whose later operands hold it,
+    below ``stop``: the type expressions ``T`` names."""
     found: list[list[cst.BaseExpression]] = []
     child: cst.CSTNode = name
     for anc in ctx.ancestors(name):
         if anc is stop:
             break
+        tests: list[cst.BaseExpression] = []
         if isinstance(anc, cst.If) and child is anc.body:
-            for test in conjuncts(anc.test):
+            tests = conjuncts(anc.test)
+        elif (
+            isinstance(anc, cst.BooleanOperation)
+            and isinstance(anc.operator, cst.And)
+            and child is anc.right
+        ):
+            tests = conjuncts(anc.left)  # `isinstance(x, list) and len(x) == 2`
+        if tests:
+            for test in tests:
                 if (
                     isinstance(test, cst.Call)
                     and ctx.resolve(test.func).is_builtin("isinstance")

@@ -110,6 +110,8 @@ class RunInfo:
     color: bool = False  # text: ANSI colours
     width: int | None = None  # text: wrap long messages at this width (a terminal's)
     dynamic: Mapping[str, Any] | None = None  # device and counts per status after --dynamic
+    # json: the Keras the analysis assumed ("2"/"3") and why (``Config.keras_reason``).
+    keras: tuple[str, str] | None = None
 
 
 # One output format: the whole text to print (empty: print nothing).

@@ -1,5 +1,6 @@
 """Versioned JSON for scripts: ``{"schema_version", "tool", "findings", "statistics"}``, plus
-``"dynamic"`` (device and counts per status) after ``--dynamic``.  The schema ships in
+``"keras"`` (the Keras version the analysis assumed, and why) and ``"dynamic"`` (device and
+counts per status) after ``--dynamic``.  The schema ships in
 ``tflint_graph/schemas/findings-v1.json``."""
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ def render(findings: Sequence[Finding], run: RunInfo) -> str:
         "findings": [f.to_dict() for f in findings],
         "statistics": {code: n for code, _, n in statistics(findings)},
     }
+    if run.keras is not None:
+        doc["keras"] = {"version": run.keras[0], "reason": run.keras[1]}
     if run.dynamic is not None:
         doc["dynamic"] = dict(run.dynamic)
     return json.dumps(doc, indent=2)

@@ -57,7 +57,7 @@ DIR_NAME = ".tflint-graph-cache"
 # context); 5: summaries tell how accessors are called (ModuleSummary.accessor_calls);
 # 6: a run record names each file's part (its findings and analyses), an entry of its own,
 # instead of holding them all.
-CACHE_FORMAT = 6
+CACHE_FORMAT = 7
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by tflint-graph.\n"

@@ -27,7 +27,7 @@ from tflint_graph.core.facts import (
     may_be_project,
 )
 from tflint_graph.core.finding import Finding
-from tflint_graph.core.vocabulary import canonical, keras_kinds_of
+from tflint_graph.core.vocabulary import KERAS2_MARK, KERAS2_ONLY, canonical, keras_kinds_of
 from tflint_graph.run.cache import Analyses
 from tflint_graph.run.parallel import AnalysisPool
 from tflint_graph.source.modules import (
@@ -362,6 +362,8 @@ class Project:
             direct = keras_kinds_of([canonical(ref)])
             if direct:
                 kinds |= direct
+                if ref.startswith(KERAS2_ONLY):
+                    kinds.add(KERAS2_MARK)
             elif self._may_be_project(ref):
                 found = self.locate(ref, file)
                 if found is not None and found != (file, qualname):
@@ -391,6 +393,7 @@ class Project:
                         out.reason,
                         out.chain,
                         out.autograph,
+                        out.unconverted,
                         None if out.passed is None else (out.passed,),
                         out.setup,
                     )
@@ -403,6 +406,17 @@ class Project:
                         passed=_common(before.passed, out.passed),
                         setup=before.setup and out.setup,
                     )
+                    if before.autograph and not out.autograph:
+                        # Reached from code AutoGraph leaves alone too: its tensor `if`s
+                        # raise there, so that is the chain to show.
+                        merged = dataclasses.replace(
+                            merged,
+                            kind=out.kind,
+                            reason=out.reason,
+                            chain=out.chain,
+                            autograph=False,
+                            unconverted=out.unconverted,
+                        )
                     if merged != before:
                         known[qualname] = merged
                         changed.add(file)

@@ -57,6 +57,8 @@ class TracedCode(dict[FunctionNode, TracedFunction]):
     """A method of a class or of its bases in this module."""
     keras_kinds: Callable[[cst.ClassDef], frozenset[str]]
     """Which Keras bases (``model``, ``layer``, ``loss``, ``metric``) a class derives from."""
+    keras_version: Callable[[cst.ClassDef], str]
+    """``"2"`` or ``"3"``: the Keras a class runs under (``tf_keras`` bases are always 2)."""
     is_tf_function: Callable[[cst.BaseExpression], bool]
     """``tf.function`` itself (any spelling) or a configured project wrapper."""
     tf_function_options: Callable[[cst.BaseExpression], list[cst.Call] | None]
@@ -119,6 +121,7 @@ QUERIES = (
     "module_bases",
     "find_method",
     "keras_kinds",
+    "keras_version",
     "is_tf_function",
     "tf_function_options",
     "is_dataset",

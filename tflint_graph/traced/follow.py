@@ -61,19 +61,38 @@ class Follower:
         parent: TracedFunction | None = None,
         autograph: bool = True,
         signature: cst.BaseExpression | None = None,
+        unconverted: str = "",
     ) -> None:
-        """``fn`` is traced (unless it already is, or escapes tracing)."""
-        if fn in self.traced or fn in self.escaped:
+        """``fn`` is traced (unless it already is, or escapes tracing).  A plain function
+        traced converted and reached again from code AutoGraph leaves alone (a Keras 3
+        ``call``) is followed again as unconverted: its tensor ``if``s raise there."""
+        if fn in self.escaped:
             return
+        known = self.traced.get(fn)
+        if known is not None and not (
+            known.autograph and not autograph and known.kind is kind is TraceKind.CALLEE
+        ):
+            return
+        if not autograph and not unconverted and parent is not None and not parent.autograph:
+            unconverted = parent.unconverted
         display = self.display(fn)
         chain = (*parent.chain, display) if parent is not None else (display,)
         autograph = autograph and not self.definitions.no_autograph_decorator(fn)
-        info = TracedFunction(fn, display, kind, reason, chain, autograph, signature, parent)
+        info = TracedFunction(
+            fn, display, kind, reason, chain, autograph, signature, parent, unconverted=unconverted
+        )
         self._enqueue(info)
 
     def add_roots(self, roots: Iterable[Root]) -> None:
         for r in roots:
-            self.add(r.fn, r.kind, r.reason, autograph=r.autograph, signature=r.signature)
+            self.add(
+                r.fn,
+                r.kind,
+                r.reason,
+                autograph=r.autograph,
+                signature=r.signature,
+                unconverted=r.unconverted,
+            )
 
     def add_external(self, roots: Iterable[ExternalRoot]) -> None:
         """Roots handed over by other modules of the run: ``helpers.normalize`` called from a
@@ -81,6 +100,14 @@ class Follower:
         only learns about the outside caller (TFG401 wants to know)."""
         for ext in roots:
             for fn, autograph in self.definitions.defined(ext.qualname):
+                known = self.traced.get(fn)
+                if (
+                    known is not None
+                    and known.autograph
+                    and not ext.autograph
+                    and known.kind is TraceKind.CALLEE
+                ):
+                    del self.traced[fn]  # followed again below, as unconverted
                 if fn in self.traced:
                     if ext.chain:
                         self.traced[fn].callers_elsewhere.append(ext.chain[-1])
@@ -97,6 +124,7 @@ class Follower:
                     ext.autograph and autograph and not self.definitions.no_autograph_decorator(fn),
                     passed_elsewhere=ext.passed,
                     setup_elsewhere=ext.setup,
+                    unconverted="" if ext.autograph else ext.unconverted,
                 )
                 self._enqueue(info)
 

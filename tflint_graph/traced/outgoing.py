@@ -41,14 +41,16 @@ class OutgoingCalls:
         for target in self.definitions.foreign(expr):
             if call is not None and parent is not None:
                 self._calls[len(self.found)] = (call, parent)
-            self.found.append(Outgoing(target, kind, reason, chain, autograph))
+            why = parent.unconverted if parent is not None and not autograph else ""
+            self.found.append(Outgoing(target, kind, reason, chain, autograph, why))
 
     def add(
         self, target: str, kind: TraceKind, reason: str, parent: TracedFunction, call: cst.Call
     ) -> None:
         """``target`` (an absolute name) is called from ``parent`` by ``call``."""
         self._calls[len(self.found)] = (call, parent)
-        self.found.append(Outgoing(target, kind, reason, parent.chain, parent.autograph))
+        why = "" if parent.autograph else parent.unconverted
+        self.found.append(Outgoing(target, kind, reason, parent.chain, parent.autograph, why))
 
     def finish(
         self,

@@ -20,6 +20,7 @@ from tflint_graph.core.vocabulary import (
     DO_NOT_CONVERT,
     KERAS_LABELS,
     KERAS_METHODS,
+    KERAS_STEPS,
     PARTIAL,
 )
 from tflint_graph.model import walk
@@ -40,6 +41,7 @@ class Root:
     reason: str
     autograph: bool = True
     signature: cst.BaseExpression | None = None  # its input_signature, when given
+    unconverted: str = ""  # why AutoGraph leaves it alone, when Keras decides that
 
 
 class Search:
@@ -66,8 +68,10 @@ class Search:
         reason: str,
         autograph: bool = True,
         signature: cst.BaseExpression | None = None,
+        unconverted: str = "",
     ) -> None:
-        self.found.append((self.ctx.source_order(fn), Root(fn, kind, reason, autograph, signature)))
+        root = Root(fn, kind, reason, autograph and not unconverted, signature, unconverted)
+        self.found.append((self.ctx.source_order(fn), root))
 
 
 def find_roots(search: Search) -> list[Root]:
@@ -111,12 +115,15 @@ def keras_methods(search: Search) -> None:
         else:
             base = "Layer"
         rebound = _rebound_on_instances(cls)
+        version = definitions.keras_version(cls)
         for stmt in cls.body.body:
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value in wanted:
                 name = stmt.name.value
                 if name in rebound:
                     continue  # the instance runs what `__init__`/`__new__` put there instead
-                search.root(stmt, TraceKind.KERAS, KERAS_LABELS.get(name, f"Keras {base}.{name}"))
+                label = KERAS_LABELS.get(name, f"Keras {base}.{name}")
+                method = name if name in KERAS_STEPS else f"{base}.{name}"
+                search.root(stmt, TraceKind.KERAS, label, unconverted=_unconverted(version, method))
 
 
 def _rebound_on_instances(cls: cst.ClassDef) -> set[str]:
@@ -164,8 +171,11 @@ def always_tracing(search: Search, at: FunctionNode | None, call: cst.Call) -> b
         return False
     label = next(v for k, v in ALWAYS_TRACING.items() if res.is_(k))
     target = argument(call, 0, "fn", "function")
+    # Neither Keras converts a Lambda layer's function (verified: TF 2.21, Keras 3.15 and
+    # tf_keras 2.21).
+    why = _LAMBDA_UNCONVERTED if label.startswith("Keras") else ""
     for fn, autograph in search.definitions.callables(target, at):
-        search.root(fn, TraceKind.CONTROL_FLOW, label, autograph)
+        search.root(fn, TraceKind.CONTROL_FLOW, label, autograph, unconverted=why)
     search.outgoing.send(target, TraceKind.CONTROL_FLOW, label, None)
     return True
 
@@ -196,11 +206,13 @@ def compile_arguments(search: Search, at: FunctionNode | None, call: cst.Call) -
         and not search.keras_eager
     ):
         return False
+    version = search.definitions.module_keras_version()
     for key in ("loss", "metrics", "weighted_metrics"):
         label = f"Keras {key} passed to compile()"
         value = keyword(call, key)
+        why = _unconverted(version, f"the {key} given to compile()")
         for fn, autograph in search.definitions.callables(value, at):
-            search.root(fn, TraceKind.KERAS, label, autograph)
+            search.root(fn, TraceKind.KERAS, label, autograph, unconverted=why)
         for item in _elements(value):
             search.outgoing.send(item, TraceKind.KERAS, label, None)
     return True
@@ -217,6 +229,22 @@ CALL_KINDS: tuple[Callable[[Search, FunctionNode | None, cst.Call], bool], ...] 
 
 
 # -- helpers ----------------------------------------------------------------------------
+_LAMBDA_UNCONVERTED = "Keras does not AutoGraph-convert a Lambda layer's function"
+
+
+def _unconverted(version: str, method: str) -> str:
+    """Why AutoGraph leaves a Keras root alone (SPEC §1), or "" where Keras converts it:
+    Keras 3 converts none; Keras 2 all but the steps."""
+    if version == "2":
+        if method not in KERAS_STEPS:
+            return ""
+        return (
+            f"Keras 2 calls {method}() from its own library code, which AutoGraph does not convert"
+        )
+    what = method if method.startswith("the ") else f"{method}()"
+    return f"Keras 3 does not AutoGraph-convert {what}, nor the plain functions it calls"
+
+
 def decorator_root(
     search: Search, fn: cst.FunctionDef
 ) -> tuple[str, bool, cst.BaseExpression | None]:

@@ -1,0 +1,92 @@
+"""`keras-version = "auto"`: which Keras a project's declared dependencies mean (SPEC §1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tflint_graph.core.config import Config
+from tflint_graph.source.dependencies import declared_keras, with_keras_version
+
+
+def project(tmp_path: Path, **files: str) -> Path:
+    (tmp_path / ".git").mkdir()  # the walk up stops here, whatever lies above tmp_path
+    for name, text in files.items():
+        path = tmp_path / name.replace("__", "/")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("requirements.txt", "numpy\ntensorflow==2.15.1  # pinned for the TPU image\n"),
+        ("requirements-gpu.txt", "tensorflow-gpu>=2.10,<2.16\n"),
+        ("requirements__base.txt", "tensorflow~=2.13.0\n"),
+        ("requirements.txt", "keras<3\ntensorflow\n"),
+        ("pyproject.toml", '[project]\nname = "p"\ndependencies = ["tensorflow<=2.15"]\n'),
+        (
+            "pyproject.toml",
+            '[project]\nname = "p"\n[project.optional-dependencies]\ntf = ["keras==2.15.0"]\n',
+        ),
+        ("pyproject.toml", '[tool.poetry.dependencies]\ntensorflow = "~2.15"\n'),
+        ("setup.cfg", "[options]\ninstall_requires =\n    numpy\n    tensorflow>=2.4,<2.16\n"),
+        (
+            "setup.py",
+            "from setuptools import setup\nsetup(install_requires=['tensorflow==2.12'])\n",
+        ),
+        ("environment.yml", "dependencies:\n  - python=3.10\n  - tensorflow=2.15\n"),
+        ("requirements.txt", "tensorflow>=2.16\ntf-keras\n# export TF_USE_LEGACY_KERAS=1\n"),
+    ],
+)
+def test_a_pin_that_excludes_keras3_means_keras2(tmp_path: Path, name: str, text: str) -> None:
+    found = declared_keras(project(tmp_path, **{name: text}))
+    assert found.version == "2", found.reason
+    assert name.replace("__", "/").rsplit("/", 1)[-1] in found.reason
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("requirements.txt", "tensorflow\n"),
+        ("requirements.txt", "tensorflow>=2.16\nkeras>=3\n"),
+        ("requirements.txt", "tensorflow>=2.12,<3\n"),  # admits 2.16 and later
+        ("requirements.txt", "tensorflow>=2.16\ntf-keras\n"),  # tf-keras alone switches nothing
+        ("pyproject.toml", '[tool.poetry.dependencies]\ntensorflow = "^2.12"\n'),
+        ("pyproject.toml", '[project]\nname = "p"\ndependencies = ["numpy"]\n'),
+        ("setup.py", "setup(install_requires=['tensorflow>=2.16', 'keras_hub'])\n"),
+        ("requirements.txt", "tensorflowjs==3.0\nkeras-hub<0.20\n"),  # other packages
+    ],
+)
+def test_anything_else_means_keras3(tmp_path: Path, name: str, text: str) -> None:
+    assert declared_keras(project(tmp_path, **{name: text})).version == "3"
+
+
+def test_no_declaration_means_keras3(tmp_path: Path) -> None:
+    found = declared_keras(project(tmp_path, **{"pkg__mod.py": "import keras\n"}) / "pkg")
+    assert (found.version, found.reason) == ("3", "no dependency declaration found")
+
+
+def test_the_declaring_folder_is_found_from_a_file_below_it(tmp_path: Path) -> None:
+    root = project(tmp_path, **{"requirements.txt": "tensorflow==2.15\n", "src__pkg__m.py": ""})
+    assert declared_keras(root / "src" / "pkg" / "m.py").version == "2"
+
+
+def test_broken_declarations_are_skipped(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        **{"pyproject.toml": "[project\n", "requirements.txt": "tensorflow >=> 2\n-e .\n"},
+    )
+    assert declared_keras(root).version == "3"
+
+
+def test_an_explicit_setting_is_kept_and_auto_is_resolved_once(tmp_path: Path) -> None:
+    root = project(tmp_path, **{"requirements.txt": "tensorflow==2.15\n"})
+    explicit = with_keras_version(Config(keras_version="3"), [root])
+    assert (explicit.keras_version, explicit.keras_reason) == ("3", "set in the configuration")
+    auto = with_keras_version(Config(), [root])
+    assert auto.keras_version == "2"
+    assert auto.keras_reason.startswith("auto: requirements.txt: tensorflow==2.15")
+    assert with_keras_version(auto, [tmp_path / "elsewhere"]) is auto

@@ -1,0 +1,227 @@
+"""Which Keras a project declares (SPEC §1, ``keras-version = "auto"``).
+
+Keras 3 does not AutoGraph-convert ``Layer.call`` and the steps; Keras 2 converts ``call``.
+Which one a project runs is decided by its dependencies: a pin that excludes Keras 3 —
+``tensorflow<2.16`` (``tf.keras`` is Keras 3 from TF 2.16 on), ``keras<3``, or ``tf-keras``
+with ``TF_USE_LEGACY_KERAS`` — means Keras 2; anything else, no declaration included, means
+Keras 3, the default of every TensorFlow released since March 2024.
+
+The declarations are read from the first folder, walking up from the linted path, that
+holds one of ``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``requirements*.txt``
+(also ``requirements/*.txt``) or ``environment.yml``; the walk stops at a repository root.
+Requirements are read whatever their environment markers: a project that supports Keras 2
+anywhere is analysed as Keras 2, where fewer constructs raise (precision before recall).
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from tflint_graph.core.config import Config, tomllib
+from tflint_graph.core.vocabulary import LEGACY_SWITCH
+
+_TENSORFLOW = frozenset(
+    {"tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-macos", "tensorflow-intel"}
+)
+_LEGACY = frozenset({"tf-keras"})
+# Versions with Keras 3: a specifier that admits none of them excludes it.
+_TF_WITH_KERAS3 = ("2.16.1", "2.17.0", "2.18.0", "2.19.0", "2.20.0", "2.21.0", "2.99.0")
+_KERAS3 = ("3.0.0", "3.5.0", "3.15.0", "3.99.0")
+_ANY_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+# A requirement-like string literal in setup.py.
+_SETUP_PY = re.compile(r"""["']((?:tensorflow|tf[-_]keras|keras)\b[^"'\n]*)["']""")
+
+
+@dataclass(frozen=True, slots=True)
+class KerasDeclaration:
+    version: str  # "2" or "3"
+    reason: str  # for --verbose and JSON: "requirements.txt: tensorflow<2.16 excludes Keras 3"
+
+
+def declared_keras(start: Path) -> KerasDeclaration:
+    """The Keras the project around ``start`` (a file or folder) declares."""
+    folder = _declaring_folder(start)
+    if folder is None:
+        return KerasDeclaration("3", "no dependency declaration found")
+    legacy: list[str] = []
+    switch = False
+    for file, text in _files(folder):
+        switch = switch or LEGACY_SWITCH in text
+        for requirement in _requirements(file, text):
+            found = _excludes_keras3(requirement)
+            if found == "legacy":
+                legacy.append(f"{file.name}: {requirement}")
+            elif found:
+                return KerasDeclaration("2", f"{file.name}: {requirement} {found}")
+    if legacy and switch:
+        return KerasDeclaration("2", f"{legacy[0]} with {LEGACY_SWITCH}")
+    return KerasDeclaration("3", f"no pin in {folder.name or folder} excludes Keras 3")
+
+
+def _declaring_folder(start: Path) -> Path | None:
+    try:
+        here = start.resolve()
+    except OSError:
+        return None
+    if not here.is_dir():
+        here = here.parent
+    for folder in (here, *here.parents):
+        if any(True for _ in _candidates(folder)):
+            return folder
+        if (folder / ".git").exists():
+            return None
+    return None
+
+
+def _candidates(folder: Path) -> Iterator[Path]:
+    for name in ("pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "environment.yaml"):
+        if (folder / name).is_file():
+            yield folder / name
+    try:
+        yield from sorted(folder.glob("requirements*.txt"))
+        yield from sorted(folder.glob("requirements/*.txt"))
+    except OSError:
+        return
+
+
+def _files(folder: Path) -> Iterator[tuple[Path, str]]:
+    for file in _candidates(folder):
+        try:
+            yield file, file.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+
+
+def _requirements(file: Path, text: str) -> Iterator[str]:
+    """The requirement strings a declaration file names (unparsed, PEP 508 or near it)."""
+    name = file.name
+    if name == "pyproject.toml":
+        yield from _pyproject(text)
+    elif name == "setup.cfg":
+        yield from _setup_cfg(text)
+    elif name == "setup.py":
+        yield from (m.group(1) for m in _SETUP_PY.finditer(text))
+    elif name.startswith("environment."):
+        for line in text.splitlines():
+            item = line.strip()
+            if item.startswith("- "):
+                # conda's `tensorflow=2.15` is pip's `tensorflow==2.15.*`
+                spec = item[2:].strip()
+                conda = re.fullmatch(r"([A-Za-z0-9._-]+)=([0-9][0-9.]*)", spec)
+                yield f"{conda.group(1)}=={conda.group(2)}.*" if conda else spec
+    else:  # requirements*.txt
+        for line in text.splitlines():
+            item = line.split(" #", 1)[0].strip()
+            if item and not item.startswith(("#", "-")):
+                yield item
+
+
+def _pyproject(text: str) -> Iterator[str]:
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, UnicodeError):
+        return
+    project = data.get("project", {})
+    if isinstance(project, dict):
+        yield from _strings(project.get("dependencies"))
+        extras = project.get("optional-dependencies")
+        if isinstance(extras, dict):
+            for group in extras.values():
+                yield from _strings(group)
+    groups = data.get("dependency-groups")
+    if isinstance(groups, dict):
+        for group in groups.values():
+            yield from _strings(group)
+    poetry = data.get("tool", {}).get("poetry", {})
+    if isinstance(poetry, dict):
+        tables = [poetry.get("dependencies")]
+        for group in (poetry.get("group") or {}).values():
+            if isinstance(group, dict):
+                tables.append(group.get("dependencies"))
+        for table in tables:
+            if isinstance(table, dict):
+                for dep, constraint in table.items():
+                    if isinstance(constraint, dict):
+                        constraint = constraint.get("version", "")
+                    if isinstance(constraint, str):
+                        yield f"{dep}{_poetry(constraint)}"
+
+
+def _poetry(constraint: str) -> str:
+    """Poetry's ``^2.12`` / ``~2.15`` / ``2.15.*`` / ``*`` as a PEP 440 specifier."""
+    c = constraint.strip()
+    if c in ("", "*"):
+        return ""
+    caret = re.fullmatch(r"\^(\d+)(?:\.(\d+))?(?:\.\d+)?", c)
+    if caret:
+        major, minor = int(caret.group(1)), int(caret.group(2) or 0)
+        upper = f"{major + 1}" if major else f"0.{minor + 1}"
+        return f">={c[1:]},<{upper}"
+    tilde = re.fullmatch(r"~(\d+)\.(\d+)(?:\.\d+)?", c)
+    if tilde:
+        return f">={c[1:]},<{tilde.group(1)}.{int(tilde.group(2)) + 1}"
+    if c[0].isdigit():
+        return f"=={c}"
+    return c
+
+
+def _setup_cfg(text: str) -> Iterator[str]:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return
+    if parser.has_option("options", "install_requires"):
+        yield from _lines(parser.get("options", "install_requires"))
+    if parser.has_section("options.extras_require"):
+        for _, value in parser.items("options.extras_require"):
+            yield from _lines(value)
+
+
+def _lines(value: str) -> Iterator[str]:
+    return (line.strip() for line in value.splitlines() if line.strip())
+
+
+def _strings(value: object) -> Iterator[str]:
+    if isinstance(value, list):
+        yield from (v for v in value if isinstance(v, str))
+
+
+def _excludes_keras3(requirement: str) -> str:
+    """Why ``requirement`` excludes Keras 3 ("excludes Keras 3"), "legacy" for ``tf-keras``
+    (Keras 2 only with ``TF_USE_LEGACY_KERAS``), or "" when it does not."""
+    # Imported here: only a run that resolves `keras-version = "auto"` parses requirements.
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    head = _ANY_NAME.match(requirement)
+    if head is None:
+        return ""
+    name = re.sub(r"[._]+", "-", head.group(1)).lower()
+    if name not in _TENSORFLOW and name not in _LEGACY and name != "keras":
+        return ""
+    if name in _LEGACY:
+        return "legacy"
+    try:
+        specifier = Requirement(requirement).specifier
+    except InvalidRequirement:
+        return ""
+    probes = _KERAS3 if name == "keras" else _TF_WITH_KERAS3
+    if not str(specifier) or any(specifier.contains(v, prereleases=True) for v in probes):
+        return ""
+    return "excludes Keras 3"
+
+
+def with_keras_version(config: Config, paths: Sequence[Path]) -> Config:
+    """``config`` with ``keras-version = "auto"`` resolved from the project's declarations
+    (from its configuring folder, else the first path); an explicit setting is kept."""
+    if config.keras_reason:
+        return config
+    if config.keras_version != "auto":
+        return replace(config, keras_reason="set in the configuration")
+    start = config.root or (paths[0] if paths else Path.cwd())
+    found = declared_keras(start)
+    return replace(config, keras_version=found.version, keras_reason=f"auto: {found.reason}")
