@@ -313,3 +313,20 @@ def test_a_helper_of_another_module_reached_from_both_kinds_of_roots(tmp_path: P
     assert (Path(finding.path).name, finding.line, finding.code) == ("helpers.py", 4, "TFG201")
     assert "traced via call() -> shared()" in finding.message
     assert list(lint_paths([tmp_path], KERAS2)) == []
+
+
+def test_a_method_the_module_replaces_on_the_class_is_not_the_root() -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        class Block(tf.keras.layers.Layer):
+            def call(self, x):
+                if tf.reduce_sum(x) > 0:
+                    x = x * 2
+                return x
+
+        Block.call = tf.autograph.to_graph(Block.call)
+        """
+    )
+    assert found(source, config=KERAS3) == set()

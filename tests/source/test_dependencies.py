@@ -11,6 +11,7 @@ from tflint_graph.source.dependencies import declared_keras, with_keras_version
 
 
 def project(tmp_path: Path, **files: str) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / ".git").mkdir()  # the walk up stops here, whatever lies above tmp_path
     for name, text in files.items():
         path = tmp_path / name.replace("__", "/")
@@ -90,3 +91,16 @@ def test_an_explicit_setting_is_kept_and_auto_is_resolved_once(tmp_path: Path) -
     assert auto.keras_version == "2"
     assert auto.keras_reason.startswith("auto: requirements.txt: tensorflow==2.15")
     assert with_keras_version(auto, [tmp_path / "elsewhere"]) is auto
+
+
+def test_the_metadata_of_a_built_package_is_a_declaration(tmp_path: Path) -> None:
+    """An unpacked wheel or sdist declares its requirements in its metadata."""
+    metadata = (
+        "Metadata-Version: 2.1\nName: p\nRequires-Dist: numpy\n"
+        "Requires-Dist: tensorflow<2.16.0,>=2.13.0 ; sys_platform != 'darwin'\n\n"
+        "Requires-Dist: tensorflow>=2.16 (the description, not a header)\n"
+    )
+    wheel = project(tmp_path / "wheel", **{"p-1.0.dist-info__METADATA": metadata, "p__m.py": ""})
+    assert declared_keras(wheel / "p" / "m.py").version == "2"
+    sdist = project(tmp_path / "sdist", **{"PKG-INFO": metadata.replace("<2.16.0", "<3")})
+    assert declared_keras(sdist).version == "3"

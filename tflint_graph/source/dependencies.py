@@ -8,7 +8,9 @@ Keras 3, the default of every TensorFlow released since March 2024.
 
 The declarations are read from the first folder, walking up from the linted path, that
 holds one of ``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``requirements*.txt``
-(also ``requirements/*.txt``) or ``environment.yml``; the walk stops at a repository root.
+(also ``requirements/*.txt``), ``environment.yml``, or the metadata of a built package (an
+sdist's ``PKG-INFO``, an unpacked wheel's ``*.dist-info/METADATA``); the walk stops at a
+repository root.
 Requirements are read whatever their environment markers: a project that supports Keras 2
 anywhere is analysed as Keras 2, where fewer constructs raise (precision before recall).
 """
@@ -16,6 +18,7 @@ anywhere is analysed as Keras 2, where fewer constructs raise (precision before 
 from __future__ import annotations
 
 import configparser
+import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -65,9 +68,12 @@ def declared_keras(start: Path) -> KerasDeclaration:
 def _declaring_folder(start: Path) -> Path | None:
     try:
         here = start.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symbolic link loop
+        here = Path(os.path.abspath(start))
+    try:
+        if not here.is_dir():
+            here = here.parent
     except OSError:
-        return None
-    if not here.is_dir():
         here = here.parent
     for folder in (here, *here.parents):
         if any(True for _ in _candidates(folder)):
@@ -81,9 +87,12 @@ def _candidates(folder: Path) -> Iterator[Path]:
     for name in ("pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "environment.yaml"):
         if (folder / name).is_file():
             yield folder / name
+    if (folder / "PKG-INFO").is_file():
+        yield folder / "PKG-INFO"
     try:
         yield from sorted(folder.glob("requirements*.txt"))
         yield from sorted(folder.glob("requirements/*.txt"))
+        yield from sorted(folder.glob("*.dist-info/METADATA"))
     except OSError:
         return
 
@@ -105,6 +114,12 @@ def _requirements(file: Path, text: str) -> Iterator[str]:
         yield from _setup_cfg(text)
     elif name == "setup.py":
         yield from (m.group(1) for m in _SETUP_PY.finditer(text))
+    elif name in ("PKG-INFO", "METADATA"):
+        for line in text.splitlines():
+            if line.startswith("Requires-Dist:"):
+                yield line[len("Requires-Dist:") :].strip()
+            elif not line.strip():
+                break  # the headers end at the first blank line; the description follows
     elif name.startswith("environment."):
         for line in text.splitlines():
             item = line.strip()

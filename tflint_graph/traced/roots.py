@@ -114,7 +114,7 @@ def keras_methods(search: Search) -> None:
             base = "Metric"
         else:
             base = "Layer"
-        rebound = _rebound_on_instances(cls)
+        rebound = _rebound_on_instances(cls) | _rebound_on_the_class(search.ctx.module, cls)
         version = definitions.keras_version(cls)
         for stmt in cls.body.body:
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value in wanted:
@@ -143,6 +143,26 @@ def _rebound_on_instances(cls: cst.ClassDef) -> set[str]:
                         target = t.target
                         if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
                             found.add(target.attr.value)
+    return found
+
+
+def _rebound_on_the_class(module: cst.Module, cls: cst.ClassDef) -> set[str]:
+    """Method names a module-level ``Cls.call = tf.autograph.to_graph(Cls.call)`` (or any
+    other value) replaces: Keras calls what is there, not the ``def``."""
+    found: set[str] = set()
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Assign):
+                for t in small.targets:
+                    target = t.target
+                    if (
+                        isinstance(target, cst.Attribute)
+                        and isinstance(target.value, cst.Name)
+                        and target.value.value == cls.name.value
+                    ):
+                        found.add(target.attr.value)
     return found
 
 
