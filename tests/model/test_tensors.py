@@ -137,13 +137,44 @@ def test_names_assigned_from_mixed_values_are_unknown() -> None:
     ("header", "expected"),
     [
         ("class Net(tf.keras.layers.Layer):\n    def call(self, inputs):", Kind.STRUCTURE),
-        ("class Net(tf.keras.Model):\n    def train_step(self, inputs):", None),
+        ("class Net(tf.keras.Model):\n    def train_step(self, inputs):", Kind.STRUCTURE),
+        ("class Net(tf.keras.Model):\n    def test_step(self, inputs):", Kind.STRUCTURE),
     ],
 )
 def test_keras_inputs_may_be_structures(header: str, expected: Kind | None) -> None:
     source = "import tensorflow as tf\n\n" + header + "\n        return inputs, 1\n"
     name = header.split("def ")[1].split("(")[0]
     assert kinds(source, name)["inputs"] is expected
+
+
+def test_numbers_and_order_make_a_structure_a_tensor() -> None:
+    """A Python list or tuple supports no ordering against a number and no arithmetic with
+    one but repetition: Keras inputs and dataset elements used so are tensors."""
+    got = kinds(
+        """
+        import tensorflow as tf
+
+        class Net(tf.keras.layers.Layer):
+            def call(self, inputs):
+                a = inputs > 0
+                b = inputs / 255
+                c = 1.0 - inputs
+                d = inputs * 2
+                e = inputs + inputs
+                f = inputs is None
+                return a, b, c, d, e, f, inputs
+        """,
+        "call",
+    )
+    assert got == {
+        "a": Kind.TENSOR,
+        "b": Kind.TENSOR,
+        "c": Kind.TENSOR,
+        "d": None,  # repetition of a list
+        "e": None,  # concatenation of lists
+        "f": None,
+        "inputs": Kind.STRUCTURE,
+    }
 
 
 def test_dataset_callback_elements_may_be_structures() -> None:

@@ -28,6 +28,7 @@ from enum import Enum
 
 import libcst as cst
 
+from tflint_graph.core.vocabulary import KERAS_STEPS
 from tflint_graph.model.calls import argument
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.tf_returns import FLAGS, RETURNS
@@ -265,7 +266,9 @@ class TensorInference:
             return Kind.STRUCTURE if base is Kind.STRUCTURE else None
         if isinstance(expr, cst.BinaryOperation):
             kinds = {self.kind(expr.left), self.kind(expr.right)}
-            return Kind.TENSOR if Kind.TENSOR in kinds else None
+            if Kind.TENSOR in kinds:
+                return Kind.TENSOR
+            return Kind.TENSOR if self._arithmetic_on_structure(expr) else None
         if isinstance(expr, cst.Comparison):
             if any(
                 isinstance(t.operator, cst.Is | cst.IsNot | cst.In | cst.NotIn)
@@ -273,7 +276,13 @@ class TensorInference:
             ):
                 return None
             operands = [expr.left, *(t.comparator for t in expr.comparisons)]
-            return Kind.TENSOR if any(self.kind(o) is Kind.TENSOR for o in operands) else None
+            kinds = [self.kind(o) for o in operands]
+            if Kind.TENSOR in kinds:
+                return Kind.TENSOR
+            # `inputs > 0` on Keras inputs or a dataset element: a Python list or tuple
+            # cannot be ordered against a number, so the value is a tensor.
+            numbers = any(isinstance(o, cst.Integer | cst.Float) for o in operands)
+            return Kind.TENSOR if numbers and Kind.STRUCTURE in kinds else None
         if isinstance(expr, cst.UnaryOperation):
             if isinstance(expr.operator, cst.Not):
                 return None
@@ -282,6 +291,19 @@ class TensorInference:
             a, b = self.kind(expr.body), self.kind(expr.orelse)
             return a if a is b else None
         return None
+
+    def _arithmetic_on_structure(self, expr: cst.BinaryOperation) -> bool:
+        """``inputs + 1.0``, ``x / 255`` on a tensor-or-structure: Python sequences support
+        no arithmetic with a number but repetition (``seq * 2``), so the value is a tensor."""
+        pairs = ((expr.left, expr.right), (expr.right, expr.left))
+        for value, other in pairs:
+            if self.kind(value) is not Kind.STRUCTURE:
+                continue
+            if isinstance(other, cst.Float):
+                return True
+            if isinstance(other, cst.Integer) and not isinstance(expr.operator, cst.Multiply):
+                return True
+        return False
 
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
         return self.kind(expr) is Kind.TENSOR
@@ -480,10 +502,14 @@ def _receives_tensors(fn: TracedFunction) -> bool:
     )
 
 
+_KERAS_INPUT_METHODS = frozenset({"call", *KERAS_STEPS})
+
+
 def _is_call_input(fn: TracedFunction, p: cst.Param) -> bool:
-    """The first argument after ``self`` of a Keras ``call`` (inputs, maybe a list)."""
+    """The first argument after ``self`` of a Keras ``call`` (inputs, maybe a list) or of
+    a step (the batch: a tensor or a tuple ``(x, y[, sample_weight])``)."""
     node = fn.node
-    if not isinstance(node, cst.FunctionDef) or node.name.value != "call":
+    if not isinstance(node, cst.FunctionDef) or node.name.value not in _KERAS_INPUT_METHODS:
         return False
     params = node.params.params
     return len(params) >= 2 and params[1] is p
