@@ -330,3 +330,27 @@ def test_a_method_the_module_replaces_on_the_class_is_not_the_root() -> None:
         """
     )
     assert found(source, config=KERAS3) == set()
+
+
+def test_a_keras_method_decorated_with_tf_function_converts_its_own_body() -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+        import keras
+
+        class Block(keras.layers.Layer):
+            @tf.function
+            def call(self, x):
+                if tf.reduce_sum(x) > 0:
+                    x = x * 2
+                return x
+
+        class Net(keras.Model):
+            @tf.function(autograph=False)
+            def train_step(self, data):
+                if tf.reduce_sum(data) > 0:  # TFG201
+                    data = data * 2
+                return {}
+        """
+    )
+    assert found(source, config=KERAS3) == {(14, "TFG201")}
