@@ -354,3 +354,19 @@ def test_a_keras_method_decorated_with_tf_function_converts_its_own_body() -> No
         """
     )
     assert found(source, config=KERAS3) == {(14, "TFG201")}
+
+
+def test_keras2_spellings_through_compat_namespaces() -> None:
+    source = dedent(
+        """
+        import tensorflow.compat.v1 as tf
+        from tensorflow.compat.v1.python.keras import losses
+
+        class Huber(losses.Loss):
+            def call(self, y_true, y_pred):
+                if tf.reduce_sum(y_pred) > 0:
+                    return y_pred
+                return y_true
+        """
+    )
+    assert found(source, config=KERAS3) == set()

@@ -104,3 +104,13 @@ def test_the_metadata_of_a_built_package_is_a_declaration(tmp_path: Path) -> Non
     assert declared_keras(wheel / "p" / "m.py").version == "2"
     sdist = project(tmp_path / "sdist", **{"PKG-INFO": metadata.replace("<2.16.0", "<3")})
     assert declared_keras(sdist).version == "3"
+
+
+def test_tf_keras_with_the_switch_in_the_projects_code_means_keras2(tmp_path: Path) -> None:
+    switch = 'import os\nos.environ.setdefault("TF_USE_LEGACY_KERAS", "1")\n'
+    root = project(tmp_path, **{"requirements.txt": "tf-keras\ntensorflow\n", "pkg__mod.py": ""})
+    assert declared_keras(root).version == "3"
+    (root / "pkg" / "mod.py").write_text(switch, encoding="utf-8")
+    found = declared_keras(root)
+    assert found.version == "2"
+    assert found.reason == "requirements.txt: tf-keras with TF_USE_LEGACY_KERAS"

@@ -293,6 +293,18 @@ KERAS2_ONLY = (
     "keras.src.engine.",
     "keras.api._v2.",
 )
+
+
+def keras2_only(name: str) -> bool:
+    """``name`` (fully qualified, as imported) is a spelling only Keras 2 has, also through
+    TensorFlow's compat namespaces (``tensorflow.compat.v1.python.keras.losses.Loss``)."""
+    for compat in ("tensorflow.compat.v1.", "tensorflow.compat.v2."):
+        if name.startswith(compat):
+            name = "tensorflow." + name[len(compat) :]
+            break
+    return name.startswith(KERAS2_ONLY)
+
+
 # Shipped with a class's Keras kinds to other modules: its bases are Keras 2 only.
 KERAS2_MARK = "keras2"
 # `os.environ["TF_USE_LEGACY_KERAS"] = "1"` makes `tf.keras` Keras 2 (tf_keras).

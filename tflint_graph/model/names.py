@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from tflint_graph.core.vocabulary import KERAS2_ONLY, canonical, keras_kinds_of
+from tflint_graph.core.vocabulary import canonical, keras2_only, keras_kinds_of
 from tflint_graph.model.scopes import Source
 
 
@@ -99,7 +99,7 @@ class Resolver:
                 if source is not Source.LOCAL:
                     full = f"{name}.{tail}" if tail else name
                     imported.add(canonical(full))
-                    keras2 = keras2 or full.startswith(KERAS2_ONLY)
+                    keras2 = keras2 or keras2_only(full)
                 else:
                     local = True
             result = Resolution(frozenset(imported), local, keras2)

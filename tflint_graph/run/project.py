@@ -27,7 +27,7 @@ from tflint_graph.core.facts import (
     may_be_project,
 )
 from tflint_graph.core.finding import Finding
-from tflint_graph.core.vocabulary import KERAS2_MARK, KERAS2_ONLY, canonical, keras_kinds_of
+from tflint_graph.core.vocabulary import KERAS2_MARK, canonical, keras2_only, keras_kinds_of
 from tflint_graph.run.cache import Analyses
 from tflint_graph.run.parallel import AnalysisPool
 from tflint_graph.source.modules import (
@@ -362,7 +362,7 @@ class Project:
             direct = keras_kinds_of([canonical(ref)])
             if direct:
                 kinds |= direct
-                if ref.startswith(KERAS2_ONLY):
+                if keras2_only(ref):
                     kinds.add(KERAS2_MARK)
             elif self._may_be_project(ref):
                 found = self.locate(ref, file)

@@ -60,9 +60,36 @@ def declared_keras(start: Path) -> KerasDeclaration:
                 legacy.append(f"{file.name}: {requirement}")
             elif found:
                 return KerasDeclaration("2", f"{file.name}: {requirement} {found}")
-    if legacy and switch:
+    if legacy and (switch or _sources_mention_switch(folder)):
         return KerasDeclaration("2", f"{legacy[0]} with {LEGACY_SWITCH}")
     return KerasDeclaration("3", f"no pin in {folder.name or folder} excludes Keras 3")
+
+
+_SCAN_LIMIT = 5000  # Python files read for the switch: a bound on huge trees
+
+
+def _sources_mention_switch(folder: Path) -> bool:
+    """Some Python file of the project sets or asks for ``TF_USE_LEGACY_KERAS`` (a package
+    that needs tf-keras says so at import): read only when ``tf-keras`` is declared."""
+    needle = LEGACY_SWITCH.encode()
+    seen = 0
+    for top, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS]
+        for name in files:
+            if not name.endswith(".py"):
+                continue
+            seen += 1
+            if seen > _SCAN_LIMIT:
+                return False
+            try:
+                if needle in (Path(top) / name).read_bytes():
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+_SKIPPED_DIRS = frozenset({"node_modules", "build", "dist", "__pycache__", "venv", "site-packages"})
 
 
 def _declaring_folder(start: Path) -> Path | None:
