@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from tflint_graph.core.facts import Outgoing, TraceKind
+from tflint_graph.core.facts import ExternalRoot, Outgoing, TraceKind
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
 
@@ -49,6 +49,16 @@ class OutgoingCalls:
         """``target`` (an absolute name) is called from ``parent`` by ``call``."""
         self._calls[len(self.found)] = (call, parent)
         self.found.append(Outgoing(target, kind, reason, parent.chain, parent.autograph))
+
+    def forward(self, target: str, root: ExternalRoot) -> None:
+        """What another module's traced code calls here (``root``) is ``target`` (absolute)
+        of a further module: a method a class here inherits from there."""
+        for passed in root.passed if root.passed is not None else (None,):
+            self.found.append(
+                Outgoing(
+                    target, root.kind, root.reason, root.chain, root.autograph, passed, root.setup
+                )
+            )
 
     def finish(
         self,
