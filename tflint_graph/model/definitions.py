@@ -772,6 +772,21 @@ class Definitions:
         cls = self.instance_class(func, at)
         return ("__call__", cls) if cls is not None else ("", None)
 
+    def _foreign_attribute(self, func: cst.Attribute, at: FunctionNode | None) -> list[str]:
+        """``foreign_methods`` of ``obj.name(...)``: ``name`` looked up on ``obj``'s class."""
+        name = func.attr.value
+        if self._super_class(func.value, at):
+            assert isinstance(at, cst.FunctionDef)
+            cls = self.ctx.enclosing_class(at)
+            return [f"{b}.{name}" for b in self.foreign_bases(cls)] if cls else []
+        owner = self.instance_class(func.value, at) or self.named_class(func.value, at)
+        if isinstance(owner, str):
+            # `helpers.Augmenter.make` names itself; an instance's class does not.
+            return [] if self.foreign(func) else [f"{owner}.{name}"]
+        if owner is not None and not self.attribute_values(func, at):
+            return [f"{b}.{name}" for b in self.foreign_bases(owner)]
+        return []
+
     def foreign_methods(self, call: cst.Call, at: FunctionNode | None) -> list[str]:
         """Absolute names of the methods of other modules' classes that a call runs and that
         the callee's own name does not say (``Outgoing`` targets), when it runs no function
@@ -781,18 +796,9 @@ class Definitions:
         class of this module constructed here, and ``__call__`` of an instance."""
         func = call.func
         if type(func) is cst.Attribute:
-            name = func.attr.value
-            if self._super_class(func.value, at):
-                assert isinstance(at, cst.FunctionDef)
-                cls = self.ctx.enclosing_class(at)
-                return [f"{b}.{name}" for b in self.foreign_bases(cls)] if cls else []
-            owner = self.instance_class(func.value, at) or self.named_class(func.value, at)
-            if isinstance(owner, str):
-                # `helpers.Augmenter.make` names itself; an instance's class does not.
-                return [] if self.foreign(func) else [f"{owner}.{name}"]
-            if owner is not None and not self.attribute_values(func, at):
-                return [f"{b}.{name}" for b in self.foreign_bases(owner)]
-            return []
+            found = self._foreign_attribute(func, at)
+            if found:
+                return found
         name, cls = self._entry(call, at)
         if isinstance(cls, str):
             # A constructor names its class already: the module that defines it runs
