@@ -311,3 +311,29 @@ def test_warm_run_gives_what_a_cold_one_gives(tmp_path: Path) -> None:
         for _ in range(2)
     ]
     assert runs[0] == runs[1] != []
+
+
+COUNTER = "class Counter:\n    def bump(self, x):\n        self.n += 1\n        return x\n"
+
+
+def test_state_of_an_object_constructed_per_trace_elsewhere_is_not_reported(
+    tmp_path: Path,
+) -> None:
+    fresh = dedent(
+        """
+        import tensorflow as tf
+        from counter import Counter
+
+        @tf.function
+        def f(x):
+            c = Counter()
+            return c.bump(x) + Counter().bump(x)
+        """
+    )
+    assert _run(tmp_path / "a", fresh, **{"counter.py": COUNTER}) == []
+    shared = (
+        fresh + "\n\nSHARED = Counter()\n\n\n@tf.function\ndef g(x):\n    return SHARED.bump(x)\n"
+    )
+    assert _run(tmp_path / "b", shared, **{"counter.py": COUNTER}) == [
+        ("counter.py", 3, "TFG106", ("f()", "bump()"))
+    ]

@@ -476,3 +476,34 @@ def test_constructor_arguments_decide_the_branches_of_init() -> None:
             return x
         """
     ) == [(7, "TFG103", ("f()", "Augmenter.__init__()"))]
+
+
+STATE = """
+    class Counter:
+        def __init__(self):
+            self.n = 0
+
+        def bump(self, x):
+            self.n += 1
+            return x
+    """
+
+
+def test_state_of_an_object_constructed_per_trace_is_not_reported() -> None:
+    # `self` is a new object on each trace: nothing is carried across calls.
+    fresh = """
+    @tf.function
+    def f(x):
+        c = Counter()
+        c.bump(x)
+        return Counter().bump(x)
+    """
+    assert reported(STATE + fresh) == []
+    shared = """
+    COUNTER = Counter()
+
+    @tf.function
+    def f(x):
+        return COUNTER.bump(x)
+    """
+    assert reported(STATE + shared) == [(9, "TFG106", ("f()", "bump()"))]

@@ -66,6 +66,9 @@ class ExternalRoot:
     # Every such call is one-time setup where it is made (under `if not self.built:`, in
     # a helper of such a block): so is this function, on those traces (``model.setup``).
     setup: bool = False
+    # Every such call reaches this method through an object its caller constructs
+    # (``aug = Augmenter(); aug.apply(x)``): ``self`` is new on each trace.
+    fresh: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +82,7 @@ class Outgoing:
     autograph: bool = True
     passed: frozenset[str] | None = None  # one item of ``ExternalRoot.passed``: this call
     setup: bool = False  # the call is one-time setup where it is made
+    fresh: bool = False  # through an object the calling function constructs
 
 
 @dataclass(frozen=True, slots=True)

@@ -451,8 +451,11 @@ class Definitions:
         return type(parent) in (cst.AsName, cst.Del)
 
     def constructed_here(self, expr: cst.BaseExpression, at: FunctionNode) -> bool:
-        """``expr`` is a name that ``at`` binds only to instances it constructs of this
-        module's classes (``registry = Registry()``): an object of this call."""
+        """``expr`` is a construction of a class (of this module or, by its name, another
+        of the run: ``Registry()``) or a name that ``at`` binds only to such constructions
+        (``registry = Registry()``): an object of this call."""
+        if type(expr) is cst.Call:
+            return self.named_class(expr.func, at) is not None
         if type(expr) is not cst.Name or expr.value in ("self", "cls"):
             return False
         found = self.ctx.bindings(expr)
@@ -463,9 +466,7 @@ class Definitions:
             if type(node) is not cst.Name or self.ctx.enclosing_function(node) is not at:
                 return False
             value = self.assigned_value(node)
-            if type(value) is not cst.Call or type(value.func) is not cst.Name:
-                return False
-            if not any(type(b.node) is cst.ClassDef for b in self.ctx.bindings(value.func)):
+            if type(value) is not cst.Call or self.named_class(value.func, at) is None:
                 return False
         return True
 

@@ -393,6 +393,7 @@ class Project:
                         out.autograph,
                         None if out.passed is None else (out.passed,),
                         out.setup,
+                        out.fresh,
                     )
                     changed.add(file)
                 else:
@@ -402,6 +403,7 @@ class Project:
                         before,
                         passed=_common(before.passed, out.passed),
                         setup=before.setup and out.setup,
+                        fresh=before.fresh and out.fresh,
                     )
                     if merged != before:
                         known[qualname] = merged

@@ -93,6 +93,8 @@ class TracedCode(dict[FunctionNode, TracedFunction]):
         function constructs (``registry = Registry(); registry.insert(...)``): its ``self``
         is an object of that call, new on each trace, so its state cannot outlive it."""
         node, parent = fn.node, fn.parent
+        if fn.kind is TraceKind.CALLEE and parent is None:
+            return fn.fresh_elsewhere  # called from other modules' traced code only
         if (
             fn.kind is not TraceKind.CALLEE
             or parent is None

@@ -103,6 +103,7 @@ class Follower:
                     ext.autograph and autograph and not self.definitions.no_autograph_decorator(fn),
                     passed_elsewhere=ext.passed,
                     setup_elsewhere=ext.setup,
+                    fresh_elsewhere=ext.fresh,
                 )
                 self._enqueue(info)
 
@@ -197,8 +198,11 @@ class Follower:
                 self.outgoing.send(
                     func, TraceKind.CALLEE, self._from(info), info, info.autograph, call=call
                 )
+                fresh = isinstance(func, cst.Attribute) and definitions.constructed_here(
+                    func.value, info.node
+                )
                 for target in definitions.foreign_methods(call, info.node):
-                    self.outgoing.add(target, TraceKind.CALLEE, self._from(info), info, call)
+                    self.outgoing.add(target, TraceKind.CALLEE, self._from(info), info, call, fresh)
             name = dotted(func) or "a call"
             for arg in call.args:
                 if isinstance(arg.value, cst.Lambda):

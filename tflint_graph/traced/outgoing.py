@@ -44,11 +44,20 @@ class OutgoingCalls:
             self.found.append(Outgoing(target, kind, reason, chain, autograph))
 
     def add(
-        self, target: str, kind: TraceKind, reason: str, parent: TracedFunction, call: cst.Call
+        self,
+        target: str,
+        kind: TraceKind,
+        reason: str,
+        parent: TracedFunction,
+        call: cst.Call,
+        fresh: bool = False,
     ) -> None:
-        """``target`` (an absolute name) is called from ``parent`` by ``call``."""
+        """``target`` (an absolute name) is called from ``parent`` by ``call`` (on an object
+        ``parent`` constructs: ``fresh``)."""
         self._calls[len(self.found)] = (call, parent)
-        self.found.append(Outgoing(target, kind, reason, parent.chain, parent.autograph))
+        self.found.append(
+            Outgoing(target, kind, reason, parent.chain, parent.autograph, fresh=fresh)
+        )
 
     def forward(self, target: str, root: ExternalRoot) -> None:
         """What another module's traced code calls here (``root``) is ``target`` (absolute)
@@ -56,7 +65,14 @@ class OutgoingCalls:
         for passed in root.passed if root.passed is not None else (None,):
             self.found.append(
                 Outgoing(
-                    target, root.kind, root.reason, root.chain, root.autograph, passed, root.setup
+                    target,
+                    root.kind,
+                    root.reason,
+                    root.chain,
+                    root.autograph,
+                    passed,
+                    root.setup,
+                    root.fresh,
                 )
             )
 
