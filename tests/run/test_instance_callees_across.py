@@ -313,7 +313,18 @@ def test_warm_run_gives_what_a_cold_one_gives(tmp_path: Path) -> None:
     assert runs[0] == runs[1] != []
 
 
-COUNTER = "class Counter:\n    def bump(self, x):\n        self.n += 1\n        return x\n"
+COUNTER = dedent(
+    """
+    class Counter:
+        def bump(self, x):
+            self.n += 1
+            return x
+
+        def __call__(self, x):
+            self.n += 1
+            return x
+    """
+)
 
 
 def test_state_of_an_object_constructed_per_trace_elsewhere_is_not_reported(
@@ -327,7 +338,7 @@ def test_state_of_an_object_constructed_per_trace_elsewhere_is_not_reported(
         @tf.function
         def f(x):
             c = Counter()
-            return c.bump(x) + Counter().bump(x)
+            return c.bump(x) + Counter().bump(x) + c(x)
         """
     )
     assert _run(tmp_path / "a", fresh, **{"counter.py": COUNTER}) == []

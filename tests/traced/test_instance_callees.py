@@ -486,6 +486,10 @@ STATE = """
         def bump(self, x):
             self.n += 1
             return x
+
+        def __call__(self, x):
+            self.n += 1
+            return x
     """
 
 
@@ -496,6 +500,7 @@ def test_state_of_an_object_constructed_per_trace_is_not_reported() -> None:
     def f(x):
         c = Counter()
         c.bump(x)
+        c(x)
         return Counter().bump(x)
     """
     assert reported(STATE + fresh) == []

@@ -470,6 +470,14 @@ class Definitions:
                 return False
         return True
 
+    def fresh_receiver(self, call: cst.Call, method: str, at: FunctionNode) -> bool:
+        """``call`` runs ``method`` on an object ``at`` constructs (see ``constructed_here``):
+        the instance called (``aug(x)``, for ``__call__``) or the one before the dot."""
+        func = call.func
+        if method == "__call__" and self.constructed_here(func, at):
+            return True
+        return type(func) is cst.Attribute and self.constructed_here(func.value, at)
+
     def _super_class(self, expr: cst.BaseExpression, at: FunctionNode | None) -> bool:
         """``super()`` inside a method."""
         return (

@@ -105,9 +105,7 @@ class TracedCode(dict[FunctionNode, TracedFunction]):
             return False
         sites = list(self.definitions.calls_in(parent.node, node))
         return bool(sites) and all(
-            isinstance(call.func, cst.Attribute)
-            and self.definitions.constructed_here(call.func.value, parent.node)
-            for call in sites
+            self.definitions.fresh_receiver(call, node.name.value, parent.node) for call in sites
         )
 
 

@@ -198,10 +198,9 @@ class Follower:
                 self.outgoing.send(
                     func, TraceKind.CALLEE, self._from(info), info, info.autograph, call=call
                 )
-                fresh = isinstance(func, cst.Attribute) and definitions.constructed_here(
-                    func.value, info.node
-                )
                 for target in definitions.foreign_methods(call, info.node):
+                    method = target.rpartition(".")[2]
+                    fresh = definitions.fresh_receiver(call, method, info.node)
                     self.outgoing.add(target, TraceKind.CALLEE, self._from(info), info, call, fresh)
             name = dotted(func) or "a call"
             for arg in call.args:
