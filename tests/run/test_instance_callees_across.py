@@ -348,3 +348,55 @@ def test_state_of_an_object_constructed_per_trace_elsewhere_is_not_reported(
     assert _run(tmp_path / "b", shared, **{"counter.py": COUNTER}) == [
         ("counter.py", 3, "TFG106", ("f()", "bump()"))
     ]
+
+
+def test_run_once_decorator_of_another_module(tmp_path: Path) -> None:
+    # The decorator's module imports no TensorFlow (summarised from CPython's tree).
+    once = dedent(
+        """
+        def once(f):
+            seen = set()
+
+            def wrapper(self, *args):
+                if id(self) not in seen:
+                    f(self, *args)
+                    seen.add(id(self))
+
+            return wrapper
+        """
+    )
+    layers = dedent(
+        """
+        import tensorflow as tf
+
+        from utils import once
+
+
+        class Linear:
+            @once.once
+            def _initialize(self, x):
+                self.w = tf.Variable(tf.ones_like(x))
+
+            def _plain(self, x):
+                self.v = tf.Variable(tf.ones_like(x))
+
+            def __call__(self, x):
+                self._initialize(x)
+                self._plain(x)
+                return x * self.w
+        """
+    )
+    train = """
+        import tensorflow as tf
+        from layers import Linear
+
+        LAYER = Linear()
+
+        @tf.function
+        def f(x):
+            return LAYER(x)
+        """
+    found = _run(
+        tmp_path, train, **{"utils/__init__.py": "", "utils/once.py": once, "layers.py": layers}
+    )
+    assert found == [("layers.py", 12, "TFG205", ("f()", "Linear.__call__()", "_plain()"))]

@@ -512,3 +512,52 @@ def test_state_of_an_object_constructed_per_trace_is_not_reported() -> None:
         return COUNTER.bump(x)
     """
     assert reported(STATE + shared) == [(9, "TFG106", ("f()", "bump()"))]
+
+
+ONCE = """
+    def once(f):
+        def wrapper(self, *args):
+            if not getattr(self, "_done", False):
+                f(self, *args)
+                self._done = True
+        return wrapper
+
+    def when_enabled(f):
+        def wrapper(self, *args):
+            if self.enabled:
+                f(self, *args)
+                self.log(args)
+        return wrapper
+
+    class Linear:
+        def __init__(self):
+            self.enabled = True
+
+        @once
+        def _initialize(self, x):
+            self.w = tf.Variable(tf.ones_like(x))
+
+        @when_enabled
+        def _other(self, x):
+            self.v = tf.Variable(tf.ones_like(x))
+
+        def log(self, args):
+            return args
+
+        def __call__(self, x):
+            self._initialize(x)
+            self._other(x)
+            return x * self.w
+
+    layer = Linear()
+
+    @tf.function
+    def f(x):
+        return layer(x)
+    """
+
+
+def test_variables_of_a_method_decorated_to_run_once_are_setup() -> None:
+    # `@once` calls `_initialize` only under a test of what the call records: the
+    # variables are made on the first trace only.  `@when_enabled` records nothing.
+    assert reported(ONCE) == [(28, "TFG205", ("f()", "Linear.__call__()", "_other()"))]

@@ -151,6 +151,9 @@ class ModuleSummary:
     # Accessors of this module's classes whose callers elsewhere decide whether they read
     # state eagerly (``model.state``): the run answers in ``ProjectView.accessor_calls``.
     asked_accessors: frozenset[str] = frozenset()
+    # Module-level decorators that run what they decorate at most once (``@once``): what
+    # they decorate is one-time setup (``prefilter.run_once_decorators``).
+    once_decorators: frozenset[str] = frozenset()
 
 
 STEP_SUFFIXES = ("step", "step_fn")
@@ -193,6 +196,9 @@ class ProjectView:
     call_resets: dict[str, frozenset[str]] = field(default_factory=dict)
     # For this module's asked accessors that the run calls: whether any call is eager.
     accessor_calls: dict[str, bool] = field(default_factory=dict)
+    # Other modules' run-once decorators (absolute names) this module may use
+    # (``ModuleSummary.once_decorators``).
+    once_decorators: frozenset[str] = frozenset()
 
     def may_be_project(self, name: str) -> bool:
         """``name`` (absolute) could be code of the analysed project (see ``may_be_project``)."""
