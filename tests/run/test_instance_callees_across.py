@@ -400,3 +400,42 @@ def test_run_once_decorator_of_another_module(tmp_path: Path) -> None:
         tmp_path, train, **{"utils/__init__.py": "", "utils/once.py": once, "layers.py": layers}
     )
     assert found == [("layers.py", 12, "TFG205", ("f()", "Linear.__call__()", "_plain()"))]
+
+
+def test_attribute_of_an_object_constructed_per_trace_elsewhere_is_fresh(tmp_path: Path) -> None:
+    owner = dedent(
+        """
+        from counter import Counter
+
+
+        class Owner:
+            def __init__(self):
+                self.counter = Counter()
+
+            def run(self, x):
+                return self.counter.bump(x)
+        """
+    )
+    fresh = """
+        import tensorflow as tf
+        from owner import Owner
+
+        @tf.function
+        def f(x):
+            return Owner().run(x)
+        """
+    files = {"counter.py": COUNTER, "owner.py": owner}
+    assert _run(tmp_path / "a", fresh, **files) == []
+    shared = """
+        import tensorflow as tf
+        from owner import Owner
+
+        OWNER = Owner()
+
+        @tf.function
+        def f(x):
+            return OWNER.run(x)
+        """
+    assert _run(tmp_path / "b", shared, **files) == [
+        ("counter.py", 3, "TFG106", ("f()", "run()", "bump()"))
+    ]

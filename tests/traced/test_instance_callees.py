@@ -561,3 +561,30 @@ def test_variables_of_a_method_decorated_to_run_once_are_setup() -> None:
     # `@once` calls `_initialize` only under a test of what the call records: the
     # variables are made on the first trace only.  `@when_enabled` records nothing.
     assert reported(ONCE) == [(28, "TFG205", ("f()", "Linear.__call__()", "_other()"))]
+
+
+OWNER = """
+    class Owner:
+        def __init__(self):
+            self.counter = Counter()
+
+        def run(self, x):
+            return self.counter.bump(x)
+    """
+
+
+def test_state_of_an_attribute_of_an_object_constructed_per_trace_is_not_reported() -> None:
+    fresh = """
+    @tf.function
+    def f(x):
+        return Owner().run(x)
+    """
+    assert reported(STATE + OWNER + fresh) == []
+    shared = """
+    OWNER = Owner()
+
+    @tf.function
+    def f(x):
+        return OWNER.run(x)
+    """
+    assert reported(STATE + OWNER + shared) == [(9, "TFG106", ("f()", "run()", "bump()"))]

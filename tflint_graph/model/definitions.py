@@ -13,6 +13,7 @@ from typing import TypeAlias
 
 import libcst as cst
 
+from tflint_graph.core.facts import TraceKind
 from tflint_graph.core.vocabulary import (
     DATASET_CALLBACK_METHODS,
     DATASET_EXPERIMENTAL,
@@ -29,16 +30,16 @@ from tflint_graph.core.vocabulary import (
 )
 from tflint_graph.model.calls import argument, is_true, keyword
 from tflint_graph.model.collect import FunctionFacts, FunctionNode, ModuleFacts
-from tflint_graph.model.context import ModuleContext
+from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.names import Resolution, canonical, dotted, keras_kinds_of
 from tflint_graph.model.scopes import ImportAssignment
 from tflint_graph.model.values import assigned_value, attributes_by_name, names_by_text
 
 _MAX_DEPTH = 6
+_ESCAPE_NAMES = frozenset({"py_function", "numpy_function"})
 
 # A class of this module, or the absolute name of a class of another module of the run.
 ClassRef: TypeAlias = cst.ClassDef | str
-_ESCAPE_NAMES = frozenset({"py_function", "numpy_function"})
 
 
 def _last(name: str) -> str:
@@ -57,6 +58,7 @@ class Definitions:
         self._dataset_memo: dict[cst.CSTNode, bool | None] = {}
         self._held: dict[tuple[cst.ClassDef, str], ClassRef | None] = {}
         self._families: dict[cst.ClassDef, set[cst.ClassDef]] = {}
+        self._fresh: dict[TracedFunction, bool] = {}
 
     # -- name helpers -----------------------------------------------------------------
     def resolve(self, expr: cst.BaseExpression, depth: int = 0) -> Resolution:
@@ -470,13 +472,64 @@ class Definitions:
                 return False
         return True
 
-    def fresh_receiver(self, call: cst.Call, method: str, at: FunctionNode) -> bool:
-        """``call`` runs ``method`` on an object ``at`` constructs (see ``constructed_here``):
-        the instance called (``aug(x)``, for ``__call__``) or the one before the dot."""
+    def fresh_receiver(
+        self, call: cst.Call, method: str, at: FunctionNode, self_fresh: bool = False
+    ) -> bool:
+        """``call`` runs ``method`` on an object of this call of ``at``: a construction
+        (``__init__``), or an object ``at`` constructs (see ``constructed_here``), or, when
+        ``at``'s own ``self`` is such an object (``self_fresh``), what an attribute of it
+        surely holds (``self.helper`` with ``self.helper = Helper()``); the object is the
+        instance called (``aug(x)``, for ``__call__``) or the one before the dot."""
         func = call.func
-        if method == "__call__" and self.constructed_here(func, at):
+        if method == "__init__" and self.named_class(func, at) is not None:
             return True
-        return type(func) is cst.Attribute and self.constructed_here(func.value, at)
+        if method == "__call__" and self._fresh_object(func, at, self_fresh):
+            return True
+        return type(func) is cst.Attribute and self._fresh_object(func.value, at, self_fresh)
+
+    def _fresh_object(self, expr: cst.BaseExpression, at: FunctionNode, self_fresh: bool) -> bool:
+        if self.constructed_here(expr, at):
+            return True
+        base = expr
+        while type(base) is cst.Attribute:
+            base = base.value
+        return (
+            self_fresh
+            and base is not expr
+            and type(base) is cst.Name
+            and base.value == "self"
+            and self.instance_class(expr, at) is not None
+        )
+
+    def self_is_fresh(self, fn: TracedFunction, depth: int = 0) -> bool:
+        """``fn`` is a method that every traced call reaches through an object of the
+        calling function's call (``registry = Registry(); registry.insert(...)``, an
+        attribute of a fresh ``self`` constructed in ``__init__``): its ``self`` is new on
+        each trace, so its state cannot outlive it."""
+        known = self._fresh.get(fn)
+        if known is not None:
+            return known
+        node, parent = fn.node, fn.parent
+        if fn.kind is TraceKind.CALLEE and parent is None:
+            result = fn.fresh_elsewhere  # called from other modules' traced code only
+        elif (
+            fn.kind is not TraceKind.CALLEE
+            or parent is None
+            or not isinstance(node, cst.FunctionDef)
+            or self.ctx.enclosing_class(node) is None
+            or depth > _MAX_DEPTH
+        ):
+            result = False
+        else:
+            self._fresh[fn] = False  # a cycle of calls proves nothing
+            parent_fresh = self.self_is_fresh(parent, depth + 1)
+            sites = list(self.calls_in(parent.node, node))
+            result = bool(sites) and all(
+                self.fresh_receiver(call, node.name.value, parent.node, parent_fresh)
+                for call in sites
+            )
+        self._fresh[fn] = result
+        return result
 
     def _super_class(self, expr: cst.BaseExpression, at: FunctionNode | None) -> bool:
         """``super()`` inside a method."""

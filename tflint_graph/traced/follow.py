@@ -200,7 +200,9 @@ class Follower:
                 )
                 for target in definitions.foreign_methods(call, info.node):
                     method = target.rpartition(".")[2]
-                    fresh = definitions.fresh_receiver(call, method, info.node)
+                    fresh = definitions.fresh_receiver(
+                        call, method, info.node, definitions.self_is_fresh(info)
+                    )
                     self.outgoing.add(target, TraceKind.CALLEE, self._from(info), info, call, fresh)
             name = dotted(func) or "a call"
             for arg in call.args:
