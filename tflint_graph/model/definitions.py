@@ -59,6 +59,9 @@ class Definitions:
         self._held: dict[tuple[cst.ClassDef, str], ClassRef | None] = {}
         self._families: dict[cst.ClassDef, set[cst.ClassDef]] = {}
         self._fresh: dict[TracedFunction, bool] = {}
+        # (expression, function) -> the class it names / is an instance of.
+        self._named: dict[tuple[cst.CSTNode, FunctionNode | None], ClassRef | None] = {}
+        self._instances: dict[tuple[cst.CSTNode, FunctionNode | None], ClassRef | None] = {}
 
     # -- name helpers -----------------------------------------------------------------
     def resolve(self, expr: cst.BaseExpression, depth: int = 0) -> Resolution:
@@ -285,7 +288,17 @@ class Definitions:
 
     def class_of(self, expr: cst.BaseExpression, at: FunctionNode | None) -> cst.ClassDef | None:
         """The module class an expression denotes or is surely an instance of."""
-        ref = self.instance_class(expr, at) or self.named_class(expr, at)
+        ref = self.instance_class(expr, at)
+        # Only a name bound here can name a class of this module (not `mod.Cls`, `tf`).
+        if (
+            ref is None
+            and type(expr) is cst.Name
+            and (
+                expr.value == "cls"
+                or any(not isinstance(a, ImportAssignment) for a in self.ctx.bindings(expr))
+            )
+        ):
+            ref = self.named_class(expr, at)
         return ref if isinstance(ref, cst.ClassDef) else None
 
     # -- classes and their instances --------------------------------------------------
@@ -296,6 +309,16 @@ class Definitions:
         (``Augmenter``, ``cls`` in a method, an alias of one), or the absolute name of one of
         another module of the run (``helpers.Augmenter``), which may turn out to be a
         function there (then nothing is found under it)."""
+        if depth == 0:
+            key = (expr, at)
+            if key not in self._named:
+                self._named[key] = self._named_class(expr, at, 0)
+            return self._named[key]
+        return self._named_class(expr, at, depth)
+
+    def _named_class(
+        self, expr: cst.BaseExpression, at: FunctionNode | None, depth: int
+    ) -> ClassRef | None:
         if depth > _MAX_DEPTH:
             return None
         if type(expr) is cst.Name:
@@ -328,6 +351,16 @@ class Definitions:
         that class (``aug = Augmenter()``), an attribute every write of which in the module
         does (``self.helper = Helper()`` in ``__init__``).  ``None`` assignments are left
         out (``self.helper = None`` before a lazy build); anything else unknown is None."""
+        if depth == 0:
+            key = (expr, at)
+            if key not in self._instances:
+                self._instances[key] = self._instance_class(expr, at, 0)
+            return self._instances[key]
+        return self._instance_class(expr, at, depth)
+
+    def _instance_class(
+        self, expr: cst.BaseExpression, at: FunctionNode | None, depth: int
+    ) -> ClassRef | None:
         if depth > _MAX_DEPTH:
             return None
         if type(expr) is cst.Call:

@@ -287,7 +287,13 @@ def run_once_decorators(tree: ast.Module) -> frozenset[str]:
     is one-time setup (``model.setup``)."""
     found: set[str] = set()
     for stmt in tree.body:
-        if isinstance(stmt, ast.FunctionDef) and stmt.args.args and _runs_once(stmt):
+        if (
+            isinstance(stmt, ast.FunctionDef)
+            and stmt.args.args
+            # The wrapper it returns is defined in its body.
+            and any(isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) for s in stmt.body)
+            and _runs_once(stmt)
+        ):
             found.add(stmt.name)
     return frozenset(found)
 
