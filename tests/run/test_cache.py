@@ -87,6 +87,7 @@ def test_module_summary_round_trips_every_nested_fact() -> None:
             Outgoing(
                 "pkg.data.h", TraceKind.CALLEE, "called", (), passed=frozenset({"kw:k"}), setup=True
             ),
+            Outgoing("pkg.data.C.run", TraceKind.CALLEE, "called", (), fresh=True),
         ],
         called_imports={"pkg.helpers.f", "pkg.data.g", "pkg.x"},
         classes={"Net": ("keras.Model", "<local>Base"), "Base": ()},
@@ -101,6 +102,7 @@ def test_module_summary_round_trips_every_nested_fact() -> None:
         call_resets={"Model": frozenset({"_losses_dict"})},
         global_reads={"is_disabled": frozenset({"pkg.options._DISABLED"})},
         global_writes={"disable": frozenset({"pkg.options._DISABLED"})},
+        once_decorators=frozenset({"once"}),
     )
     assert all(getattr(summary, f.name) != _default(f) for f in dataclasses.fields(summary))
     back = _roundtrip(summary)
@@ -119,7 +121,9 @@ def test_codec_keeps_frozensets_and_non_string_keys() -> None:
     assert back == value and type(back["kinds"]) is frozenset
     root = ExternalRoot("f", TraceKind.KERAS, "call() of Net", ("fit()",), autograph=False)
     assert _roundtrip(root) == root
-    passed = ExternalRoot("g", TraceKind.CALLEE, "called", (), passed=(frozenset({"pos:0"}),))
+    passed = ExternalRoot(
+        "g", TraceKind.CALLEE, "called", (), passed=(frozenset({"pos:0"}),), fresh=True
+    )
     back = _roundtrip(passed)
     assert back == passed and type(back.passed) is tuple and type(back.passed[0]) is frozenset
 

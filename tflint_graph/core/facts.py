@@ -67,6 +67,9 @@ class ExternalRoot:
     # Every such call is one-time setup where it is made (under `if not self.built:`, in
     # a helper of such a block): so is this function, on those traces (``model.setup``).
     setup: bool = False
+    # Every such call reaches this method through an object its caller constructs
+    # (``aug = Augmenter(); aug.apply(x)``): ``self`` is new on each trace.
+    fresh: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +84,7 @@ class Outgoing:
     unconverted: str = ""  # ``TracedFunction.unconverted`` of the caller
     passed: frozenset[str] | None = None  # one item of ``ExternalRoot.passed``: this call
     setup: bool = False  # the call is one-time setup where it is made
+    fresh: bool = False  # through an object the calling function constructs
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +153,9 @@ class ModuleSummary:
     # Accessors of this module's classes whose callers elsewhere decide whether they read
     # state eagerly (``model.state``): the run answers in ``ProjectView.accessor_calls``.
     asked_accessors: frozenset[str] = frozenset()
+    # Module-level decorators that run what they decorate at most once (``@once``): what
+    # they decorate is one-time setup (``prefilter.run_once_decorators``).
+    once_decorators: frozenset[str] = frozenset()
 
 
 STEP_SUFFIXES = ("step", "step_fn")
@@ -191,6 +198,9 @@ class ProjectView:
     call_resets: dict[str, frozenset[str]] = field(default_factory=dict)
     # For this module's asked accessors that the run calls: whether any call is eager.
     accessor_calls: dict[str, bool] = field(default_factory=dict)
+    # Other modules' run-once decorators (absolute names) this module may use
+    # (``ModuleSummary.once_decorators``).
+    once_decorators: frozenset[str] = frozenset()
 
     def may_be_project(self, name: str) -> bool:
         """``name`` (absolute) could be code of the analysed project (see ``may_be_project``)."""

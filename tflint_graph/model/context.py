@@ -52,6 +52,9 @@ class TracedFunction:
     passed_elsewhere: tuple[frozenset[str], ...] | None = field(default=None, repr=False)
     # Every call from other modules is one-time setup there (``ExternalRoot.setup``).
     setup_elsewhere: bool = field(default=False, repr=False)
+    # Every call from other modules is made on an object the caller constructs
+    # (``ExternalRoot.fresh``).
+    fresh_elsewhere: bool = field(default=False, repr=False)
 
     @property
     def where(self) -> str:

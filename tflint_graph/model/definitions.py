@@ -9,9 +9,11 @@ each once per module (the walk of ``ModuleFacts``, resolutions and verdicts memo
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TypeAlias
 
 import libcst as cst
 
+from tflint_graph.core.facts import TraceKind
 from tflint_graph.core.vocabulary import (
     DATASET_CALLBACK_METHODS,
     DATASET_EXPERIMENTAL,
@@ -30,12 +32,16 @@ from tflint_graph.core.vocabulary import (
 )
 from tflint_graph.model.calls import argument, is_true, keyword
 from tflint_graph.model.collect import FunctionFacts, FunctionNode, ModuleFacts
-from tflint_graph.model.context import ModuleContext
+from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.names import Resolution, canonical, dotted, keras_kinds_of
-from tflint_graph.model.values import assigned_value
+from tflint_graph.model.scopes import ImportAssignment
+from tflint_graph.model.values import assigned_value, attributes_by_name, names_by_text
 
 _MAX_DEPTH = 6
 _ESCAPE_NAMES = frozenset({"py_function", "numpy_function"})
+
+# A class of this module, or the absolute name of a class of another module of the run.
+ClassRef: TypeAlias = cst.ClassDef | str
 
 
 def _last(name: str) -> str:
@@ -54,6 +60,12 @@ class Definitions:
         self._extra = tuple(ctx.config.extra_function_decorators)
         self._resolved: dict[cst.CSTNode, Resolution] = {}
         self._dataset_memo: dict[cst.CSTNode, bool | None] = {}
+        self._held: dict[tuple[cst.ClassDef, str], ClassRef | None] = {}
+        self._families: dict[cst.ClassDef, set[cst.ClassDef]] = {}
+        self._fresh: dict[TracedFunction, bool] = {}
+        # (expression, function) -> the class it names / is an instance of.
+        self._named: dict[tuple[cst.CSTNode, FunctionNode | None], ClassRef | None] = {}
+        self._instances: dict[tuple[cst.CSTNode, FunctionNode | None], ClassRef | None] = {}
 
     # -- name helpers -----------------------------------------------------------------
     def resolve(self, expr: cst.BaseExpression, depth: int = 0) -> Resolution:
@@ -152,12 +164,17 @@ class Definitions:
         return False
 
     def calls_in(self, caller: FunctionNode, callee: FunctionNode) -> Iterator[cst.Call]:
-        """The calls in ``caller``'s own body that call ``callee``."""
+        """The calls in ``caller``'s own body that call ``callee`` (a construction calls
+        ``__init__``, a call of an instance ``__call__``)."""
         facts = self.facts.bodies.get(caller)
         if facts is None:
             return
         for call in facts.calls:
-            if any(f is callee for f, _ in self.callables(call.func, caller)):
+            if any(f is callee for f, _ in self.callables(call.func, caller)) or (
+                type(callee) is cst.FunctionDef
+                and callee.name.value in ("__init__", "__call__")
+                and callee in self.entered(call, caller)
+            ):
                 yield call
 
     def _eager_wrapper(self, fn: cst.FunctionDef) -> cst.FunctionDef | None:
@@ -274,26 +291,210 @@ class Definitions:
         return assigned_value(self.ctx, target, with_items=False)
 
     def class_of(self, expr: cst.BaseExpression, at: FunctionNode | None) -> cst.ClassDef | None:
-        """The module class an expression denotes or is an instance of."""
+        """The module class an expression denotes or is surely an instance of."""
+        ref = self.instance_class(expr, at)
+        # Only a name bound here can name a class of this module (not `mod.Cls`, `tf`).
+        if (
+            ref is None
+            and type(expr) is cst.Name
+            and (
+                expr.value == "cls"
+                or any(not isinstance(a, ImportAssignment) for a in self.ctx.bindings(expr))
+            )
+        ):
+            ref = self.named_class(expr, at)
+        return ref if isinstance(ref, cst.ClassDef) else None
+
+    # -- classes and their instances --------------------------------------------------
+    def named_class(
+        self, expr: cst.BaseExpression, at: FunctionNode | None, depth: int = 0
+    ) -> ClassRef | None:
+        """The class ``expr`` names (the class itself, not an instance): one of this module
+        (``Augmenter``, ``cls`` in a method, an alias of one), or the absolute name of one of
+        another module of the run (``helpers.Augmenter``), which may turn out to be a
+        function there (then nothing is found under it)."""
+        if depth == 0:
+            key = (expr, at)
+            if key not in self._named:
+                self._named[key] = self._named_class(expr, at, 0)
+            return self._named[key]
+        return self._named_class(expr, at, depth)
+
+    def _named_class(
+        self, expr: cst.BaseExpression, at: FunctionNode | None, depth: int
+    ) -> ClassRef | None:
+        if depth > _MAX_DEPTH:
+            return None
         if type(expr) is cst.Name:
-            if expr.value in ("self", "cls") and type(at) is cst.FunctionDef:
+            if expr.value == "cls" and type(at) is cst.FunctionDef:
                 outer = self.ctx.enclosing_class(at)
                 if outer is not None:
                     return outer
+            found = self.ctx.bindings(expr)
+            if found and not all(isinstance(a, ImportAssignment) for a in found):
+                if len(found) != 1:
+                    return None
+                node = found[0].node
+                if type(node) is cst.ClassDef:
+                    return node
+                if type(node) is cst.Name:  # `Aug = helpers.Augmenter`
+                    value = self.assigned_value(node)
+                    if type(value) is cst.Name or type(value) is cst.Attribute:
+                        return self.named_class(value, at, depth + 1)
+                return None
+        elif type(expr) is not cst.Attribute:
+            return None
+        names = self.foreign(expr)
+        return names[0] if len(names) == 1 else None
+
+    def instance_class(
+        self, expr: cst.BaseExpression, at: FunctionNode | None, depth: int = 0
+    ) -> ClassRef | None:
+        """The class ``expr`` is surely an instance of (see ``named_class``): a construction
+        (``Augmenter()``), ``self`` in a method, a name every assignment of which constructs
+        that class (``aug = Augmenter()``), an attribute every write of which in the module
+        does (``self.helper = Helper()`` in ``__init__``).  ``None`` assignments are left
+        out (``self.helper = None`` before a lazy build); anything else unknown is None."""
+        if depth == 0:
+            key = (expr, at)
+            if key not in self._instances:
+                self._instances[key] = self._instance_class(expr, at, 0)
+            return self._instances[key]
+        return self._instance_class(expr, at, depth)
+
+    def _instance_class(
+        self, expr: cst.BaseExpression, at: FunctionNode | None, depth: int
+    ) -> ClassRef | None:
+        if depth > _MAX_DEPTH:
+            return None
+        if type(expr) is cst.Call:
+            return self.named_class(expr.func, at)
+        if type(expr) is cst.Name:
+            if expr.value == "self" and type(at) is cst.FunctionDef:
+                outer = self.ctx.enclosing_class(at)
+                if outer is not None:
+                    return outer
+            values: list[cst.BaseExpression] = []
             for a in self.ctx.bindings(expr):
-                if type(a.node) is cst.ClassDef:
-                    return a.node
-                if type(a.node) is cst.Name:
-                    value = self.assigned_value(a.node)
-                    if type(value) is cst.Call and type(value.func) is cst.Name:
-                        for b in self.ctx.bindings(value.func):
-                            if type(b.node) is cst.ClassDef:
-                                return b.node
+                value = self.assigned_value(a.node) if type(a.node) is cst.Name else None
+                if value is None:
+                    return None  # a parameter, a loop variable, an import ...
+                values.append(value)
+            return self._one_class(values, at, depth)
+        if type(expr) is cst.Attribute:
+            owner = self.instance_class(expr.value, at, depth + 1)
+            if not isinstance(owner, cst.ClassDef):
+                return None
+            return self._attribute_class(owner, expr.attr.value)
         return None
 
+    def _one_class(
+        self, values: list[cst.BaseExpression], at: FunctionNode | None, depth: int
+    ) -> ClassRef | None:
+        """The one class all of ``values`` (None literals aside) construct."""
+        found: set[ClassRef | None] = set()
+        for value in values:
+            if type(value) is cst.Name and value.value == "None":
+                continue
+            constructed = type(value) is cst.Call
+            found.add(self.instance_class(value, at, depth + 1) if constructed else None)
+        return found.pop() if len(found) == 1 else None
+
+    def _attribute_class(self, cls: cst.ClassDef, attr: str) -> ClassRef | None:
+        """What ``attr`` of an instance of ``cls`` surely holds: the one class that every
+        write of ``self.attr`` in the class, its module bases and its module subclasses
+        constructs, when the module writes the attribute nowhere else."""
+        key = (cls, attr)
+        if key not in self._held:
+            self._held[key] = None  # also cuts cycles (`self.next = Node()` in `Node`)
+            self._held[key] = self._attribute_class_of(cls, attr)
+        return self._held[key]
+
+    def _attribute_class_of(self, cls: cst.ClassDef, attr: str) -> ClassRef | None:
+        family = self._family(cls)
+        values: list[tuple[cst.BaseExpression, FunctionNode | None]] = []
+        for member in family:
+            values += self.facts.self_values.get(member, {}).get(attr, [])
+        if not values or not self._writes_recorded(attr):
+            return None
+        found: set[ClassRef | None] = set()
+        for value, where in values:
+            if type(value) is cst.Name and value.value == "None":
+                continue
+            if type(value) is not cst.Call:
+                return None
+            found.add(self.named_class(value.func, where))  # a construction
+        return found.pop() if len(found) == 1 else None
+
+    def _family(self, cls: cst.ClassDef) -> set[cst.ClassDef]:
+        """``cls``, its bases in this module and the module's classes derived from it."""
+        known = self._families.get(cls)
+        if known is not None:
+            return known
+        up: set[cst.ClassDef] = set()
+        todo = [cls]
+        while todo:
+            current = todo.pop()
+            if current not in up:
+                up.add(current)
+                todo += self.module_bases(current)
+        family = set(up)
+        for other in self.facts.classes:
+            if other not in family and cls in self._ancestry(other):
+                family.add(other)
+        self._families[cls] = family
+        return family
+
+    def _ancestry(self, cls: cst.ClassDef) -> set[cst.ClassDef]:
+        seen: set[cst.ClassDef] = set()
+        todo = list(self.module_bases(cls))
+        while todo:
+            current = todo.pop()
+            if current not in seen:
+                seen.add(current)
+                todo += self.module_bases(current)
+        return seen
+
+    def _writes_recorded(self, attr: str) -> bool:
+        """Every write of ``<obj>.attr`` in the module is a plain ``self.attr = value``
+        (what ``ModuleFacts.self_values`` records): no unpacking, augmented or loop target,
+        no write through another object, no ``setattr``."""
+        for node in attributes_by_name(self.ctx).get(attr, []):
+            parent = self.ctx.parent(node)
+            if type(parent) is cst.AssignTarget or (
+                type(parent) is cst.AnnAssign and parent.target is node
+            ):
+                if not (type(node.value) is cst.Name and node.value.value == "self"):
+                    return False
+            elif self._stored(node, parent):
+                return False
+        for name in names_by_text(self.ctx).get("setattr", []):
+            call = self.ctx.parent(name)
+            if type(call) is cst.Call and any(
+                type(arg.value) is cst.SimpleString and arg.value.evaluated_value == attr
+                for arg in call.args
+            ):
+                return False
+        return True
+
+    def _stored(self, node: cst.Attribute, parent: cst.CSTNode | None) -> bool:
+        """``node`` is written other than by a plain assignment (``self.a, self.b = ...``,
+        ``self.n += 1``, ``for self.x in ...``, ``with ... as self.x``, ``del self.x``)."""
+        child: cst.CSTNode = node
+        while type(parent) in (cst.Element, cst.StarredElement, cst.Tuple, cst.List):
+            child, parent = parent, self.ctx.parent(parent)  # type: ignore[assignment]
+        if child is not node and type(parent) is cst.AssignTarget:
+            return True
+        if type(parent) in (cst.AugAssign, cst.For, cst.CompFor):
+            return parent.target is child  # type: ignore[union-attr]
+        return type(parent) in (cst.AsName, cst.Del)
+
     def constructed_here(self, expr: cst.BaseExpression, at: FunctionNode) -> bool:
-        """``expr`` is a name that ``at`` binds only to instances it constructs of this
-        module's classes (``registry = Registry()``): an object of this call."""
+        """``expr`` is a construction of a class (of this module or, by its name, another
+        of the run: ``Registry()``) or a name that ``at`` binds only to such constructions
+        (``registry = Registry()``): an object of this call."""
+        if type(expr) is cst.Call:
+            return self.named_class(expr.func, at) is not None
         if type(expr) is not cst.Name or expr.value in ("self", "cls"):
             return False
         found = self.ctx.bindings(expr)
@@ -304,11 +505,68 @@ class Definitions:
             if type(node) is not cst.Name or self.ctx.enclosing_function(node) is not at:
                 return False
             value = self.assigned_value(node)
-            if type(value) is not cst.Call or type(value.func) is not cst.Name:
-                return False
-            if not any(type(b.node) is cst.ClassDef for b in self.ctx.bindings(value.func)):
+            if type(value) is not cst.Call or self.named_class(value.func, at) is None:
                 return False
         return True
+
+    def fresh_receiver(
+        self, call: cst.Call, method: str, at: FunctionNode, self_fresh: bool = False
+    ) -> bool:
+        """``call`` runs ``method`` on an object of this call of ``at``: a construction
+        (``__init__``), or an object ``at`` constructs (see ``constructed_here``), or, when
+        ``at``'s own ``self`` is such an object (``self_fresh``), what an attribute of it
+        surely holds (``self.helper`` with ``self.helper = Helper()``); the object is the
+        instance called (``aug(x)``, for ``__call__``) or the one before the dot."""
+        func = call.func
+        if method == "__init__" and self.named_class(func, at) is not None:
+            return True
+        if method == "__call__" and self._fresh_object(func, at, self_fresh):
+            return True
+        return type(func) is cst.Attribute and self._fresh_object(func.value, at, self_fresh)
+
+    def _fresh_object(self, expr: cst.BaseExpression, at: FunctionNode, self_fresh: bool) -> bool:
+        if self.constructed_here(expr, at):
+            return True
+        base = expr
+        while type(base) is cst.Attribute:
+            base = base.value
+        return (
+            self_fresh
+            and base is not expr
+            and type(base) is cst.Name
+            and base.value == "self"
+            and self.instance_class(expr, at) is not None
+        )
+
+    def self_is_fresh(self, fn: TracedFunction, depth: int = 0) -> bool:
+        """``fn`` is a method that every traced call reaches through an object of the
+        calling function's call (``registry = Registry(); registry.insert(...)``, an
+        attribute of a fresh ``self`` constructed in ``__init__``): its ``self`` is new on
+        each trace, so its state cannot outlive it."""
+        known = self._fresh.get(fn)
+        if known is not None:
+            return known
+        node, parent = fn.node, fn.parent
+        if fn.kind is TraceKind.CALLEE and parent is None:
+            result = fn.fresh_elsewhere  # called from other modules' traced code only
+        elif (
+            fn.kind is not TraceKind.CALLEE
+            or parent is None
+            or not isinstance(node, cst.FunctionDef)
+            or self.ctx.enclosing_class(node) is None
+            or depth > _MAX_DEPTH
+        ):
+            result = False
+        else:
+            self._fresh[fn] = False  # a cycle of calls proves nothing
+            parent_fresh = self.self_is_fresh(parent, depth + 1)
+            sites = list(self.calls_in(parent.node, node))
+            result = bool(sites) and all(
+                self.fresh_receiver(call, node.name.value, parent.node, parent_fresh)
+                for call in sites
+            )
+        self._fresh[fn] = result
+        return result
 
     def _super_class(self, expr: cst.BaseExpression, at: FunctionNode | None) -> bool:
         """``super()`` inside a method."""
@@ -614,8 +872,15 @@ class Definitions:
         ):
             return []
         cls = self.ctx.enclosing_class(at)
+        if cls is None:
+            return []
+        return [f"{base}.{func.attr.value}" for base in self.foreign_bases(cls)]
+
+    def foreign_bases(self, cls: cst.ClassDef) -> list[str]:
+        """Absolute names of the bases of ``cls`` and of its module bases that other modules
+        of the run may define."""
         found: list[str] = []
-        todo = [cls] if cls is not None else []
+        todo = [cls]
         seen: set[cst.ClassDef] = set()
         while todo:
             current = todo.pop()
@@ -625,9 +890,67 @@ class Definitions:
             todo += self.module_bases(current)
             for arg in current.bases:
                 if arg.keyword is None:
-                    for name in self.foreign(arg.value):
-                        found.append(f"{name}.{func.attr.value}")
+                    found += self.foreign(arg.value)
         return sorted(set(found))
+
+    # -- what a call runs besides what its callee evaluates to -------------------------
+    def entered(self, call: cst.Call, at: FunctionNode | None) -> list[cst.FunctionDef]:
+        """The methods of this module a call runs when its callee is a class or an instance
+        rather than a function: ``Augmenter(...)`` runs ``Augmenter.__init__`` (its own or a
+        module base's), ``aug(x)`` runs ``__call__``."""
+        name, cls = self._entry(call, at)
+        if not isinstance(cls, cst.ClassDef):
+            return []
+        method = self.find_method(cls, name)
+        return [method] if method is not None else []
+
+    def _entry(self, call: cst.Call, at: FunctionNode | None) -> tuple[str, ClassRef | None]:
+        """(``__init__``, the class) for a construction, (``__call__``, the class) for a
+        call of an instance, (``""``, None) otherwise."""
+        func = call.func
+        if type(func) is not cst.Name and type(func) is not cst.Attribute:
+            return "", None
+        cls = self.named_class(func, at)
+        if cls is not None:
+            return "__init__", cls
+        cls = self.instance_class(func, at)
+        return ("__call__", cls) if cls is not None else ("", None)
+
+    def _foreign_attribute(self, func: cst.Attribute, at: FunctionNode | None) -> list[str]:
+        """``foreign_methods`` of ``obj.name(...)``: ``name`` looked up on ``obj``'s class."""
+        name = func.attr.value
+        if self._super_class(func.value, at):
+            assert isinstance(at, cst.FunctionDef)
+            cls = self.ctx.enclosing_class(at)
+            return [f"{b}.{name}" for b in self.foreign_bases(cls)] if cls else []
+        owner = self.instance_class(func.value, at) or self.named_class(func.value, at)
+        if isinstance(owner, str):
+            # `helpers.Augmenter.make` names itself; an instance's class does not.
+            return [] if self.foreign(func) else [f"{owner}.{name}"]
+        if owner is not None and not self.attribute_values(func, at):
+            return [f"{b}.{name}" for b in self.foreign_bases(owner)]
+        return []
+
+    def foreign_methods(self, call: cst.Call, at: FunctionNode | None) -> list[str]:
+        """Absolute names of the methods of other modules' classes that a call runs and that
+        the callee's own name does not say (``Outgoing`` targets), when it runs no function
+        of this module: a method of an instance of an imported class (``aug.apply`` with
+        ``aug = Augmenter()``, ``self.helper.run``), one inherited from a base class defined
+        elsewhere (``self.embed``, ``super().call``), the ``__init__`` of such a base for a
+        class of this module constructed here, and ``__call__`` of an instance."""
+        func = call.func
+        if type(func) is cst.Attribute:
+            found = self._foreign_attribute(func, at)
+            if found:
+                return found
+        name, cls = self._entry(call, at)
+        if isinstance(cls, str):
+            # A constructor names its class already: the module that defines it runs
+            # `__init__` (``external``); an instance's `__call__` needs naming.
+            return [f"{cls}.__call__"] if name == "__call__" else []
+        if cls is not None:
+            return [f"{b}.{name}" for b in self.foreign_bases(cls)]
+        return []
 
     def defined(self, qualname: str) -> list[tuple[FunctionNode, bool]]:
         """The functions a module-level name (``normalize``, ``Trainer.step``) denotes."""
@@ -648,3 +971,24 @@ class Definitions:
                     ):
                         found += self.callables(small.value, None)
         return found
+
+    def external(self, qualname: str) -> tuple[list[tuple[FunctionNode, bool]], list[str]]:
+        """What traced code of another module runs by calling ``qualname`` of this module:
+        the functions ``defined`` gives, else, for a class, its ``__init__``; and the
+        absolute names of the methods a class here inherits from further modules
+        (``Augmenter.apply`` defined on ``base.Base``), which those modules define."""
+        found = self.defined(qualname)
+        head, _, rest = qualname.partition(".")
+        if found or "." in rest:
+            return found, []
+        cls = next(
+            (s for s in self.ctx.module.body if type(s) is cst.ClassDef and s.name.value == head),
+            None,
+        )
+        if cls is None:
+            return [], []
+        name = rest or "__init__"
+        method = self.find_method(cls, name)
+        if method is not None:
+            return [(method, True)], []
+        return [], [f"{base}.{name}" for base in self.foreign_bases(cls)]

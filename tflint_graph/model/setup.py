@@ -14,6 +14,7 @@ self.config.use_b:`` guards something else and is re-evaluated on every trace.  
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 
 import libcst as cst
@@ -25,12 +26,14 @@ from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.eager import TracingGuards
 from tflint_graph.model.names import dotted, root_name
+from tflint_graph.model.scopes import ImportAssignment
 from tflint_graph.model.values import (
     calls_in,
     declared_outer_names,
     ends_in_exit,
     is_init_scope,
 )
+from tflint_graph.source.prefilter import run_once_decorators
 
 # Methods that set an object up: Keras calls ``build`` once, before or outside the step's
 # trace; ``__init__`` makes a fresh object.
@@ -119,6 +122,7 @@ class OneTimeSetup:
         self._writes: dict[FunctionNode, frozenset[str]] = {}
         self._returned_tests: dict[cst.FunctionDef, list[str]] = {}
         self._callees: dict[FunctionNode, bool] = {}
+        self._once: frozenset[str] | None = None
 
     # -- public -----------------------------------------------------------------------
     def covers(self, node: cst.CSTNode, fn: TracedFunction) -> bool:
@@ -133,7 +137,9 @@ class OneTimeSetup:
     # -- regions ----------------------------------------------------------------------
     def _covers(self, node: cst.CSTNode, fn: TracedFunction, depth: int) -> bool:
         fn_node = fn.node
-        if isinstance(fn_node, cst.FunctionDef) and fn_node.name.value in CREATION_METHODS:
+        if isinstance(fn_node, cst.FunctionDef) and (
+            fn_node.name.value in CREATION_METHODS or self._runs_once(fn_node)
+        ):
             return True
         if self.guarded(node, fn_node) or self.guards.untraced(node, fn_node):
             return True
@@ -159,6 +165,43 @@ class OneTimeSetup:
             result = all(self._covers(s, parent, depth + 1) for s in sites)
         self._callees[fn_node] = result
         return result
+
+    def once_decorators(self) -> frozenset[str]:
+        """The module's run-once decorators (``ModuleSummary.once_decorators``)."""
+        if self._once is None:
+            tree = self.ctx.python_tree
+            if tree is None:
+                try:
+                    tree = ast.parse(self.ctx.source)
+                except (SyntaxError, ValueError):
+                    tree = ast.Module(body=[], type_ignores=[])
+            self._once = run_once_decorators(tree)
+        return self._once
+
+    def _runs_once(self, fn: cst.FunctionDef) -> bool:
+        """``fn`` is decorated with a run-once decorator of this module or, by what the run
+        says, of another (``@once.once def _initialize(self, x)``): its body runs on the
+        object's first call only, by design."""
+        for dec in fn.decorators:
+            expr = dec.decorator
+            if type(expr) is cst.Name:
+                local = [a for a in self.ctx.bindings(expr) if not isinstance(a, ImportAssignment)]
+                if local:
+                    node = local[0].node
+                    if (
+                        len(local) == 1
+                        and type(node) is cst.FunctionDef
+                        and self.ctx.parent(node) is self.ctx.module
+                        and node.name.value in self.once_decorators()
+                    ):
+                        return True
+                    continue
+            known = self.ctx.view.once_decorators
+            if known and any(
+                self.ctx.view.absolute(n) in known for n in self.ctx.resolve(expr).imported
+            ):
+                return True
+        return False
 
     def guarded(self, node: cst.CSTNode, fn: FunctionNode) -> bool:
         """``node`` runs under a one-time guard of ``fn`` itself (traced or not: ``if _TABLE

@@ -56,7 +56,10 @@ DIR_NAME = ".tflint-graph-cache"
 # Python) and findings carry a cell; 4: run records keep each file's analyses (project
 # context); 5: summaries tell how accessors are called (ModuleSummary.accessor_calls);
 # 6: a run record names each file's part (its findings and analyses), an entry of its own,
-# instead of holding them all.
+# instead of holding them all; 7: traced calls out (``ModuleSummary.outgoing``) name the
+# methods reached through instances, constructors and bases of other modules, summaries name
+# run-once decorators (``ModuleSummary.once_decorators``), and calls out and roots say why
+# AutoGraph leaves their caller alone (``unconverted``: Keras 3).
 CACHE_FORMAT = 7
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"

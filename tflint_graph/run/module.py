@@ -154,6 +154,7 @@ def _untraced(
         state["accessor_calls"] = prefilter.accessor_calls(path, scan)
         reads, writes = prefilter.global_state(tree, view.module, source)
         state.update(global_reads=reads, global_writes=writes)
+        state["once_decorators"] = prefilter.run_once_decorators(tree)
     if tree is not None and prefilter.enabled():
         imports = prefilter.module_imports(tree, view)
         assert scan is not None

@@ -77,6 +77,7 @@ class Project:
         self.call_resets: dict[Path, dict[str, frozenset[str]]] = {}
         self.global_state: dict[Path, tuple[dict[str, frozenset[str]], ...]] = {}
         self.aliases: dict[Path, dict[str, str]] = {}
+        self.once_decorators: dict[Path, frozenset[str]] = {}
         # Each file of the run: the (view, summary) of every analysis, in order.  The run's
         # course depends on nothing else, so a later run can tell from them whether an
         # edited file changes it (``recheck``).
@@ -98,6 +99,7 @@ class Project:
             call_resets=self.call_resets.get(resolved, {}),
             global_reads=self.global_state.get(resolved, ({}, {}))[0],
             global_writes=self.global_state.get(resolved, ({}, {}))[1],
+            once_decorators=self.once_decorators.get(resolved, frozenset()),
         )
 
     def _may_be_project(self, name: str) -> bool:
@@ -224,10 +226,18 @@ class Project:
         """Tell each module which names it calls are tf.functions of other modules, and
         which base classes of its classes are Keras classes defined elsewhere."""
         stale: set[Path] = set()
+        once = self._once_decorators()
         for resolved in self.in_run:
             summary = self.summaries.get(resolved)
             if summary is None:
                 continue
+            imported = set(summary.reexports.values())
+            used = frozenset(
+                o for o in once if any(o == b or o.startswith(b + ".") for b in imported)
+            )
+            if used:
+                self.once_decorators[resolved] = used
+                stale.add(resolved)
             table: dict[str, TfFunction] = {}
             for name in sorted(summary.called_imports):
                 found = self.locate(name, resolved)
@@ -279,6 +289,28 @@ class Project:
                         known.append(local)
                         stale.add(found[0])
         return stale
+
+    def _once_decorators(self) -> set[str]:
+        """Absolute names of the run's run-once decorators (``ModuleSummary.once_decorators``),
+        also as packages re-export them (``from .src.once import once`` in ``__init__.py``)."""
+        found = {
+            f"{summary.module}.{name}"
+            for summary in self.summaries.values()
+            if summary is not None and summary.module
+            for name in summary.once_decorators
+        }
+        for _ in range(3) if found else ():
+            more = {
+                f"{summary.module}.{name}"
+                for summary in self.summaries.values()
+                if summary is not None and summary.module
+                for name, target in summary.reexports.items()
+                if target in found
+            }
+            if more <= found:
+                break
+            found |= more
+        return found
 
     def _link_tracing_values(self) -> set[Path]:
         """Tell each module the value while tracing of the guard helpers it calls or
@@ -396,6 +428,7 @@ class Project:
                         out.unconverted,
                         None if out.passed is None else (out.passed,),
                         out.setup,
+                        out.fresh,
                     )
                     changed.add(file)
                 else:
@@ -405,6 +438,7 @@ class Project:
                         before,
                         passed=_common(before.passed, out.passed),
                         setup=before.setup and out.setup,
+                        fresh=before.fresh and out.fresh,
                     )
                     if before.autograph and not out.autograph:
                         # Reached from code AutoGraph leaves alone too: its tensor `if`s

@@ -38,6 +38,7 @@ def summarize(ctx: ModuleContext) -> ModuleSummary:
         call_resets=call_resets(ctx),
         **dict(zip(("global_reads", "global_writes"), traced.setup.exported(), strict=True)),
         asked_accessors=frozenset(ctx.asked_accessors),
+        once_decorators=traced.setup.once_decorators(),
     )
 
 

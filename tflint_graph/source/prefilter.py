@@ -278,6 +278,81 @@ def global_state(
     return reads, writes
 
 
+def run_once_decorators(tree: ast.Module) -> frozenset[str]:
+    """Module-level functions that run what they decorate at most once (per object, per
+    key): every call of a parameter in their body or their nested functions (the decorated
+    function ``f``, a wrapper's ``wrapped``) sits in a branch of an ``if`` that also records
+    the run, writing or mutating something its test reads (``if key not in seen: f();
+    seen.add(key)``, ``if not w.done: f(); w.done = True``).  What such a decorator wraps
+    is one-time setup (``model.setup``)."""
+    found: set[str] = set()
+    for stmt in tree.body:
+        if (
+            isinstance(stmt, ast.FunctionDef)
+            and stmt.args.args
+            # The wrapper it returns is defined in its body.
+            and any(isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) for s in stmt.body)
+            and _runs_once(stmt)
+        ):
+            found.add(stmt.name)
+    return frozenset(found)
+
+
+def _runs_once(fn: ast.FunctionDef) -> bool:
+    params: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            args = node.args
+            params.update(a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
+    called = False
+    todo: list[tuple[ast.AST, tuple[tuple[ast.If, list[ast.stmt]], ...]]] = [(fn, ())]
+    while todo:
+        node, branches = todo.pop()
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in params
+        ):
+            called = True
+            if not any(_records_run(test.test, body) for test, body in branches):
+                return False
+        if isinstance(node, ast.If):
+            todo.append((node.test, branches))
+            for body in (node.body, node.orelse):
+                todo += [(stmt, (*branches, (node, body))) for stmt in body]
+            continue
+        todo += [(child, branches) for child in child_nodes(node)]
+    return called
+
+
+def _records_run(test: ast.expr, body: list[ast.stmt]) -> bool:
+    """``body`` writes or mutates a name or attribute chain that ``test`` reads (or a part
+    of it: ``seen[key] = True`` for ``key in seen``)."""
+    inner = {id(n.value) for n in ast.walk(test) if isinstance(n, ast.Attribute)}
+    read = {
+        text
+        for node in ast.walk(test)
+        if isinstance(node, ast.Name | ast.Attribute) and id(node) not in inner
+        if (text := _dotted(node)) and not text.startswith(".")
+    }
+    for stmt in body:
+        for node in ast.walk(stmt):
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                targets = [node.func.value]  # `seen.add(key)`
+            for target in targets:
+                while isinstance(target, ast.Subscript):
+                    target = target.value
+                written = _dotted(target)
+                if written and any(written == r or written.startswith(r + ".") for r in read):
+                    return True
+    return False
+
+
 def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
 

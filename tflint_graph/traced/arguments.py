@@ -157,11 +157,17 @@ class ArgumentGuards:
         """What each traced call of ``fn`` in this module gives ``param`` (its default when
         left out; None when the call's arguments cannot tell), with the calling function."""
         bound = isinstance(fn, cst.FunctionDef) and self.ctx.enclosing_class(fn) is not None
+        # Through an instance (`obj.run(x)`), a construction or a call of an instance
+        # (`Augmenter(x)`, `aug(x)`), the first parameter is `self`.
+        entered = isinstance(fn, cst.FunctionDef) and fn.name.value in ("__init__", "__call__")
         return [
             (
                 caller,
                 passed_for(
-                    call, fn.params, param, bound=bound and isinstance(call.func, cst.Attribute)
+                    call,
+                    fn.params,
+                    param,
+                    bound=bound and (entered or isinstance(call.func, cst.Attribute)),
                 ),
             )
             for caller in self.traced

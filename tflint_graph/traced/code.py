@@ -14,7 +14,7 @@ import libcst as cst
 
 from tflint_graph.core.facts import Outgoing
 from tflint_graph.model.collect import FunctionNode, ModuleFacts
-from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
+from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.eager import TracingGuards
 from tflint_graph.model.names import Resolution, dotted
@@ -91,24 +91,10 @@ class TracedCode(dict[FunctionNode, TracedFunction]):
             setattr(self, name, getattr(definitions, name))
 
     def self_is_fresh(self, fn: TracedFunction) -> bool:
-        """``fn`` is a method that every traced call reaches through an object the calling
-        function constructs (``registry = Registry(); registry.insert(...)``): its ``self``
-        is an object of that call, new on each trace, so its state cannot outlive it."""
-        node, parent = fn.node, fn.parent
-        if (
-            fn.kind is not TraceKind.CALLEE
-            or parent is None
-            or not isinstance(node, cst.FunctionDef)
-        ):
-            return False
-        if self.definitions.ctx.enclosing_class(node) is None:
-            return False
-        sites = list(self.definitions.calls_in(parent.node, node))
-        return bool(sites) and all(
-            isinstance(call.func, cst.Attribute)
-            and self.definitions.constructed_here(call.func.value, parent.node)
-            for call in sites
-        )
+        """``fn`` is a method that every traced call reaches through an object of the calling
+        function's call (``registry = Registry(); registry.insert(...)``): its ``self`` is
+        new on each trace, so its state cannot outlive it (``Definitions.self_is_fresh``)."""
+        return self.definitions.self_is_fresh(fn)
 
 
 QUERIES = (

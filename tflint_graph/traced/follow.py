@@ -20,6 +20,9 @@ from tflint_graph.model.names import dotted
 from tflint_graph.traced.outgoing import OutgoingCalls
 from tflint_graph.traced.roots import Root
 
+# Methods a chain names with their class (``Augmenter.__init__()``).
+_NAMED_BY_CLASS = frozenset({"__init__", "__call__"})
+
 
 class _InnerNodes(walk.Visitor):
     """Calls and lambdas inside an expression (used to fence off escape-hatch arguments)."""
@@ -99,7 +102,10 @@ class Follower:
         traced step in train.py.  A function already traced here keeps its own reason and
         only learns about the outside caller (TFG401 wants to know)."""
         for ext in roots:
-            for fn, autograph in self.definitions.defined(ext.qualname):
+            found, further = self.definitions.external(ext.qualname)
+            for target in further:
+                self.outgoing.forward(target, ext)
+            for fn, autograph in found:
                 known = self.traced.get(fn)
                 if (
                     known is not None
@@ -125,6 +131,7 @@ class Follower:
                     passed_elsewhere=ext.passed,
                     setup_elsewhere=ext.setup,
                     unconverted="" if ext.autograph else ext.unconverted,
+                    fresh_elsewhere=ext.fresh,
                 )
                 self._enqueue(info)
 
@@ -140,8 +147,17 @@ class Follower:
 
     def display(self, fn: FunctionNode) -> str:
         if isinstance(fn, cst.FunctionDef):
-            return f"{fn.name.value}()"
+            name = fn.name.value
+            cls = self.ctx.enclosing_class(fn) if name in _NAMED_BY_CLASS else None
+            # `__init__()` alone would not say which class a chain constructs.
+            return f"{cls.name.value}.{name}()" if cls is not None else f"{name}()"
         return f"lambda (line {self.ctx.position(fn).start.line})"
+
+    @staticmethod
+    def _how(method: cst.FunctionDef, info: TracedFunction) -> str:
+        if method.name.value == "__init__":
+            return f"constructed in {info.display}"
+        return f"called from {info.display}"
 
     def _from(self, info: TracedFunction) -> str:
         return f"called from {info.display} in {self.ctx.path}"
@@ -200,11 +216,22 @@ class Follower:
                 local = True
                 self.add(fn, TraceKind.CALLEE, f"called from {info.display}", info, info.autograph)
             if not local:
+                # A class constructed here runs its `__init__`, an instance called its
+                # `__call__`, while tracing.
+                for method in definitions.entered(call, info.node):
+                    local = True
+                    how = self._how(method, info)
+                    self.add(method, TraceKind.CALLEE, how, info, info.autograph)
+            if not local:
                 self.outgoing.send(
                     func, TraceKind.CALLEE, self._from(info), info, info.autograph, call=call
                 )
-                for target in definitions.inherited(func, info.node):
-                    self.outgoing.add(target, TraceKind.CALLEE, self._from(info), info, call)
+                for target in definitions.foreign_methods(call, info.node):
+                    method = target.rpartition(".")[2]
+                    fresh = definitions.fresh_receiver(
+                        call, method, info.node, definitions.self_is_fresh(info)
+                    )
+                    self.outgoing.add(target, TraceKind.CALLEE, self._from(info), info, call, fresh)
             name = dotted(func) or "a call"
             for arg in call.args:
                 if isinstance(arg.value, cst.Lambda):

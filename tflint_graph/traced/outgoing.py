@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from tflint_graph.core.facts import Outgoing, TraceKind
+from tflint_graph.core.facts import ExternalRoot, Outgoing, TraceKind
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
 
@@ -45,12 +45,39 @@ class OutgoingCalls:
             self.found.append(Outgoing(target, kind, reason, chain, autograph, why))
 
     def add(
-        self, target: str, kind: TraceKind, reason: str, parent: TracedFunction, call: cst.Call
+        self,
+        target: str,
+        kind: TraceKind,
+        reason: str,
+        parent: TracedFunction,
+        call: cst.Call,
+        fresh: bool = False,
     ) -> None:
-        """``target`` (an absolute name) is called from ``parent`` by ``call``."""
+        """``target`` (an absolute name) is called from ``parent`` by ``call`` (on an object
+        ``parent`` constructs: ``fresh``)."""
         self._calls[len(self.found)] = (call, parent)
         why = "" if parent.autograph else parent.unconverted
-        self.found.append(Outgoing(target, kind, reason, parent.chain, parent.autograph, why))
+        self.found.append(
+            Outgoing(target, kind, reason, parent.chain, parent.autograph, why, fresh=fresh)
+        )
+
+    def forward(self, target: str, root: ExternalRoot) -> None:
+        """What another module's traced code calls here (``root``) is ``target`` (absolute)
+        of a further module: a method a class here inherits from there."""
+        for passed in root.passed if root.passed is not None else (None,):
+            self.found.append(
+                Outgoing(
+                    target,
+                    root.kind,
+                    root.reason,
+                    root.chain,
+                    root.autograph,
+                    root.unconverted,
+                    passed=passed,
+                    setup=root.setup,
+                    fresh=root.fresh,
+                )
+            )
 
     def finish(
         self,
