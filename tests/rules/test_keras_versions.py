@@ -370,3 +370,30 @@ def test_keras2_spellings_through_compat_namespaces() -> None:
         """
     )
     assert found(source, config=KERAS3) == set()
+
+
+def test_a_method_reached_through_an_instance_is_unconverted_too() -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+        import keras
+
+        class Gate:
+            def apply(self, x):
+                if tf.reduce_sum(x) > 0:
+                    return x * 2
+                return x
+
+        class Block(keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.gate = Gate()
+
+            def call(self, x):
+                return self.gate.apply(x)
+        """
+    )
+    (finding,) = lint_source(source, config=KERAS3)
+    assert (finding.line, finding.code) == (6, "TFG201")
+    assert "traced via call() -> apply()" in finding.message
+    assert found(source, config=KERAS2) == set()
