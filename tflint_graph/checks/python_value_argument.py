@@ -20,7 +20,7 @@ from tflint_graph.core.finding import Severity
 from tflint_graph.model import walk
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.scopes import ImportAssignment
-from tflint_graph.model.values import module_constant
+from tflint_graph.model.values import assigned_value, module_constant
 from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import callback_hook, loops_around, tf_function_calls
 
@@ -361,7 +361,7 @@ def _number_sweep(ctx: ModuleContext, it: cst.BaseExpression) -> bool:
     constants count), one trace per value.  Modes such as ``("train", "eval")`` or
     ``(True, False)`` are chosen, not swept."""
     if isinstance(it, cst.Name):
-        it = module_constant(ctx, it) or it
+        it = module_constant(ctx, it) or _local_display(ctx, it) or it
     if not isinstance(it, cst.Tuple | cst.List | cst.Set):
         return False
     values = []
@@ -377,6 +377,16 @@ def _number_sweep(ctx: ModuleContext, it: cst.BaseExpression) -> bool:
             return False
         values.append(ctx.code(el.value))
     return len(set(values)) >= 2
+
+
+def _local_display(ctx: ModuleContext, name: cst.Name) -> cst.BaseExpression | None:
+    """``lrs`` in ``lrs = [0.1, 0.01]; for lr in lrs:``: a display that a local name of the
+    function is assigned once."""
+    found = ctx.bindings(name)
+    if len(found) != 1 or not isinstance(found[0].node, cst.Name):
+        return None
+    value = assigned_value(ctx, found[0].node, with_items=False)
+    return value if isinstance(value, cst.Tuple | cst.List | cst.Set) else None
 
 
 def _unpack(target: cst.BaseExpression) -> list[cst.BaseExpression] | None:
