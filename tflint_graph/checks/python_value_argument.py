@@ -17,6 +17,7 @@ import libcst as cst
 from tflint_graph.checks.base import ModuleRule
 from tflint_graph.checks.messages import shorten
 from tflint_graph.core.finding import Severity
+from tflint_graph.core.vocabulary import COUNTING_ITERABLES, PASS_THROUGH_ITERABLES
 from tflint_graph.model import walk
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.scopes import ImportAssignment
@@ -24,10 +25,6 @@ from tflint_graph.model.values import assigned_value, module_constant
 from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import callback_hook, loops_around, tf_function_calls
 
-# Iterables whose items are Python ints.
-_COUNTERS = ("itertools.count", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange")
-# Wrappers that yield the items of their first argument unchanged.
-_PASS_THROUGH = ("builtins.reversed", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm")
 # Builtins that turn a Python scalar into another Python scalar.
 _SCALAR_BUILTINS = frozenset({"int", "float", "str", "round", "abs", "min", "max"})
 _ARITHMETIC = (
@@ -297,7 +294,7 @@ class _Values:
 
     def _int_targets(self, target: cst.BaseExpression, it: cst.BaseExpression) -> set[cst.Name]:
         """Names of a loop target that receive Python ints from iterating ``it``."""
-        while isinstance(it, cst.Call) and self._res(it.func).is_(*_PASS_THROUGH):
+        while isinstance(it, cst.Call) and self._res(it.func).is_(*PASS_THROUGH_ITERABLES):
             if not it.args or it.args[0].keyword is not None or it.args[0].star:
                 return set()
             it = it.args[0].value  # tqdm(range(n)), reversed(range(n))
@@ -319,7 +316,7 @@ class _Values:
                 and _number_sweep(self.ctx, arg.value)
             }
         res = self._res(it.func)
-        if res.is_builtin("range") or res.is_(*_COUNTERS):
+        if res.is_builtin("range") or res.is_(*COUNTING_ITERABLES):
             return {target} if isinstance(target, cst.Name) else set()
         pairs = _unpack(target)
         if pairs is None:
