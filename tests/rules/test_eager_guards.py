@@ -48,6 +48,21 @@ CASES = {
                 x = x.numpy()
             return x
     """,
+    "hasattr graph": """
+        import keras
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            symbolic = hasattr(x, "graph") and hasattr(x.graph, "as_graph_def")
+            if symbolic and keras.config.backend() != "torch":
+                y = tf.abs(x)
+            else:
+                y = keras.ops.convert_to_numpy(x)
+            if hasattr(x, "graph"):
+                print("graph path")  # TFG101
+            return y
+    """,
     "a project helper that returns the test": """
         import tensorflow as tf
 

@@ -9,6 +9,7 @@ from libcst.metadata import CodeRange
 
 from tflint_graph.checks.base import ModuleRule
 from tflint_graph.core.finding import Severity
+from tflint_graph.core.vocabulary import COUNTING_ITERABLES, PASS_THROUGH_ITERABLES
 from tflint_graph.model import walk
 from tflint_graph.model.calls import argument, keyword
 from tflint_graph.model.context import FunctionNode
@@ -205,11 +206,20 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         return True
 
     def _counted(self, iterable: cst.BaseExpression) -> bool:
+        """A loop that only counts: over ``range``, ``itertools.repeat``, a literal list, or
+        a progress bar over one of them (``tqdm(range(n))``, ``trange(n)``)."""
         if isinstance(iterable, cst.List | cst.Tuple):
             return True
         if isinstance(iterable, cst.Call):
             res = self.traced.resolve(iterable.func)
-            return res.is_builtin("range") or res.is_("itertools.repeat")
+            if res.is_(*PASS_THROUGH_ITERABLES):
+                first = argument(iterable, 0, "iterable", strict=True)
+                return first is not None and self._counted(first)
+            return (
+                res.is_builtin("range")
+                or res.is_("itertools.repeat")
+                or (res.is_(*COUNTING_ITERABLES) and not res.is_("itertools.count"))
+            )
         return False
 
     def _read_after(self, name: str, scope: FunctionNode | None, start: _Pos) -> bool:

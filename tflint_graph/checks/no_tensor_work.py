@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import re
+import string
+
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
@@ -98,6 +101,72 @@ def _is_stub(body: cst.BaseSuite) -> bool:
     return True
 
 
+def _inert(ctx: ModuleContext, name: cst.Name) -> bool:
+    """A use of ``name`` that builds no op even when it holds tensors (verified with
+    TensorFlow 2.21: the graph holds only the placeholders and a string constant): formatted
+    into a string without a format spec (``f"{x}"``, ``"{}".format(x)``, ``"%s" % x``,
+    ``str(x)``), or merged into a dict (``{**a}``, ``dict(a)``, ``d.update(a)``)."""
+    parent = ctx.parent(name)
+    if isinstance(parent, cst.FormattedStringExpression):
+        return parent.format_spec is None and parent.conversion in (None, "s", "r", "a")
+    if isinstance(parent, cst.StarredDictElement):
+        return True
+    operand: cst.CSTNode = name
+    if isinstance(parent, cst.Element) and isinstance(ctx.parent(parent), cst.Tuple):
+        operand = ctx.parent(parent)  # `"%s-%s" % (a, b)`
+        parent = ctx.parent(operand)
+        if not isinstance(parent, cst.BinaryOperation):
+            return False
+    if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Modulo):
+        return parent.right is operand and _percent_template(parent.left)
+    if not isinstance(parent, cst.Arg) or parent.value is not name or parent.keyword is not None:
+        return False
+    call = ctx.parent(parent)
+    if not isinstance(call, cst.Call):
+        return False
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        if func.attr.value == "format":
+            return _format_template(func.value)
+        return func.attr.value == "update"
+    res = ctx.resolve(func)
+    if res.is_builtin("dict"):
+        return True  # `dict(a)`, `dict(a, **b)`
+    return (res.is_builtin("str") or res.is_builtin("repr")) and len(call.args) == 1
+
+
+def _literal(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.SimpleString | cst.ConcatenatedString):
+        value = expr.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _format_template(expr: cst.BaseExpression) -> bool:
+    """A ``str.format`` template whose fields only print their argument (``{}``, ``{0}``,
+    ``{name!r}``): no format spec (a tensor rejects one), no item or attribute lookup."""
+    text = _literal(expr)
+    if text is None:
+        return False
+    try:
+        fields = [f for f in string.Formatter().parse(text) if f[1] is not None]
+    except ValueError:
+        return False
+    return all(
+        not spec and conversion in (None, "s", "r", "a") and not re.search(r"[.\[]", field)
+        for _, field, spec, conversion in fields
+    )
+
+
+def _percent_template(expr: cst.BaseExpression) -> bool:
+    """A ``%`` template with only ``%s``/``%r``/``%a`` conversions (``%d`` rejects a tensor)."""
+    text = _literal(expr)
+    if text is None:
+        return False
+    conversions = re.findall(r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?(.)", text)
+    return all(c in "sra%" for c in conversions)
+
+
 class _PurePython(walk.Visitor):
     """Walks a body and clears ``pure`` at the first thing that may build an op."""
 
@@ -133,10 +202,20 @@ class _PurePython(walk.Visitor):
             self.pure = False
             return False
         if isinstance(node, cst.Name):
-            if not self._python_name(node):
+            if not self._python_name(node) and not (
+                self._parameter(node) and _inert(self.ctx, node)
+            ):
                 self.pure = False
             return False
         return True
+
+    def _parameter(self, name: cst.Name) -> bool:
+        """``name`` is a parameter of the traced function (whatever it holds)."""
+        bindings = self.ctx.bindings(name)
+        params = self.fn.node.params
+        own = {*params.posonly_params, *params.params, *params.kwonly_params}
+        own |= {p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
+        return bool(bindings) and all(a.node in own for a in bindings)
 
     def _python_name(self, name: cst.Name) -> bool:
         if name.value in _CONSTANTS:

@@ -5,6 +5,7 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.messages import shorten
 from tflint_graph.checks.safe_conversion import conversion_is_safe
+from tflint_graph.model.calls import argument
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted
 from tflint_graph.model.tensors import holds_variable, tensors
@@ -39,6 +40,10 @@ _SEQUENCE_FUNCTIONS = frozenset(
         "numpy.block",
     }
 )
+# Keras 3's conversion to a NumPy array (`keras.ops`, `from keras import ops`, `tf.keras.ops`
+# under TF >= 2.16): with the TensorFlow backend it raises the same NotImplementedError on a
+# symbolic tensor (verified with Keras 3.15).
+_KERAS_TO_NUMPY = ("keras.ops.convert_to_numpy", "keras.ops.core.convert_to_numpy")
 # numpy.random.* is TFG103's (python-random) finding.
 _OTHER_RULES = ("numpy.random.",)
 # The TensorFlow op to use instead, by NumPy function name.
@@ -185,6 +190,9 @@ ds = tf.data.Dataset.from_tensor_slices(["a b"]).map(to_ids)
     def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:
         ctx = self.ctx
         res = ctx.resolve(node.func)
+        if res.is_(*_KERAS_TO_NUMPY):
+            self._keras_to_numpy(node, fn)
+            return
         names = sorted(n for n in res.imported if n == "numpy" or n.startswith("numpy."))
         if not names or res.is_(*_HARMLESS) or res.startswith(*_OTHER_RULES):
             return
@@ -215,6 +223,24 @@ ds = tf.data.Dataset.from_tensor_slices(["a b"]).map(to_ids)
             f"{shown}() on {what} {shorten(ctx.code(offending))} raises NotImplementedError "
             f"while tracing {fn.where}: NumPy cannot convert a symbolic tensor to an array; "
             f"{advice}, or wrap the NumPy code in tf.numpy_function",
+            fn,
+        )
+
+    def _keras_to_numpy(self, node: cst.Call, fn: TracedFunction) -> None:
+        """``keras.ops.convert_to_numpy(t)``: Keras asks TensorFlow for the array, which a
+        symbolic tensor does not have."""
+        arg = argument(node, 0, "x", strict=True)
+        if arg is None or not self._tensor_like(arg, fn):
+            return
+        if conversion_is_safe(self.ctx, node, fn, ("NotImplementedError",)):
+            return
+        shown = dotted(node.func) or "keras.ops.convert_to_numpy"
+        what = "tf.Variable" if holds_variable(self.ctx, fn, arg) else "symbolic tensor"
+        self.report(
+            node,
+            f"{shown}() on {what} {shorten(self.ctx.code(arg))} raises NotImplementedError "
+            f"while tracing {fn.where}: a symbolic tensor has no NumPy value; keep the tensor "
+            "(keras.ops and tf.* ops take it as it is), or convert outside the traced code",
             fn,
         )
 

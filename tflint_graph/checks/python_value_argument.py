@@ -17,17 +17,14 @@ import libcst as cst
 from tflint_graph.checks.base import ModuleRule
 from tflint_graph.checks.messages import shorten
 from tflint_graph.core.finding import Severity
+from tflint_graph.core.vocabulary import COUNTING_ITERABLES, PASS_THROUGH_ITERABLES
 from tflint_graph.model import walk
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.scopes import ImportAssignment
-from tflint_graph.model.values import module_constant
+from tflint_graph.model.values import assigned_value, module_constant
 from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import callback_hook, loops_around, tf_function_calls
 
-# Iterables whose items are Python ints.
-_COUNTERS = ("itertools.count", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange")
-# Wrappers that yield the items of their first argument unchanged.
-_PASS_THROUGH = ("builtins.reversed", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm")
 # Builtins that turn a Python scalar into another Python scalar.
 _SCALAR_BUILTINS = frozenset({"int", "float", "str", "round", "abs", "min", "max"})
 _ARITHMETIC = (
@@ -297,7 +294,7 @@ class _Values:
 
     def _int_targets(self, target: cst.BaseExpression, it: cst.BaseExpression) -> set[cst.Name]:
         """Names of a loop target that receive Python ints from iterating ``it``."""
-        while isinstance(it, cst.Call) and self._res(it.func).is_(*_PASS_THROUGH):
+        while isinstance(it, cst.Call) and self._res(it.func).is_(*PASS_THROUGH_ITERABLES):
             if not it.args or it.args[0].keyword is not None or it.args[0].star:
                 return set()
             it = it.args[0].value  # tqdm(range(n)), reversed(range(n))
@@ -319,7 +316,7 @@ class _Values:
                 and _number_sweep(self.ctx, arg.value)
             }
         res = self._res(it.func)
-        if res.is_builtin("range") or res.is_(*_COUNTERS):
+        if res.is_builtin("range") or res.is_(*COUNTING_ITERABLES):
             return {target} if isinstance(target, cst.Name) else set()
         pairs = _unpack(target)
         if pairs is None:
@@ -361,7 +358,7 @@ def _number_sweep(ctx: ModuleContext, it: cst.BaseExpression) -> bool:
     constants count), one trace per value.  Modes such as ``("train", "eval")`` or
     ``(True, False)`` are chosen, not swept."""
     if isinstance(it, cst.Name):
-        it = module_constant(ctx, it) or it
+        it = module_constant(ctx, it) or _local_display(ctx, it) or it
     if not isinstance(it, cst.Tuple | cst.List | cst.Set):
         return False
     values = []
@@ -377,6 +374,16 @@ def _number_sweep(ctx: ModuleContext, it: cst.BaseExpression) -> bool:
             return False
         values.append(ctx.code(el.value))
     return len(set(values)) >= 2
+
+
+def _local_display(ctx: ModuleContext, name: cst.Name) -> cst.BaseExpression | None:
+    """``lrs`` in ``lrs = [0.1, 0.01]; for lr in lrs:``: a display that a local name of the
+    function is assigned once."""
+    found = ctx.bindings(name)
+    if len(found) != 1 or not isinstance(found[0].node, cst.Name):
+        return None
+    value = assigned_value(ctx, found[0].node, with_items=False)
+    return value if isinstance(value, cst.Tuple | cst.List | cst.Set) else None
 
 
 def _unpack(target: cst.BaseExpression) -> list[cst.BaseExpression] | None:

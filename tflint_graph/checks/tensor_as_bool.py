@@ -15,8 +15,9 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.autograph import convert_advice, converts, not_converted
+from tflint_graph.model.certain import certain_tensors
 from tflint_graph.model.context import ModuleContext, TracedFunction
-from tflint_graph.model.tensors import Kind, certain_tensors, tensors
+from tflint_graph.model.tensors import Kind, tensors
 from tflint_graph.traced import traced_of
 
 _ERROR = "OperatorNotAllowedInGraphError"
@@ -37,7 +38,10 @@ def truth_tensor(ctx: ModuleContext, fn: TracedFunction, expr: cst.BaseExpressio
     says so: ``step(x, True)`` passes a Python flag)."""
     if _none_comparison(expr) or tensors(ctx, fn).kind(expr) is not Kind.TENSOR:
         return False
-    if isinstance(expr, cst.Name) and certain_tensors(ctx, fn).kind(expr) is not Kind.TENSOR:
+    if (
+        isinstance(expr, cst.Name)
+        and certain_tensors(ctx, fn, traced_of(ctx).definitions).kind(expr) is not Kind.TENSOR
+    ):
         return not any(isinstance(a.node, cst.Param) for a in ctx.bindings(expr))
     return True
 

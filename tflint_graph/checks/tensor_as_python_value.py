@@ -4,7 +4,7 @@ Iterating or unpacking a symbolic tensor outside an AutoGraph-converted ``for`` 
 raises ``OperatorNotAllowedInGraphError``; a tensor used as a Python list/tuple index or a
 dict key raises ``TypeError``.  ``int()``, ``float()``, ``len()``, ``range()`` and ``for v
 in t`` are converted by AutoGraph and fail only where it is off.  Only certain tensors count
-(``tensors.certain_tensors``): unpacking a structure such as Keras ``call`` inputs, a
+(``model.certain``): unpacking a structure such as Keras ``call`` inputs, a
 ``tf.data`` element or a bare ``tf.function`` parameter (which may be a tuple) is fine.
 """
 
@@ -15,8 +15,9 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.autograph import convert_advice, converts, not_converted
+from tflint_graph.model.certain import certain_tensors
 from tflint_graph.model.context import TracedFunction
-from tflint_graph.model.tensors import Kind, certain_tensors
+from tflint_graph.model.tensors import Kind
 from tflint_graph.model.values import assigned_value, attribute_values
 from tflint_graph.traced import traced_of
 
@@ -368,7 +369,10 @@ def step(x: tf.Tensor):
                 return "list" if res.is_builtin("list") else "tuple"
             if res.is_builtin("dict") or res.is_(*_DICT_CALLS):
                 return "dict"
-            if certain_tensors(self.ctx, fn).kind(expr) is Kind.SEQUENCE:
+            if (
+                certain_tensors(self.ctx, fn, traced_of(self.ctx).definitions).kind(expr)
+                is Kind.SEQUENCE
+            ):
                 return "sequence"  # `tf.unstack(t)`: a Python list of tensors
             return None
         if depth > 3:
@@ -397,7 +401,9 @@ def step(x: tf.Tensor):
             for o in (expr.left, *(c.comparator for c in expr.comparisons))
         ):
             return False
-        return certain_tensors(self.ctx, fn).kind(expr) is Kind.TENSOR
+        return (
+            certain_tensors(self.ctx, fn, traced_of(self.ctx).definitions).kind(expr) is Kind.TENSOR
+        )
 
     def _in_target(self, node: cst.CSTNode) -> bool:
         """``node`` is part of an assignment or loop target (``a, *rest = ...``)."""

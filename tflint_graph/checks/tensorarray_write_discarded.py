@@ -5,7 +5,9 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.fixing import Site
 from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.loop_vars import loop_var_values
 from tflint_graph.model.values import values_of
+from tflint_graph.traced import traced_of
 
 # TensorArray methods that return the updated array (the receiver is left unchanged in a graph).
 _WRITES = frozenset({"write", "scatter", "unstack", "split"})
@@ -93,11 +95,15 @@ ds = tf.data.Dataset.range(3).map(
         if isinstance(expr, cst.Name):
             for a in ctx.bindings(expr):
                 node = a.node
-                if (
-                    isinstance(node, cst.Param)
-                    and node.annotation is not None
-                    and ctx.resolve(node.annotation.annotation).is_("tensorflow.TensorArray")
+                if not isinstance(node, cst.Param):
+                    continue
+                if node.annotation is not None and ctx.resolve(node.annotation.annotation).is_(
+                    "tensorflow.TensorArray"
                 ):
+                    return True
+                # `def body(i, ta)` given to `tf.while_loop(cond, body, [0, ta])`.
+                given = loop_var_values(traced_of(ctx).definitions, node)
+                if any(self._is_tensor_array(v, fn) for v in given):
                     return True
         if isinstance(expr, cst.Name | cst.Attribute):
             return any(self._is_tensor_array(v, fn) for v in values_of(ctx, expr, fn))

@@ -133,6 +133,15 @@ ESCAPE_HATCHES = (
 )
 DO_NOT_CONVERT = ("tensorflow.autograph.experimental.do_not_convert",)
 PARTIAL = ("functools.partial",)
+# Iterables whose items are Python ints, and wrappers (progress bars, `reversed`) that yield
+# the items of their first argument unchanged: `for i in trange(n)`, `tqdm(range(n))`.
+COUNTING_ITERABLES = ("itertools.count", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange")
+PASS_THROUGH_ITERABLES = (
+    "builtins.reversed",
+    "tqdm.tqdm",
+    "tqdm.auto.tqdm",
+    "tqdm.notebook.tqdm",
+)
 
 # Graph control flow whose callables run symbolically when called from traced code.
 CONTROL_FLOW = {

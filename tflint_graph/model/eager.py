@@ -3,7 +3,9 @@ a traced body"): the branch they exclude never runs during a trace, so no rule l
 and traced-code discovery does not follow its calls.
 
 While tracing, ``tf.executing_eagerly()`` is False and ``tf.inside_function()`` True;
-a symbolic tensor has no ``numpy`` attribute (``hasattr(x, "numpy")`` is False) and is no
+a symbolic tensor has no ``numpy`` attribute (``hasattr(x, "numpy")`` is False), has a
+``graph`` (``hasattr(x, "graph")`` is True, and False for an eager tensor or variable: the
+test asks "am I being traced?", verified with TensorFlow 2.21) and is no
 other framework's array (``isinstance(x, np.ndarray)``, ``torch.Tensor``, ``jax.Array``);
 ``keras.config.backend()`` is ``"tensorflow"``.  A function of the module that only returns
 such a test (``def in_tf_function(): return not tf.executing_eagerly()``) has its value.
@@ -40,6 +42,8 @@ _FOREIGN_ARRAYS = (
     "jax.numpy.ndarray",
     "jaxlib.xla_extension.ArrayImpl",
 )
+# Attributes of the graph a symbolic tensor belongs to (`hasattr(t.graph, "as_graph_def")`).
+_GRAPH_ATTRIBUTES = frozenset({"as_graph_def", "get_operations", "as_default", "building_function"})
 # Framework names in the type of another framework's array (`"torch" in str(type(x))`).
 _FOREIGN_FRAMEWORKS = ("torch", "jax", "numpy", "ndarray")
 _MAX_DEPTH = 3
@@ -96,8 +100,16 @@ class TracingGuards:
             return True
         if res.is_builtin("hasattr") and len(call.args) >= 2:
             attr = call.args[1].value
-            if isinstance(attr, cst.SimpleString) and attr.evaluated_value == "numpy":
+            name = attr.evaluated_value if isinstance(attr, cst.SimpleString) else None
+            if name == "numpy":
                 return False
+            owner = call.args[0].value
+            if name == "graph" or (
+                isinstance(owner, cst.Attribute)
+                and owner.attr.value == "graph"
+                and name in _GRAPH_ATTRIBUTES
+            ):
+                return True  # `hasattr(t, "graph")`: asks whether `t` is symbolic
             return None
         if res.is_builtin("isinstance") and len(call.args) >= 2:
             kinds = call.args[1].value

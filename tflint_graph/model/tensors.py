@@ -31,6 +31,7 @@ import libcst as cst
 from tflint_graph.core.vocabulary import KERAS_STEPS
 from tflint_graph.model.calls import argument
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
+from tflint_graph.model.names import Resolution
 from tflint_graph.model.tf_returns import FLAGS, RETURNS
 from tflint_graph.model.values import assigned_value, attribute_values, narrowing_types
 
@@ -220,6 +221,22 @@ def _flag_kind(call: cst.Call, name: str) -> Kind | None:
     return _TABLE_KINDS.get(when_true if flag else when_false)
 
 
+def api_kind(call: cst.Call, res: Resolution) -> Kind | None:
+    """What a call of an imported function (``res``, its resolution) returns while tracing."""
+    listed = [n for n in res.imported if n in RETURNS or n in FLAGS]
+    if listed:
+        return _table_kind(call, listed)
+    if res.startswith("tensorflow.", "keras.ops."):
+        if any(_not_a_tensor(n) for n in res.imported):
+            return None
+        if res.startswith("tensorflow.python."):
+            # TensorFlow's private modules (`from tensorflow.python.util import nest`):
+            # helpers of every kind, not ops; what they return is unknown.
+            return None
+        return Kind.TENSOR
+    return None
+
+
 def _field(attr: cst.Attribute) -> bool:
     """``attr`` may name a namedtuple field (not a private name or ``index``)."""
     name = attr.attr.value
@@ -315,23 +332,21 @@ class TensorInference:
         """What parameter ``param`` of ``self.fn`` holds while tracing."""
         return self._params.get(param)
 
+    def params(self) -> dict[cst.Param, Kind | None]:
+        """Each parameter of ``self.fn`` with what it holds while tracing (a copy)."""
+        return dict(self._params)
+
+    def set_param_kind(self, param: cst.Param, kind: Kind | None) -> None:
+        """Answer ``kind`` for ``param`` from now on (a stricter question's assumption)."""
+        self._params[param] = kind
+        self._names.clear()
+
     # -- calls --------------------------------------------------------------------------
     def _call_kind(self, call: cst.Call) -> Kind | None:
         func = call.func
         res = self.ctx.resolve(func)
         if res.imported:
-            listed = [n for n in res.imported if n in RETURNS or n in FLAGS]
-            if listed:
-                return _table_kind(call, listed)
-            if res.startswith("tensorflow.", "keras.ops."):
-                if any(_not_a_tensor(n) for n in res.imported):
-                    return None
-                if res.startswith("tensorflow.python."):
-                    # TensorFlow's private modules (`from tensorflow.python.util import
-                    # nest`): helpers of every kind, not ops; what they return is unknown.
-                    return None
-                return Kind.TENSOR
-            return None
+            return api_kind(call, res)
         if isinstance(func, cst.Attribute):
             receiver = self.kind(func.value)
             method = func.attr.value
@@ -617,30 +632,3 @@ def holds_variable(ctx: ModuleContext, fn: TracedFunction, expr: cst.BaseExpress
 
 def _is_none(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
-
-
-def certain_tensors(ctx: ModuleContext, fn: TracedFunction) -> TensorInference:
-    """Like :func:`tensors`, but a parameter counts as TENSOR only where an
-    ``input_signature`` ``TensorSpec`` or a ``tf.Tensor`` annotation says so.  A bare
-    parameter of a ``tf.function`` may as well be called with a tuple, a list or a Python
-    number (``step((x, y))``, ``step(x, 3)``), so rules about unpacking, iterating or
-    converting it (TFG201, TFG203) ask this stricter question."""
-
-    def build() -> TensorInference:
-        inference = TensorInference(ctx, fn)
-        if fn.input_signature is None:
-            for p, k in inference._params.items():
-                if k is Kind.TENSOR and not _annotated_tensor(ctx, p):
-                    inference._params[p] = Kind.STRUCTURE
-        return inference
-
-    return ctx.memo("certain-tensors", fn.node, build)
-
-
-def _annotated_tensor(ctx: ModuleContext, p: cst.Param) -> bool:
-    if p.annotation is None:
-        return False
-    res = ctx.resolve(p.annotation.annotation)
-    return res.is_("tensorflow.Tensor", "tensorflow.Variable") or res.startswith(
-        "tensorflow.types."
-    )
