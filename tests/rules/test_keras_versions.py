@@ -397,3 +397,28 @@ def test_a_method_reached_through_an_instance_is_unconverted_too() -> None:
     assert (finding.line, finding.code) == (6, "TFG201")
     assert "traced via call() -> apply()" in finding.message
     assert found(source, config=KERAS2) == set()
+
+
+def test_a_method_the_constructor_rebinds_on_the_instance_is_not_the_root() -> None:
+    source = dedent(
+        """
+        import types
+        import tensorflow as tf
+        import keras
+
+        class Count(keras.metrics.Metric):
+            def __init__(self):
+                super().__init__()
+                self.update_state = types.MethodType(eager_update, self)
+
+            def update_state(self, y_true, y_pred, sample_weight=None):
+                if tf.reduce_sum(y_pred) > 0:
+                    pass
+
+        def eager_update(self, y_true, y_pred, sample_weight=None):
+            return None
+        """
+    )
+    assert found(source, config=KERAS3) == set()
+    unbound = source.replace("self.update_state = types.MethodType(eager_update, self)", "pass")
+    assert found(unbound, config=KERAS3) == {(11, "TFG201")}

@@ -9,7 +9,7 @@ call.  To add a kind: write its function here, add its row, put its TensorFlow n
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -132,37 +132,33 @@ def _rebound_on_instances(cls: cst.ClassDef) -> set[str]:
     wrapper): Keras calls the instance's attribute, not the class's method."""
     found: set[str] = set()
     for stmt in cls.body.body:
-        if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value in ("__new__", "__init__")):
-            continue
-        for line in stmt.body.body:
-            if not isinstance(line, cst.SimpleStatementLine):
-                continue
-            for small in line.body:
-                if isinstance(small, cst.Assign):
-                    for t in small.targets:
-                        target = t.target
-                        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
-                            found.add(target.attr.value)
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value in ("__new__", "__init__"):
+            found |= _attributes_assigned(stmt.body.body)
     return found
 
 
 def _rebound_on_the_class(module: cst.Module, cls: cst.ClassDef) -> set[str]:
     """Method names a module-level ``Cls.call = tf.autograph.to_graph(Cls.call)`` (or any
     other value) replaces: Keras calls what is there, not the ``def``."""
+    return _attributes_assigned(module.body, cls.name.value)
+
+
+def _attributes_assigned(
+    lines: Sequence[cst.BaseStatement | cst.BaseSmallStatement], owner: str | None = None
+) -> set[str]:
+    """``attr`` of every ``<name>.attr = ...`` among ``lines`` (``<name>`` is ``owner``
+    when given)."""
     found: set[str] = set()
-    for stmt in module.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.Assign):
-                for t in small.targets:
-                    target = t.target
-                    if (
-                        isinstance(target, cst.Attribute)
-                        and isinstance(target.value, cst.Name)
-                        and target.value.value == cls.name.value
-                    ):
-                        found.add(target.attr.value)
+    for line in lines:
+        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            for t in small.targets if isinstance(small, cst.Assign) else ():
+                target = t.target
+                if (
+                    isinstance(target, cst.Attribute)
+                    and isinstance(target.value, cst.Name)
+                    and owner in (None, target.value.value)
+                ):
+                    found.add(target.attr.value)
     return found
 
 
