@@ -316,3 +316,27 @@ def test_an_unknown_device_is_reported_not_fatal(tmp_path: Path) -> None:
     proc = _cli("m.py", "--dynamic", "--no-cache", "--device", "gpu:7", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
     assert "[dynamic: unverified: device gpu:7 not found; TensorFlow sees:" in proc.stdout
+
+
+def test_a_dict_filled_while_tracing_is_confirmed_with_its_contents(tmp_path: Path) -> None:
+    pytest.importorskip("tensorflow")
+    (tmp_path / "counters.py").write_text(
+        textwrap.dedent(
+            """
+            import tensorflow as tf
+
+            STATS = {"steps": 0}
+
+            @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+            def step(x):
+                STATS["steps"] += 1  # TFG102
+                return x * 2.0
+            """
+        ),
+        encoding="utf-8",
+    )
+    proc = _cli("counters.py", "--dynamic", "--no-cache", "--output-format", "json", cwd=tmp_path)
+    (finding,) = json.loads(proc.stdout)["findings"]
+    assert finding["code"] == "TFG102"
+    assert finding["dynamic"]["status"] == "confirmed", finding["dynamic"]
+    assert "{'steps': 0} -> {'steps': 1}" in finding["dynamic"]["evidence"]

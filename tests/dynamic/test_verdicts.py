@@ -239,3 +239,19 @@ def test_a_failed_guess_is_corrected_as_the_error_asks(message, before, after) -
     # An error that names nothing to correct gives no new attempt.
     other = {"calls": [{"exception": {"message": "list index out of range"}}]}
     assert child._adapted(attempt, other) is None
+
+
+def test_a_dict_fingerprint_changes_with_its_contents_only() -> None:
+    """``dict.items()`` makes new pairs on every read: the fingerprint must not see them."""
+    pytest.importorskip("tensorflow")
+    from tflint_graph.dynamic import child
+
+    stats = {"steps": 0, "name": "run"}
+    first, shown = child._fingerprint(stats)
+    assert child._fingerprint(stats)[0] == first  # read again, unchanged
+    assert shown == "{'steps': 0, 'name': 'run'}"
+    stats["steps"] += 1
+    assert child._fingerprint(stats)[0] != first
+    big = {i: [i] for i in range(20)}
+    assert child._fingerprint(big)[0] == child._fingerprint(big)[0]
+    assert child._fingerprint(big)[1] == "len 20"

@@ -361,15 +361,32 @@ def _has_batch(spec: dict[str, Any]) -> bool:
 
 
 def _fingerprint(value: Any) -> tuple[Any, str]:
-    """(what identifies the value's state, how to show it)."""
-    if isinstance(value, (list, dict, set, bytearray, collections.deque)):
-        items = value.items() if isinstance(value, dict) else value
-        ids = tuple(id(x) for x in list(items)[:64])
+    """(what identifies the value's state, how to show it).  A container's state is the
+    identity of what it holds: for a dict, of each key and value (``items()`` makes new
+    pairs on every read, so their ids would change while the dict does not)."""
+    if isinstance(value, dict):
+        pairs = tuple((id(k), id(v)) for k, v in list(value.items())[:64])
+        return ("dict", len(value), pairs), _dict_shown(value)
+    if isinstance(value, (list, set, bytearray, collections.deque)):
+        ids = tuple(id(x) for x in list(value)[:64])
         return (type(value).__name__, len(value), ids), f"len {len(value)}"
     if value is None or isinstance(value, (bool, int, float, str, bytes)):
         shown = repr(value)
         return ("value", shown[:200]), shown[:40]
     return ("id", id(value)), type(value).__name__
+
+
+def _dict_shown(mapping: dict[Any, Any]) -> str:
+    """A small dict of plain values as Python writes it (``{'steps': 2}``: its values may
+    change while its length does not), else its length."""
+    plain = (type(None), bool, int, float, str)
+    if len(mapping) <= 8 and all(
+        isinstance(k, plain) and isinstance(v, plain) for k, v in mapping.items()
+    ):
+        text = repr(mapping)
+        if len(text) <= 60:
+            return text
+    return f"len {len(mapping)}"
 
 
 _MISSING = object()
