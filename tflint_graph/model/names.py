@@ -98,8 +98,12 @@ class Resolver:
             for name, source in self._qualified(base):
                 if source is not Source.LOCAL:
                     full = f"{name}.{tail}" if tail else name
-                    imported.add(canonical(full))
-                    keras2 = keras2 or keras2_only(full)
+                    spelt = canonical(full)
+                    imported.add(spelt)
+                    # Every Keras-2-only spelling is canonically `keras.*`: most names
+                    # (`tf.reduce_sum`) are spared the check.
+                    if spelt.startswith("keras."):
+                        keras2 = keras2 or keras2_only(full)
                 else:
                     local = True
             result = Resolution(frozenset(imported), local, keras2)

@@ -237,6 +237,22 @@ def api_kind(call: cst.Call, res: Resolution) -> Kind | None:
     return None
 
 
+def _arithmetic_on_structure(
+    expr: cst.BinaryOperation, left: Kind | None, right: Kind | None
+) -> bool:
+    """``inputs + 1.0``, ``x / 255`` on a tensor-or-structure (``left``/``right``: the
+    operands' kinds): Python sequences support no arithmetic with a number but repetition
+    (``seq * 2``), so the value is a tensor."""
+    for kind, other in ((left, expr.right), (right, expr.left)):
+        if kind is not Kind.STRUCTURE:
+            continue
+        if isinstance(other, cst.Float):
+            return True
+        if isinstance(other, cst.Integer) and not isinstance(expr.operator, cst.Multiply):
+            return True
+    return False
+
+
 def _field(attr: cst.Attribute) -> bool:
     """``attr`` may name a namedtuple field (not a private name or ``index``)."""
     name = attr.attr.value
@@ -282,10 +298,10 @@ class TensorInference:
                 return Kind.SEQUENCE if len(expr.slice) == 1 else None
             return Kind.STRUCTURE if base is Kind.STRUCTURE else None
         if isinstance(expr, cst.BinaryOperation):
-            kinds = {self.kind(expr.left), self.kind(expr.right)}
-            if Kind.TENSOR in kinds:
+            left, right = self.kind(expr.left), self.kind(expr.right)
+            if Kind.TENSOR in (left, right):
                 return Kind.TENSOR
-            return Kind.TENSOR if self._arithmetic_on_structure(expr) else None
+            return Kind.TENSOR if _arithmetic_on_structure(expr, left, right) else None
         if isinstance(expr, cst.Comparison):
             if any(
                 isinstance(t.operator, cst.Is | cst.IsNot | cst.In | cst.NotIn)
@@ -308,19 +324,6 @@ class TensorInference:
             a, b = self.kind(expr.body), self.kind(expr.orelse)
             return a if a is b else None
         return None
-
-    def _arithmetic_on_structure(self, expr: cst.BinaryOperation) -> bool:
-        """``inputs + 1.0``, ``x / 255`` on a tensor-or-structure: Python sequences support
-        no arithmetic with a number but repetition (``seq * 2``), so the value is a tensor."""
-        pairs = ((expr.left, expr.right), (expr.right, expr.left))
-        for value, other in pairs:
-            if self.kind(value) is not Kind.STRUCTURE:
-                continue
-            if isinstance(other, cst.Float):
-                return True
-            if isinstance(other, cst.Integer) and not isinstance(expr.operator, cst.Multiply):
-                return True
-        return False
 
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
         return self.kind(expr) is Kind.TENSOR

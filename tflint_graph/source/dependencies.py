@@ -26,6 +26,7 @@ from pathlib import Path
 
 from tflint_graph.core.config import Config, tomllib
 from tflint_graph.core.vocabulary import LEGACY_SWITCH
+from tflint_graph.source.files import default_excluded
 
 _TENSORFLOW = frozenset(
     {"tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-macos", "tensorflow-intel"}
@@ -47,12 +48,13 @@ class KerasDeclaration:
 
 def declared_keras(start: Path) -> KerasDeclaration:
     """The Keras the project around ``start`` (a file or folder) declares."""
-    folder = _declaring_folder(start)
-    if folder is None:
+    found_at = _declaring_folder(start)
+    if found_at is None:
         return KerasDeclaration("3", "no dependency declaration found")
+    folder, candidates = found_at
     legacy: list[str] = []
     switch = False
-    for file, text in _files(folder):
+    for file, text in _read(candidates):
         switch = switch or LEGACY_SWITCH in text
         for requirement in _requirements(file, text):
             found = _excludes_keras3(requirement)
@@ -74,7 +76,7 @@ def _sources_mention_switch(folder: Path) -> bool:
     needle = LEGACY_SWITCH.encode()
     seen = 0
     for top, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS]
+        dirs[:] = [d for d in dirs if not d.startswith(".") and not default_excluded(d)]
         for name in files:
             if not name.endswith(".py"):
                 continue
@@ -89,10 +91,8 @@ def _sources_mention_switch(folder: Path) -> bool:
     return False
 
 
-_SKIPPED_DIRS = frozenset({"node_modules", "build", "dist", "__pycache__", "venv", "site-packages"})
-
-
-def _declaring_folder(start: Path) -> Path | None:
+def _declaring_folder(start: Path) -> tuple[Path, list[Path]] | None:
+    """The first folder up from ``start`` that holds declarations, with them."""
     try:
         here = start.resolve()
     except (OSError, RuntimeError):  # RuntimeError: a symbolic link loop
@@ -103,8 +103,9 @@ def _declaring_folder(start: Path) -> Path | None:
     except OSError:
         here = here.parent
     for folder in (here, *here.parents):
-        if any(True for _ in _candidates(folder)):
-            return folder
+        candidates = list(_candidates(folder))
+        if candidates:
+            return folder, candidates
         if (folder / ".git").exists():
             return None
     return None
@@ -124,8 +125,8 @@ def _candidates(folder: Path) -> Iterator[Path]:
         return
 
 
-def _files(folder: Path) -> Iterator[tuple[Path, str]]:
-    for file in _candidates(folder):
+def _read(files: list[Path]) -> Iterator[tuple[Path, str]]:
+    for file in files:
         try:
             yield file, file.read_text(encoding="utf-8", errors="replace")
         except OSError:

@@ -122,7 +122,8 @@ def _read_gitignore(directory: Path) -> _GitIgnore | None:
     return None
 
 
-def _default_excluded(name: str) -> bool:
+def default_excluded(name: str) -> bool:
+    """A folder or file name the defaults always skip (``.git``, ``venv``, ``build``...)."""
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in DEFAULT_EXCLUDE)
 
 
@@ -157,7 +158,7 @@ def _walk(
         except OSError:
             continue
         if is_dir:
-            if _default_excluded(entry.name) or config.is_excluded(path):
+            if default_excluded(entry.name) or config.is_excluded(path):
                 continue
             if _ignored(path, True, chain):
                 continue
