@@ -79,16 +79,32 @@ def test_evidence_says_what_happened(fixture_run: dict) -> None:
     for f in fixture_run["findings"]:
         by_code.setdefault(f["code"], []).append(f["dynamic"]["evidence"])
     assert any(
-        "on the first call, 0 times over 2 later calls: trace-time only" in e
+        "while tracing with symbolic inputs, 0 times over 3 calls with values that reused the "
+        "trace: trace-time only" in e
         for e in by_code["TFG101"]
     )
     assert any("OperatorNotAllowedInGraphError at line 9" in e for e in by_code["TFG201"])
     assert any("InaccessibleTensorError" in e for e in by_code["TFG207"])
     assert any("eager result" in e and "[0.0, 0.0, 0.0]" in e for e in by_code["TFG209"])
-    assert any("tracing count went 1 ->" in e for e in by_code["TFG301"])
+    assert any(
+        "staged: dynamic mode called it with new batch sizes" in e and "went 1 ->" in e
+        for e in by_code["TFG301"]
+    )
     assert any("traced" in e and "eager" in e and "us" in e for e in by_code["TFG401"])
-    assert any("still returned the old result" in e for e in by_code["TFG109"])
+    assert any(
+        "staged: dynamic mode set" in e and "still returned the old result" in e
+        for e in by_code["TFG109"]
+    )
     assert any("len 0 -> len 1" in e for e in by_code["TFG102"])
+    # A constructor that takes a network: built the way the module's own script builds it,
+    # and a signature naming module constants: read from the imported tf.function.
+    assert any(
+        "inputs float32[2,4] (traced as float32[None,4]) from input_signature" in e
+        and "constructed as Agent(build_policy(OBS_DIM, NUM_ACTIONS), epsilon=0.1)" in e
+        for e in by_code["TFG103"]
+    )
+    # Class ids in range for a parameter named like labels (a sparse cross-entropy).
+    assert any("guessed inputs float32[2,4], int32[2]" in e for e in by_code["TFG102"])
     # Where the inputs came from is part of the evidence.
     evidence = [e for es in by_code.values() for e in es]
     assert any("from input_signature" in e for e in evidence)
@@ -136,12 +152,15 @@ def test_text_and_sarif_carry_the_status(tmp_path: Path) -> None:
     first = text.stdout.splitlines()[0]
     assert first.startswith("step.py:6:5: TFG101 ")
     assert first.endswith(
-        "[dynamic: confirmed: print ran 1 time on the first call, 0 times over 2 later calls: "
-        "trace-time only; inputs float32[None] from input_signature]"
+        "[dynamic: confirmed: print ran 1 time while tracing with symbolic inputs, 0 times over "
+        "3 calls with values that reused the trace: trace-time only; inputs float32[2] (traced "
+        "as float32[None]) from input_signature]"
     )
     sarif = _cli("step.py", "--dynamic", "--no-cache", "--output-format", "sarif", cwd=project)
     run = json.loads(sarif.stdout)["runs"][0]
-    assert run["results"][0]["properties"]["dynamic"]["status"] == "confirmed"
+    dynamic = run["results"][0]["properties"]["dynamic"]
+    assert dynamic["status"] == "confirmed"
+    assert dynamic["inputs"] == "float32[2]" and "CPU" in dynamic["device"]
     assert run["properties"]["dynamic"]["confirmed"] == 1
 
 

@@ -127,7 +127,10 @@ def confirm_findings(
             else verdicts.get((f.path, f.line, f.code), Verdict(UNVERIFIED, "not reached"))
         )
         summary.counts[verdict.status] += 1
-        out.append(dataclasses.replace(f, dynamic=DynamicStatus(verdict.status, verdict.evidence)))
+        status = DynamicStatus(
+            verdict.status, verdict.evidence, verdict.device or None, verdict.inputs or None
+        )
+        out.append(dataclasses.replace(f, dynamic=status))
     summary.seconds = time.monotonic() - start
     return out, summary
 
