@@ -21,8 +21,30 @@ Isolation, and the choices behind it:
 - Results travel on a dedicated pipe as JSON lines (phase markers, then one final message),
   never on stdout, which user code may flood. stdout and stderr are read incrementally and only
   the first ``output_limit`` bytes of each are kept.
-- The child runs in its own session; on timeout the whole process group is killed with
-  SIGKILL. A memory limit is applied with ``RLIMIT_AS`` in the child before the import (POSIX
+- The child runs below a *runner*, a second interpreter (standard library only, ``-I -S``)
+  that tflint-graph starts; runner and child each lead their own session. So ``getppid()``, its
+  process group and a terminal's signals are the runner's, never tflint-graph's. The runner
+  catches every signal that can be caught: one that reaches it (``kill $PPID``, ctypes) means
+  the module signalled its runner, and the child is stopped and reported so. A runner killed or
+  stopped by the module shows as such too; the parent then kills the child's group itself.
+- Before the user's code runs, the child's ``os.kill``, ``os.killpg`` and
+  ``signal.pidfd_send_signal`` refuse (``PermissionError``) to signal anything outside the
+  module's own session; signal 0 (does it exist?) stays allowed. ``signal.pthread_kill`` only
+  reaches the child's own threads. A module that looks tflint-graph up by name and signals it
+  with another program is not stopped: only a PID namespace would, and tflint-graph keeps its
+  default handling on purpose, so that Ctrl-C and a service manager's SIGTERM still stop a run.
+- When the child ends, or tflint-graph is done with it (timeout included), the runner kills the
+  child's whole process group with SIGKILL (background processes too) before reaping the
+  child, and reports its exit status on a status pipe. The runner's stdin is a lifeline: when
+  tflint-graph closes it or ends, even by SIGKILL, the runner kills the child;
+  ``stop_children`` stops every running child at once (Ctrl-C).
+- The child has its own ``HOME``, ``TMPDIR`` (``TEMP``, ``TMP``, ``tempfile.tempdir``), Keras
+  home, XDG folders, ``MPLCONFIGDIR`` and ``TFHUB_CACHE_DIR`` in the scratch folder, so what
+  Keras (``keras.json``), AutoGraph (generated modules) and user code write there goes with
+  it. The user's ``keras.json`` is copied in (backend, floatx); ``PYTHONUSERBASE`` keeps the
+  user site-packages and ``CUDA_CACHE_PATH`` the GPU's compiled-kernel cache where they were.
+  Literal paths such as ``/tmp/x`` are not redirected.
+- A memory limit is applied with ``RLIMIT_AS`` in the child before the import (POSIX
   only; note that address space, not resident memory, is limited, so give TensorFlow, which
   reserves much address space, a generous figure).
 """
