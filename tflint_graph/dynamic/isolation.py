@@ -287,11 +287,19 @@ if _failed:
 else:
     _say("spawned", _pid)
 
+_reaped = None  # the child's wait status, where it had to be reaped to see it end
+
 def _exited():
+    global _reaped
     try:
-        return os.waitid(os.P_PID, _pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        if hasattr(os, "waitid"):  # sees the end without reaping: the group id stays ours
+            return os.waitid(os.P_PID, _pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        pid, status = os.waitpid(_pid, os.WNOHANG)
     except ChildProcessError:
         return True
+    if pid:
+        _reaped = status
+    return bool(pid)
 
 try:
     while not _failed:
@@ -312,7 +320,7 @@ finally:
         os.killpg(_pid, signal.SIGKILL)
     except OSError:
         pass
-    _rc = os.waitstatus_to_exitcode(os.waitpid(_pid, 0)[1])
+    _rc = os.waitstatus_to_exitcode(os.waitpid(_pid, 0)[1] if _reaped is None else _reaped)
     if not _failed:
         _say("exit", _rc)
 """
