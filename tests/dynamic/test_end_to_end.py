@@ -12,6 +12,7 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -191,6 +192,13 @@ HOSTILE = {
         sys.exit(0)
         """
     ),
+    # Past the in-child guard (a separate program), at what looks like its parent's group.
+    "signals_parent.py": textwrap.dedent(
+        """\
+        import os, subprocess
+        subprocess.run(["kill", "-TERM", "--", "-%d" % os.getpgid(os.getppid())])
+        """
+    ),
 }
 
 # Floods its output, deletes what it finds in its working directory, and keeps a training
@@ -262,6 +270,7 @@ def test_hostile_modules_are_unverified_with_the_reason(hostile_run) -> None:
         "broken_import.py": "ModuleNotFoundError",
         "crashes.py": "killed by signal SIGSEGV",
         "spawns.py": "exited with status 0 during import",
+        "signals_parent.py": "the module signalled its runner (SIGTERM) during import",
     }
     for path, reason in reasons.items():
         status = _status(doc, path)
@@ -304,6 +313,49 @@ def test_a_hanging_module_costs_the_timeout_only(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stderr
     assert "[dynamic: unverified: timed out after 3.0 s during import]" in proc.stdout
     assert elapsed < 60
+
+
+def test_ctrl_c_stops_the_run_and_its_children(tmp_path: Path) -> None:
+    pytest.importorskip("tensorflow")
+    spins = "import os, pathlib\n" + (
+        "pathlib.Path(__file__).with_suffix('.pid').write_text(str(os.getpid()))\n"
+        "while True:\n    pass\n"
+    )
+    for name in ("a", "b", "c"):  # with 2 jobs, c waits in the queue
+        (tmp_path / f"{name}.py").write_text(spins + _TRACED, encoding="utf-8")
+    # SIGINT as a terminal's Ctrl-C sends it, even if this test runs with SIGINT ignored.
+    run_cli = (
+        "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "sys.argv = ['tflint-graph', '.', '--dynamic', '--no-cache', '--jobs', '2', "
+        "'--dynamic-timeout', '120']; runpy.run_module('tflint_graph', run_name='__main__')"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", run_cli],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.glob("*.pid"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        pids = [int(p.read_text()) for p in tmp_path.glob("*.pid")]
+        assert len(pids) == 2, proc.stderr
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        elapsed = time.monotonic() - start
+    finally:
+        proc.kill()
+    assert "Aborted!" in err
+    assert elapsed < 10, elapsed
+    assert not (tmp_path / "c.pid").exists()  # the queued module never started
+    time.sleep(1)
+    for pid in pids:
+        stat = Path(f"/proc/{pid}/stat")
+        assert not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
 
 
 def test_without_tensorflow_one_line_and_exit_2(
