@@ -104,6 +104,11 @@ def test_evidence_says_what_happened(fixture_run: dict) -> None:
         and "constructed as Agent(build_policy(OBS_DIM, NUM_ACTIONS), epsilon=0.1)" in e
         for e in by_code["TFG103"]
     )
+    # A custom train_step runs through the train function fit runs, one batch per call.
+    assert any(
+        "called through Keras's own train function (make_train_function)" in e
+        for e in by_code["TFG106"]
+    )
     # Class ids in range for a parameter named like labels (a sparse cross-entropy).
     assert any("guessed inputs float32[2,4], int32[2]" in e for e in by_code["TFG102"])
     # Where the inputs came from is part of the evidence.

@@ -544,6 +544,9 @@ class TargetCaller:
         self.fn: Any = None
         self.dataset_iter: Any = None
         self.sets: list[list[Any]] = []
+        self.keras_train = False
+        self.train_iter: Any = None
+        self.train_fn: Any = None
         path = target["path"].split(".")
         obj: Any = module
         if self.kind in ("method", "keras_call", "keras_step"):
@@ -576,7 +579,12 @@ class TargetCaller:
 
             self.fn = tf.function(keras_call)
         elif self.kind == "keras_step":
+            # Experiments call the step through a tf.function of their own; the calls go
+            # through Keras's own train function (see ``call``).
             self.fn = tf.function(obj)
+            self.keras_train = path[-1] == "train_step" and hasattr(
+                self.owner, "make_train_function"
+            )
         elif self.kind == "map" or hasattr(obj, "experimental_get_tracing_count"):
             self.fn = obj
         elif self.kind == "function":
@@ -610,19 +618,41 @@ class TargetCaller:
             model.optimizer.build(model.trainable_variables)
 
     def traces_symbolically(self) -> bool:
-        # A Dataset.map callback is traced by .map() itself, before any element exists.
-        return self.kind != "map" and hasattr(self.fn, "get_concrete_function")
+        # A Dataset.map callback is traced by .map() itself, before any element exists;
+        # Keras's train function takes an iterator, and traces on its first call.
+        return (
+            self.kind != "map"
+            and not self.keras_train
+            and hasattr(self.fn, "get_concrete_function")
+        )
 
     def trace(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
         return self.fn.get_concrete_function(*args, **kwargs)
 
     def call(self, args: list[Any], kwargs: dict[str, Any], index: int) -> Any:
+        if self.keras_train:
+            return self._keras_train_call(index)
         if self.kind != "map":
             return self.fn(*args, **kwargs)
         if index == 0:
             self.dataset_iter = None
             self._make_dataset(args)
         return next(self.dataset_iter)
+
+    def _keras_train_call(self, index: int) -> Any:
+        """One step of the train function ``fit`` runs (``make_train_function``), on a
+        dataset whose batches are the input sets: Keras's own tf.function, options and data
+        handling, one call per phase."""
+        model = self.owner
+        if index == 0:
+            ds = None
+            for batch in self.sets:
+                one = tf.data.Dataset.from_tensors(batch[0])
+                ds = one if ds is None else ds.concatenate(one)
+            self.train_iter = iter(ds)
+            made = model.make_train_function()
+            self.train_fn = made if callable(made) else model.train_function
+        return self.train_fn(self.train_iter)
 
     def _make_dataset(self, args: list[Any]) -> None:
         # The three input sets become three elements; map traces once, at .map().
@@ -631,7 +661,9 @@ class TargetCaller:
         self.dataset_iter = iter(ds.map(self.fn))
 
     def tracing_count(self) -> int | None:
-        getter = getattr(self.fn, "experimental_get_tracing_count", None)
+        # Keras's train function hides its tf.functions (Keras 2's is one).
+        fn = getattr(self, "train_fn", None) if self.keras_train else self.fn
+        getter = getattr(fn, "experimental_get_tracing_count", None)
         if getter is None:
             return None
         try:
@@ -676,6 +708,8 @@ def _attempt(
         kwargs = {k: make_input(s, seed) for k, s in attempt.get("kwargs", {}).items()}
         sets.append((args, kwargs))
     runner.sets = [a for a, _ in sets]
+    if runner.keras_train:
+        result["via"] = "Keras's own train function (make_train_function), one batch per call"
     if runner.kind == "map" and (
         attempt.get("kwargs") or any(s["kind"] != "tensor" for s in attempt["args"])
     ):

@@ -192,7 +192,8 @@ class Target:
     ``kind``: ``function`` (a module-level tf.function), ``wrap`` (a module-level function
     wrapped in ``tf.function``), ``method`` (``Class.method`` on ``Class(*ctor)``, wrapped when
     not a tf.function), ``keras_call`` (calling a Keras layer/model/loss object inside a
-    tf.function), ``keras_step`` (``tf.function(model.train_step)`` after compile and build),
+    tf.function), ``keras_step`` (``train_step`` one batch per call through Keras's own train
+    function, ``test_step``/``predict_step`` through ``tf.function``, after compile and build),
     ``map`` (a ``Dataset.map`` callback)."""
 
     path: str
@@ -375,6 +376,8 @@ class _Judge:
             self.suffix = f"; guessed inputs {shown}"
         else:
             self.suffix = f"; inputs {shown} from {source}"
+        if result.get("via"):
+            self.suffix += f"; called through {result['via']}"
         if inputs and target.note:
             self.suffix += f"; {target.note}"
 
