@@ -167,9 +167,7 @@ def judge(path: str, line: int, code: str, record: SessionRecord) -> Verdict:
     if unreached is not None:
         return unreached
     more = " (tflint-graph --dynamic has one)" if code in _DYNAMIC_ONLY else ""
-    return Verdict(
-        UNVERIFIED, f"the tests ran line {line}; a test run has no check for {code}{more}"
-    )
+    return Verdict(UNVERIFIED, f"a test run has no check for {code}{more}")
 
 
 def _unreached(key: tuple[str, int], record: SessionRecord, ran: Seen | None) -> Verdict | None:
@@ -185,7 +183,7 @@ def _eagerly(seen: Seen) -> str:
     if seen.forced:
         return (
             f"in calls of {names} run eagerly (tf.config.run_functions_eagerly(True)), so the "
-            "tests never traced it there"
+            "tests never traced it"
         )
     return f"in {_calls(seen.eager)} of {names} that did not trace"
 
@@ -304,7 +302,8 @@ def _raises(key: tuple[str, int], code: str, record: SessionRecord, ran: Seen | 
         )
     if ran.eager:
         return Verdict(
-            NOT_REPRODUCED, f"line {line} ran only {_eagerly(ran)}, where it does not raise"
+            NOT_REPRODUCED,
+            f"line {line} ran, but only {_eagerly(ran)}; eagerly it does not raise{_in(ran.test)}",
         )
     return Verdict(
         UNVERIFIED,
