@@ -258,8 +258,7 @@ class _Session:
         try:
             from tflint_graph.output import FORMATS
 
-            if self.probe is not None or self.findings:
-                write(self.summary())
+            write(self.summary() if self.findings else "tflint-graph: no findings to confirm")
             listed = FORMATS["text"](self.findings, self._run_info(Path.cwd()))
             for line in listed.splitlines():
                 write(line)

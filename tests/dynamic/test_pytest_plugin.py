@@ -84,6 +84,15 @@ def test_importing_the_plugin_imports_neither_tensorflow_nor_libcst() -> None:
     assert proc.stdout.strip() == "[]"
 
 
+def test_the_package_declares_the_plugin_to_pytest() -> None:
+    toml = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
+    project = toml.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    # Named as the module, so that `-p tflint_graph.pytest_plugin` finds it loaded already.
+    assert project["entry-points"]["pytest11"] == {
+        "tflint_graph.pytest_plugin": "tflint_graph.pytest_plugin"
+    }
+
+
 def test_without_the_flag_the_plugin_does_nothing(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_plain="""
@@ -110,6 +119,7 @@ def test_an_internal_error_is_one_warning_line_and_keeps_the_outcome(
     )
     result.assert_outcomes(passed=1)
     assert result.ret == 0
+    assert "tflint-graph: no findings to confirm" in result.outlines
     warnings = [line for line in result.outlines if "tflint-graph: warning" in line]
     assert len(warnings) == 1
     assert "cannot tell the format from 'out.txt'" in warnings[0]

@@ -201,8 +201,8 @@ def _traced_only(seen: Seen, what: str) -> Verdict | None:
     if later:
         return Verdict(
             CONFIRMED,
-            f"{what} while tracing, 0 times over {_calls(later)} of {_names(entries)}: trace-time "
-            f"only{plain}{_in(seen.test)}",
+            f"{what} while tracing, 0 times over {_calls(later)} of "
+            f"{_names(e for e in entries if e.later)}: trace-time only{plain}{_in(seen.test)}",
         )
     element = [e for e in entries if e.per_element]
     if element:

@@ -110,8 +110,14 @@ class SuiteProbe(child.Probe):
     def stop(self) -> None:
         """Stop recording; the patched functions stay, passing through to the originals."""
         self.on = False
-        if self._traced and sys.gettrace() == self._global:
-            sys.settrace(None)
+        if self._traced:
+            if sys.gettrace() == self._global:
+                sys.settrace(None)
+            else:  # a tracer started after ours (coverage) took the lines from some point on
+                self.record.no_lines = (
+                    "another tracer (coverage or a debugger) replaced the line recorder during "
+                    "the session"
+                )
         for pending in list(self._pending.values()):
             self._change(pending, None)
         self._pending.clear()
