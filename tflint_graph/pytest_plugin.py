@@ -108,6 +108,10 @@ class _Session:
 
     # -- before the tests
     def start(self) -> None:
+        if getattr(self.config.option, "numprocesses", None) or hasattr(self.config, "workerinput"):
+            # pytest-xdist: the tests run in other processes than the one that reports.
+            self.errors.append("--tflint-graph needs the tests in one process: run without -n")
+            return
         try:
             self.findings, self.lint_config = _analyse(self.config)
         except Exception as exc:
@@ -291,7 +295,8 @@ def _analyse(config: pytest.Config) -> tuple[list[Finding], Config]:
     paths = _paths(config)
     lint_config = Config.discover(paths[0])
     lint_config = with_keras_version(lint_config, [Path(p) for p in paths])
-    return list(lint_paths(paths, lint_config, context=True)), lint_config
+    # As the command line runs it: the project around the paths as context, the cache on.
+    return list(lint_paths(paths, lint_config, context=True, cache=True)), lint_config
 
 
 def _probe_for(findings: Sequence[Finding]) -> SuiteProbe | None:
@@ -318,6 +323,13 @@ def _probe_for(findings: Sequence[Finding]) -> SuiteProbe | None:
                 watches[(real, f.line)] = names
     if not wanted:
         return None
+    import importlib.util
+
+    if importlib.util.find_spec("tensorflow") is None:
+        raise RuntimeError(
+            "--tflint-graph needs TensorFlow, which is not installed: "
+            "pip install 'tflint-graph[dynamic]'"
+        )
     # TensorFlow from here on: the flag asked for it.
     from tflint_graph.dynamic.suite_probe import SuiteProbe
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from types import FrameType, ModuleType
 from typing import Any
@@ -78,12 +79,19 @@ class SuiteProbe(child.Probe):
         self.record = SessionRecord()
         self.on = False
         self.test: str | None = None
-        self._stack: list[_Call] = []
+        self._threads = threading.local()  # each thread has its own calls in progress
         self._pending: dict[FrameType, tuple[tuple[str, int], Any, str, bool]] = {}
         self._spans: dict[int, tuple[int, int]] = {}
         self._unnamed = Entry("a graph built outside any tf.function call")
         self._seen_raised: set[tuple[Any, ...]] = set()
         self._traced = False
+
+    @property
+    def _stack(self) -> list[_Call]:
+        stack: list[_Call] | None = getattr(self._threads, "stack", None)
+        if stack is None:
+            stack = self._threads.stack = []
+        return stack
 
     # -- installing
     def start(self) -> None:
@@ -128,7 +136,8 @@ class SuiteProbe(child.Probe):
 
         @functools.wraps(original)
         def __call__(fn: Any, *args: Any, **kwargs: Any) -> Any:
-            if probe._stack or not probe.on or ops.inside_function():
+            stack = probe._stack
+            if stack or not probe.on or ops.inside_function():
                 return original(fn, *args, **kwargs)
             entry = getattr(fn, "_tflint_graph_entry", None)
             if entry is None:
@@ -137,14 +146,14 @@ class SuiteProbe(child.Probe):
                     fn._tflint_graph_entry = entry
             call = _Call(entry, forced=bool(getattr(fn, "_run_functions_eagerly", False)))
             before = fn.experimental_get_tracing_count()
-            probe._stack.append(call)
+            stack.append(call)
             try:
                 return original(fn, *args, **kwargs)
             except BaseException:
                 call.raised = True
                 raise
             finally:
-                probe._stack.pop()
+                stack.pop()
                 entry.calls += 1
                 if call.forced:
                     entry.eager += 1
@@ -162,23 +171,25 @@ class SuiteProbe(child.Probe):
 
         @functools.wraps(original)
         def __init__(wrapper: Any, func: Any, transformation_name: Any, *a: Any, **k: Any) -> None:
-            if probe._stack or not probe.on:
+            stack = probe._stack
+            if stack or not probe.on:
                 original(wrapper, func, transformation_name, *a, **k)
                 return
             name = getattr(func, "__name__", "") or "function"
             entry = Entry(f"{name} (a {transformation_name} function)", per_element=True)
-            probe._stack.append(_Call(entry))
+            stack.append(_Call(entry))
             try:
                 original(wrapper, func, transformation_name, *a, **k)
             finally:
-                probe._stack.pop()
+                stack.pop()
 
         wrapper_class.__init__ = __init__  # type: ignore[method-assign]
 
     # -- recording
     def _count(self, seen: Seen) -> bool:
         graph = ops.inside_function()
-        call = self._stack[0] if self._stack else None
+        stack = self._stack
+        call = stack[0] if stack else None
         if graph:
             seen.graph += 1
             if call is not None:
