@@ -16,11 +16,12 @@ functions, and an internal error becomes one warning line in the section.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sys
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -99,6 +100,10 @@ class _Session:
         self.lint_config: Config | None = None
         self.probe: SuiteProbe | None = None
         self.started = time.monotonic()
+        # Finding paths are relative to it (as the CLI run there prints them); a test that
+        # changes the working directory and leaves it does not move them.
+        self.home = Path(config.invocation_params.dir)
+        self.reals: dict[str, str] = {}
         self.device: str | None = None
         self.done = False
         self.report_line = ""
@@ -114,6 +119,7 @@ class _Session:
             return
         try:
             self.findings, self.lint_config = _analyse(self.config)
+            self.reals = {f.path: os.path.realpath(f.path) for f in self.findings}
         except Exception as exc:
             self._warn("static analysis failed", exc)
             return
@@ -172,7 +178,8 @@ class _Session:
         target = self.config.getoption("tflint_graph_report")
         if target:
             try:
-                self.report_line = self._write(Path(target))
+                with _working_dir(self.home):
+                    self.report_line = self._write(Path(target))
             except Exception as exc:
                 self._warn(f"could not write {target}", exc)
 
@@ -194,7 +201,8 @@ class _Session:
                 status = DynamicStatus(UNVERIFIED, "the probes were not installed")
                 self.statuses.append(UNVERIFIED)
             else:
-                verdict = judge(os.path.realpath(f.path), f.line, f.code, self.probe.record)
+                real = self.reals.get(f.path) or os.path.realpath(f.path)
+                verdict = judge(real, f.line, f.code, self.probe.record)
                 self.statuses.append(verdict.status)
                 status = (
                     DynamicStatus(UNVERIFIED, NOT_REACHED_EVIDENCE)
@@ -250,7 +258,7 @@ class _Session:
                 f"cannot tell the format from {target.name!r}: name it .json or .sarif, or "
                 "give --tflint-graph-format"
             )
-        text = FORMATS[name](self.findings, self._run_info(Path.cwd()))
+        text = FORMATS[name](self.findings, self._run_info(self.home))
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text + "\n", encoding="utf-8")
         return f"tflint-graph: wrote the {name} report to {target}"
@@ -263,7 +271,8 @@ class _Session:
             from tflint_graph.output import FORMATS
 
             write(self.summary() if self.findings else "tflint-graph: no findings to confirm")
-            listed = FORMATS["text"](self.findings, self._run_info(Path.cwd()))
+            with _working_dir(self.home):
+                listed = FORMATS["text"](self.findings, self._run_info(self.home))
             for line in listed.splitlines():
                 write(line)
             if self.report_line:
@@ -273,6 +282,17 @@ class _Session:
         if self.errors:
             # One line: the plugin must never take the user's session down.
             write(f"tflint-graph: warning: internal error: {self.errors[0]} (please report this)")
+
+
+@contextlib.contextmanager
+def _working_dir(path: Path) -> Iterator[None]:
+    """Source lines are read by the findings' relative paths: from where they were found."""
+    before = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(before)
 
 
 def _paths(config: pytest.Config) -> list[str]:

@@ -136,6 +136,7 @@ class SuiteProbe(child.Probe):
 
         @functools.wraps(original)
         def __call__(fn: Any, *args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True  # pytest shows the user's frames, not the probe's
             stack = probe._stack
             if stack or not probe.on or ops.inside_function():
                 return original(fn, *args, **kwargs)
@@ -171,6 +172,7 @@ class SuiteProbe(child.Probe):
 
         @functools.wraps(original)
         def __init__(wrapper: Any, func: Any, transformation_name: Any, *a: Any, **k: Any) -> None:
+            __tracebackhide__ = True
             stack = probe._stack
             if stack or not probe.on:
                 original(wrapper, func, transformation_name, *a, **k)
