@@ -207,7 +207,7 @@ class _Session:
                 status = (
                     DynamicStatus(UNVERIFIED, NOT_REACHED_EVIDENCE)
                     if verdict.status == NOT_REACHED
-                    else DynamicStatus(verdict.status, verdict.evidence)
+                    else DynamicStatus(verdict.status, verdict.evidence, device=self.device)
                 )
             out.append(dataclasses.replace(f, dynamic=status))
         return out

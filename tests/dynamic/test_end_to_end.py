@@ -12,6 +12,7 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -79,16 +80,32 @@ def test_evidence_says_what_happened(fixture_run: dict) -> None:
     for f in fixture_run["findings"]:
         by_code.setdefault(f["code"], []).append(f["dynamic"]["evidence"])
     assert any(
-        "on the first call, 0 times over 2 later calls: trace-time only" in e
+        "while tracing with symbolic inputs, 0 times over 3 calls with values that reused the "
+        "trace: trace-time only" in e
         for e in by_code["TFG101"]
     )
     assert any("OperatorNotAllowedInGraphError at line 9" in e for e in by_code["TFG201"])
     assert any("InaccessibleTensorError" in e for e in by_code["TFG207"])
     assert any("eager result" in e and "[0.0, 0.0, 0.0]" in e for e in by_code["TFG209"])
-    assert any("tracing count went 1 ->" in e for e in by_code["TFG301"])
+    assert any(
+        "staged: dynamic mode called it with new batch sizes" in e and "went 1 ->" in e
+        for e in by_code["TFG301"]
+    )
     assert any("traced" in e and "eager" in e and "us" in e for e in by_code["TFG401"])
-    assert any("still returned the old result" in e for e in by_code["TFG109"])
+    assert any(
+        "staged: dynamic mode set" in e and "still returned the old result" in e
+        for e in by_code["TFG109"]
+    )
     assert any("len 0 -> len 1" in e for e in by_code["TFG102"])
+    # A constructor that takes a network: built the way the module's own script builds it,
+    # and a signature naming module constants: read from the imported tf.function.
+    assert any(
+        "inputs float32[2,4] (traced as float32[None,4]) from input_signature" in e
+        and "constructed as Agent(build_policy(OBS_DIM, NUM_ACTIONS), epsilon=0.1)" in e
+        for e in by_code["TFG103"]
+    )
+    # Class ids in range for a parameter named like labels (a sparse cross-entropy).
+    assert any("guessed inputs float32[2,4], int32[2]" in e for e in by_code["TFG102"])
     # Where the inputs came from is part of the evidence.
     evidence = [e for es in by_code.values() for e in es]
     assert any("from input_signature" in e for e in evidence)
@@ -136,12 +153,15 @@ def test_text_and_sarif_carry_the_status(tmp_path: Path) -> None:
     first = text.stdout.splitlines()[0]
     assert first.startswith("step.py:6:5: TFG101 ")
     assert first.endswith(
-        "[dynamic: confirmed: print ran 1 time on the first call, 0 times over 2 later calls: "
-        "trace-time only; inputs float32[None] from input_signature]"
+        "[dynamic: confirmed: print ran 1 time while tracing with symbolic inputs, 0 times over "
+        "3 calls with values that reused the trace: trace-time only; inputs float32[2] (traced "
+        "as float32[None]) from input_signature]"
     )
     sarif = _cli("step.py", "--dynamic", "--no-cache", "--output-format", "sarif", cwd=project)
     run = json.loads(sarif.stdout)["runs"][0]
-    assert run["results"][0]["properties"]["dynamic"]["status"] == "confirmed"
+    dynamic = run["results"][0]["properties"]["dynamic"]
+    assert dynamic["status"] == "confirmed"
+    assert dynamic["inputs"] == "float32[2]" and "CPU" in dynamic["device"]
     assert run["properties"]["dynamic"]["confirmed"] == 1
 
 
@@ -170,6 +190,13 @@ HOSTILE = {
         child = subprocess.Popen(["sleep", "300"])
         pathlib.Path(__file__).with_name("spawned.pid").write_text(str(child.pid))
         sys.exit(0)
+        """
+    ),
+    # Past the in-child guard (a separate program), at what looks like its parent's group.
+    "signals_parent.py": textwrap.dedent(
+        """\
+        import os, subprocess
+        subprocess.run(["kill", "-TERM", "--", "-%d" % os.getpgid(os.getppid())])
         """
     ),
 }
@@ -243,6 +270,7 @@ def test_hostile_modules_are_unverified_with_the_reason(hostile_run) -> None:
         "broken_import.py": "ModuleNotFoundError",
         "crashes.py": "killed by signal SIGSEGV",
         "spawns.py": "exited with status 0 during import",
+        "signals_parent.py": "the module signalled its runner (SIGTERM) during import",
     }
     for path, reason in reasons.items():
         status = _status(doc, path)
@@ -285,6 +313,49 @@ def test_a_hanging_module_costs_the_timeout_only(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stderr
     assert "[dynamic: unverified: timed out after 3.0 s during import]" in proc.stdout
     assert elapsed < 60
+
+
+def test_ctrl_c_stops_the_run_and_its_children(tmp_path: Path) -> None:
+    pytest.importorskip("tensorflow")
+    spins = "import os, pathlib\n" + (
+        "pathlib.Path(__file__).with_suffix('.pid').write_text(str(os.getpid()))\n"
+        "while True:\n    pass\n"
+    )
+    for name in ("a", "b", "c"):  # with 2 jobs, c waits in the queue
+        (tmp_path / f"{name}.py").write_text(spins + _TRACED, encoding="utf-8")
+    # SIGINT as a terminal's Ctrl-C sends it, even if this test runs with SIGINT ignored.
+    run_cli = (
+        "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "sys.argv = ['tflint-graph', '.', '--dynamic', '--no-cache', '--jobs', '2', "
+        "'--dynamic-timeout', '120']; runpy.run_module('tflint_graph', run_name='__main__')"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", run_cli],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.glob("*.pid"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        pids = [int(p.read_text()) for p in tmp_path.glob("*.pid")]
+        assert len(pids) == 2, proc.stderr
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        elapsed = time.monotonic() - start
+    finally:
+        proc.kill()
+    assert "Aborted!" in err
+    assert elapsed < 10, elapsed
+    assert not (tmp_path / "c.pid").exists()  # the queued module never started
+    time.sleep(1)
+    for pid in pids:
+        stat = Path(f"/proc/{pid}/stat")
+        assert not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
 
 
 def test_without_tensorflow_one_line_and_exit_2(

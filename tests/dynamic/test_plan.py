@@ -649,13 +649,16 @@ def test_guesses_follow_parameter_names() -> None:
         row = shape[:1]
         assert attempt.args == (
             f32(*shape),
-            TensorSpecLite("int32", row),
+            TensorSpecLite("int32", row, values=(0, 2)),
             TensorSpecLite("string", row),
             f32(*shape),
         )
     mapped = only_target(plan, "preprocess")
     # One element of a dataset: the label is a scalar.
-    assert mapped.attempts[0].args == (f32(*GUESSED_SHAPES[0]), TensorSpecLite("int32", ()))
+    assert mapped.attempts[0].args == (
+        f32(*GUESSED_SHAPES[0]),
+        TensorSpecLite("int32", (), values=(0, 2)),
+    )
 
 
 # -- callees are grouped into their root --------------------------------------------------
@@ -1413,3 +1416,62 @@ def test_constructor_arguments_are_guessed_from_their_names() -> None:
     opaque = only_target(plan, "Opaque.call")
     assert opaque.ctor_kwargs == {}
     assert opaque.note == ""
+
+
+# -- guesses from names and from the module's own calls ------------------------------------
+
+GUESS_SOURCE = src(
+    """
+    import random
+    import tensorflow as tf
+
+    def build(units):
+        return tf.keras.layers.Dense(units)
+
+    class Scorer(tf.Module):
+        def __init__(self, layer, scale):
+            self.layer = layer
+            self.scale = scale
+
+        @tf.function
+        def score(self, features, labels, mask, grads):
+            print(features)
+            return features
+
+    @tf.function
+    def augment(image, strength):
+        print("augmenting")
+        return image * strength
+
+    if __name__ == "__main__":
+        augment(tf.zeros([2, 2]), 0.5)
+        scorer = Scorer(build(4), scale=2.0)
+    """
+)
+
+
+def test_names_shape_the_guesses() -> None:
+    plan, _ = plan_for(GUESS_SOURCE)
+    target = only_target(plan, "Scorer.score")
+    features, labels, mask, grads = target.attempts[0].args
+    assert features == TensorSpecLite("float32", GUESSED_SHAPES[0])
+    # Class ids drawn in range for any classifier, a boolean mask, a list of gradients.
+    assert labels == TensorSpecLite("int32", (2,), values=(0, 2))
+    assert mask == TensorSpecLite("bool", GUESSED_SHAPES[0][:2])
+    assert isinstance(grads, TupleSpec) and len(grads.items) == 2
+
+
+def test_a_constructor_is_built_as_the_module_builds_it() -> None:
+    plan, _ = plan_for(GUESS_SOURCE)
+    target = only_target(plan, "Scorer.score")
+    assert [str(a) for a in target.ctor] == ["build(4)"]
+    assert {k: str(v) for k, v in target.ctor_kwargs.items()} == {"scale": "2.0"}
+    assert "constructed as Scorer(build(4), scale=2.0), as the module does on line" in target.note
+
+
+def test_a_python_literal_the_module_passes_stays_a_python_value() -> None:
+    plan, _ = plan_for(GUESS_SOURCE)
+    target = only_target(plan, "augment")
+    image, strength = target.attempts[0].args
+    assert isinstance(image, TensorSpecLite)
+    assert strength == PyValue(0.5)

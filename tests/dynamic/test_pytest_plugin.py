@@ -294,16 +294,22 @@ def test_a_raising_code_needs_the_documented_exception_at_its_line() -> None:
     ran = {(FILE, 12): _seen(graph=1)}
     wrong = SessionRecord(lines=ran, raised=[raised(12, "ValueError")])
     assert judge(FILE, 12, "TFG201", wrong).status == "unverified"
-    elsewhere = SessionRecord(lines=ran, raised=[raised(14, "OperatorNotAllowedInGraphError")])
+    elsewhere = SessionRecord(
+        lines=ran, raised=[raised(14, "OperatorNotAllowedInGraphError", "symbolic")]
+    )
     assert judge(FILE, 12, "TFG201", elsewhere).status == "not-reproduced"
     # TFG207's error surfaces where the list is used: anywhere in the same function.
     moved = SessionRecord(lines=ran, raised=[raised(18, "InaccessibleTensorError")])
     assert judge(FILE, 12, "TFG207", moved).status == "confirmed"
-    here = SessionRecord(lines=ran, raised=[raised(12, "OperatorNotAllowedInGraphError", "no")])
+    # The documented error says what it is about: the type alone is too common.
+    vague = SessionRecord(lines=ran, raised=[raised(12, "OperatorNotAllowedInGraphError")])
+    assert judge(FILE, 12, "TFG201", vague).status == "unverified"
+    message = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed."
+    here = SessionRecord(lines=ran, raised=[raised(12, "OperatorNotAllowedInGraphError", message)])
     verdict = judge(FILE, 12, "TFG201", here)
     assert verdict.status == "confirmed"
-    assert (
-        verdict.evidence == "OperatorNotAllowedInGraphError at line 12 while tracing (in t::x): no"
+    assert verdict.evidence == (
+        f"OperatorNotAllowedInGraphError at line 12 while tracing (in t::x): {message}"
     )
 
 

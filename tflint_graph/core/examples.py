@@ -106,6 +106,8 @@ class TensorSpecLite:
     dtype: str
     shape: tuple[int | None, ...] | None
     name: str | None = None
+    # Integer values are drawn from [low, high) (class ids of a guessed label: in range).
+    values: tuple[int, int] | None = None
 
     def __str__(self) -> str:
         if self.shape is None:

@@ -24,6 +24,9 @@ class DynamicStatus:
 
     status: str
     evidence: str
+    # The device the calls ran on and the inputs they used (``float32[2,3]``), when known.
+    device: str | None = None
+    inputs: str | None = None
 
     def __str__(self) -> str:
         return f"[dynamic: {self.status}: {self.evidence}]"

@@ -6,16 +6,21 @@ user's module, so it may import TensorFlow.  :func:`run` receives the imported m
 dict: the device, TensorFlow's version and, per target, the calls made and what the probes saw.
 
 For each target it builds the callable (a module-level ``tf.function``; a method of a class
-constructed without arguments, or with the ``Class`` example from config; Keras ``call`` and
+constructed with the ``Class`` example from config, the arguments the module's own code
+passes it, or guesses; Keras ``call`` and
 ``train_step`` through a ``tf.function`` as Keras's own train function does; a ``Dataset.map``
 callback through ``tf.data``), then tries the planned input attempts in order until one runs
 without an exception outside the flagged lines (guessed shapes may not fit the function).
 
-Per call (a *phase*) it records: probe hits (``print``, ``random``, clock and environment
-reads, ``logging``, file I/O) attributed to the module line of their direct caller, looking
+Each attempt first traces the target symbolically (``TensorSpec``\\ s, unknown dims left
+unknown; a ``Dataset.map`` callback is traced by ``.map()`` instead), then calls it with
+concrete values.  Per phase it records: probe hits (``print``, ``random``, clock and environment
+reads, ``logging``, file I/O) attributed to the module line of their direct caller, and
+counted apart when they ran outside graph building (at call time), looking
 through AutoGraph's generated code with the source maps AutoGraph builds; which module lines
 ran (``sys.settrace``); fingerprints of watched state (a global, ``self.attr``) before and
-after; and the exception, with the deepest module line in its traceback.  Experiments that
+after; and the exception, unwrapped from AutoGraph's and Keras's messages, with the module
+lines in its traceback.  Experiments that
 need several calls (a changed global, an eager re-run, new batch sizes, timing) run after the
 three calls with every probe silent.
 """
@@ -88,6 +93,8 @@ class Probe:
         self.origin: dict[str, str] = {}  # AutoGraph file -> the user file it was made from
         self.phase: str | None = None
         self.hits: dict[str, dict[str, dict[str, int]]] = {}
+        # The same hits, counted again when they ran outside graph building: at call time.
+        self.eager_hits: dict[str, dict[str, dict[str, int]]] = {}
         self.lines: dict[str, set[int]] = {}
         self.patched: dict[int, tuple[Any, Any]] = {}
 
@@ -150,9 +157,12 @@ class Probe:
         line = self.caller_line(frame)
         if line is None:
             return
-        counts = self.hits.setdefault(self.phase, {}).setdefault(str(line), {})
         key = f"{kind}:{name}"
+        counts = self.hits.setdefault(self.phase, {}).setdefault(str(line), {})
         counts[key] = counts.get(key, 0) + 1
+        if not tf.inside_function():
+            eager = self.eager_hits.setdefault(self.phase, {}).setdefault(str(line), {})
+            eager[key] = eager.get(key, 0) + 1
 
     def patch(self, owner: Any, attr: str, kind: str, name: str) -> None:
         original = getattr(owner, attr, None)
@@ -298,29 +308,37 @@ class Probe:
             self.phase = None
 
     def exception_locations(self, exc: BaseException) -> list[tuple[str, int]]:
-        """The user (file, line)s in the tracebacks of ``exc`` and the exceptions it chains,
-        outermost first, the deepest last."""
+        """The user (file, line)s in the exception's traceback (and in the tracebacks it was
+        raised from), outermost first; AutoGraph's re-raised errors carry the user's frames as
+        text only, so the message is read too."""
         found: list[tuple[str, int]] = []
         seen: set[int] = set()
         current: BaseException | None = exc
+        chain = []
         while current is not None and id(current) not in seen:
             seen.add(id(current))
-            tb = current.__traceback__
+            chain.append(current)
+            current = current.__cause__ or current.__context__
+        for item in reversed(chain):
+            tb = item.__traceback__
             while tb is not None:
                 where = self.locate(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
                 if where is not None:
                     found.append(where)
                 tb = tb.tb_next
-            current = current.__cause__ or current.__context__
-        if not found:  # AutoGraph's re-raised errors carry the user frames as text only
-            for filename, number in re.findall(r'File "([^"]+)", line (\d+)', str(exc)):
+            for filename, number in re.findall(r'File "([^"]+)", line (\d+)', str(item)):
                 if _real(filename) in self.files:
                     found.append((_real(filename), int(number)))
         return found
 
+    def exception_lines(self, exc: BaseException) -> list[int]:
+        """The lines of ``exception_locations`` (the child has one file)."""
+        return [line for _, line in self.exception_locations(exc)]
+
     def exception_line(self, exc: BaseException) -> int | None:
-        found = self.exception_locations(exc)
-        return found[-1][1] if found else None
+        """The deepest module line the exception passed through."""
+        lines = self.exception_lines(exc)
+        return lines[-1] if lines else None
 
 
 def _first_line(text: str) -> str:
@@ -328,38 +346,77 @@ def _first_line(text: str) -> str:
     return lines[0].strip()[:300] if lines else ""
 
 
+_WRAPPERS = (
+    "in user code",
+    "Exception encountered when calling",
+    "Exception encountered while",
+    "Could not automatically infer the output shape",
+)
+
+
+def _unwrapped(text: str) -> str:
+    """The error's own message under the wrappers AutoGraph and Keras put around it:
+    AutoGraph's "in user code: File ... TypeError: <message>", Keras's "Exception encountered
+    when calling X.call(). <message> Arguments received by ...", and Keras's symbolic build
+    ("Could not automatically infer the output shape ... Error encountered: <message>")."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    for _ in range(6):
+        stripped = text.strip()
+        if not stripped.startswith(_WRAPPERS):
+            break
+        if stripped.startswith("in user code"):
+            found = list(re.finditer(r"^\s*\w+(?:Error|Exception|Warning): ", stripped, re.M))
+            if not found:
+                break
+            text = stripped[found[-1].end() :]
+            continue
+        if "Error encountered:" in stripped:
+            text = stripped.split("Error encountered:", 1)[1]
+            continue
+        _, _, rest = stripped.partition("\n")
+        if not rest.strip():
+            break
+        text = rest
+    kept = []
+    for raw in text.strip().splitlines():
+        line = raw.strip()
+        if line.startswith(("Arguments received", "\u2022")):
+            break
+        if line:
+            kept.append(line)
+    return " ".join(kept)
+
+
 def _describe(probe: Probe, exc: BaseException) -> dict[str, Any]:
-    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
-    message = _first_line(text)
-    # AutoGraph wraps errors as "in user code: File ... ValueError: <the real message>", and
-    # Keras as "Exception encountered when calling X.call(). <the real message> Arguments...".
-    if message.startswith(("in user code", "Exception encountered when calling")):
-        tail = re.findall(r"^\s*(\w+(?:Error|Exception)): (.+)$", text, re.M)
-        rest = [
-            t.strip()
-            for t in text.splitlines()[1:]
-            if t.strip() and not t.strip().startswith(("Arguments received", "File ", "\u2022"))
-        ]
-        if tail:
-            message = tail[-1][1].strip()[:300]
-        elif rest and message.startswith("Exception encountered"):
-            message = rest[0][:300]
+    detail = _unwrapped(str(exc)) or type(exc).__name__
+    message = detail[:300]
     if len(message) > 120 and ". " in message[:200]:
         message = message[: message.index(". ") + 1]  # the first sentence says it
+    lines = probe.exception_lines(exc)
     return {
         "type": type(exc).__name__,
         "mro": [c.__name__ for c in type(exc).__mro__],
         "message": message,
-        "line": probe.exception_line(exc),
+        # What the verdicts match a rule's documented error against.
+        "detail": detail[:1500],
+        "line": lines[-1] if lines else None,
+        "lines": sorted(set(lines)),
     }
 
 
 # -- inputs
 
 
-def make_input(spec: dict[str, Any], seed: int, batch: int | None = None) -> Any:
+def make_input(
+    spec: dict[str, Any], seed: int, batch: int | None = None, module: ModuleType | None = None
+) -> Any:
     if spec["kind"] == "py":
         return ast.literal_eval(spec["repr"])
+    if spec["kind"] == "expr":
+        # An argument the module's own code passes, over the module's own names.
+        if module is None:
+            raise Unreachable("an argument from the module's own call needs the module")
+        return eval(compile(spec["source"], "<module call>", "eval"), vars(module))
     if spec["kind"] == "tuple":
         return tuple(make_input(s, seed, batch) for s in spec["items"])
     rng = np.random.default_rng(seed)
@@ -375,12 +432,24 @@ def make_input(spec: dict[str, Any], seed: int, batch: int | None = None) -> Any
     if dtype_name == "bool":
         return tf.constant(rng.random(shape) < 0.5)
     if dtype_name.startswith(("int", "uint")):
-        return tf.cast(tf.constant(rng.integers(1, 10, size=shape)), dtype)
+        low, high = spec.get("values") or (1, 10)
+        return tf.cast(tf.constant(rng.integers(low, high, size=shape)), dtype)
     if dtype_name.startswith("complex"):
         real, imag = rng.standard_normal(shape), rng.standard_normal(shape)
         part = tf.float64 if dtype_name == "complex128" else tf.float32
         return tf.complex(tf.constant(real, part), tf.constant(imag, part))
     return tf.cast(tf.constant(rng.standard_normal(shape).astype("float32")), dtype)
+
+
+def symbolic_input(spec: dict[str, Any]) -> Any:
+    """What the symbolic trace passes for ``spec``: a ``TensorSpec`` whose unknown dims stay
+    unknown, so tracing needs no valid values; Python values as they are."""
+    if spec["kind"] == "py":
+        return ast.literal_eval(spec["repr"])
+    if spec["kind"] == "tuple":
+        return tuple(symbolic_input(s) for s in spec["items"])
+    shape = spec.get("relaxed", spec["shape"]) if "relaxed" in spec else spec["shape"]
+    return tf.TensorSpec(shape, getattr(tf, spec["dtype"]))
 
 
 def _has_batch(spec: dict[str, Any]) -> bool:
@@ -545,7 +614,18 @@ class TargetCaller:
         if self.kind != "keras_step":
             return
         model = self.owner
-        if not getattr(model, "compiled", True) or getattr(model, "optimizer", None) is None:
+        given = self.target.get("compile_args") or self.target.get("compile_kwargs")
+        if given:
+            # The module's own compile(): a custom one (a GAN's two optimizers) needs its
+            # own arguments.
+            model.compile(
+                *[make_input(s, 1, module=self.module) for s in self.target["compile_args"]],
+                **{
+                    k: make_input(s, 1, module=self.module)
+                    for k, s in self.target["compile_kwargs"].items()
+                },
+            )
+        elif not getattr(model, "compiled", True) or getattr(model, "optimizer", None) is None:
             model.compile(optimizer="sgd", loss="mse")
         data = args[0]
         x = data[0] if isinstance(data, tuple) else data
@@ -553,6 +633,13 @@ class TargetCaller:
             model(x)
         with contextlib.suppress(Exception):
             model.optimizer.build(model.trainable_variables)
+
+    def traces_symbolically(self) -> bool:
+        # A Dataset.map callback is traced by .map() itself, before any element exists.
+        return self.kind != "map" and hasattr(self.fn, "get_concrete_function")
+
+    def trace(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        return self.fn.get_concrete_function(*args, **kwargs)
 
     def call(self, args: list[Any], kwargs: dict[str, Any], index: int) -> Any:
         if self.kind != "map":
@@ -597,7 +684,17 @@ def _attempt(
     calls: int,
     device: str,
 ) -> dict[str, Any]:
-    result: dict[str, Any] = {"source": attempt["source"], "inputs": attempt["shown"], "calls": []}
+    """Trace the target symbolically (its Python body runs once, on ``TensorSpec``\\ s), then
+    call it ``calls`` times with concrete values of that signature.  Each is a *phase*; the
+    symbolic trace, when there is one, is the first, so trace-time evidence is recorded
+    before any value can fail."""
+    args_shown = [_shown(s) for s in attempt["args"]]
+    kwargs_shown = [f"{k}={_shown(s)}" for k, s in attempt.get("kwargs", {}).items()]
+    result: dict[str, Any] = {
+        "source": attempt["source"],
+        "inputs": ", ".join(args_shown + kwargs_shown) or "no arguments",
+        "calls": [],
+    }
     sets = []
     for seed in range(1, calls + 1):
         args = [make_input(s, seed) for s in attempt["args"]]
@@ -611,16 +708,34 @@ def _attempt(
         return result
     watches = target.get("watch", [])
     runner.prepare(sets[0][0])
+    phases: list[tuple[str, Callable[[], Any]]] = []
+    if runner.traces_symbolically():
+        sym_args = [symbolic_input(s) for s in attempt["args"]]
+        sym_kwargs = {k: symbolic_input(s) for k, s in attempt.get("kwargs", {}).items()}
+        relaxed = [_shown(s, relaxed=True) for s in attempt["args"]]
+        if relaxed != args_shown:
+            result["traced_with"] = ", ".join(relaxed)
+        phases.append(("trace", lambda: runner.trace(sym_args, sym_kwargs)))
     for index, (args, kwargs) in enumerate(sets):
-        phase = f"{target['id']}#{attempt['source']}#{index}"
-        call: dict[str, Any] = {"exception": None, "changed": {}}
+        phases.append(
+            (str(index), lambda a=args, k=kwargs, i=index: runner.call(a, k, i))  # type: ignore[misc]
+        )
+    for label, run_phase in phases:
+        phase = f"{target['id']}#{attempt['source']}#{label}"
+        call: dict[str, Any] = {"exception": None, "changed": {}, "symbolic": label == "trace"}
         before = [_fingerprint(_read_watch(w, runner.module, runner.owner)) for w in watches]
+        count_before = runner.tracing_count()
         with probe.recording(phase):
             try:
                 with tf.device(device):
-                    runner.call(args, kwargs, index)
+                    run_phase()
             except BaseException as exc:
                 call["exception"] = _describe(probe, exc)
+        count_after = runner.tracing_count()
+        # Whether this phase traced (a retrace on a later call is trace time too).
+        call["traced"] = (
+            None if count_before is None or count_after is None else count_after > count_before
+        )
         values = [_read_watch(w, runner.module, runner.owner) for w in watches]
         after = [_fingerprint(v) for v in values]
         call["missing"] = [
@@ -635,6 +750,7 @@ def _attempt(
             if b[0] != a[0]:
                 call["changed"][w["label"]] = f"{b[1]} -> {a[1]}"
         call["hits"] = probe.hits.get(phase, {})
+        call["eager_hits"] = probe.eager_hits.get(phase, {})
         call["lines"] = sorted(probe.lines.get(phase, ()))
         result["calls"].append(call)
         if call["exception"] is not None:
@@ -657,8 +773,9 @@ def _usable(result: dict[str, Any], target: dict[str, Any]) -> bool:
         return result.get("tracing_count") != 0
     mro = set(exc.get("mro", ()))
     # The error a finding predicts, at its line: a guess that fails elsewhere is a bad guess.
+    lines = set(exc.get("lines") or ()) | {exc.get("line")}
     for line, types in target.get("expected", ()):
-        if exc.get("line") == line and mro & set(types):
+        if line in lines and mro & set(types):
             return True
     # Some errors surface away from the flagged line (TFG207: where the list is used).
     return bool(set(target.get("raised_anywhere", ())) & mro)
@@ -825,12 +942,16 @@ def _timing(runner: TargetCaller, result: dict[str, Any], repeats: int = 15) -> 
     return {"traced_us": traced * 1e6, "eager_us": eager * 1e6, "repeats": repeats}
 
 
-def _shown(spec: dict[str, Any]) -> str:
+def _shown(spec: dict[str, Any], *, relaxed: bool = False) -> str:
+    """``float32[2,3]``: the sizes actually run (or, ``relaxed``, traced: ``float32[None,3]``)."""
     if spec["kind"] == "py":
         return "py:" + spec["repr"]
     if spec["kind"] == "tuple":
-        return "(" + ", ".join(_shown(s) for s in spec["items"]) + ")"
-    return f"{spec['dtype']}[{','.join(str(d) for d in spec['shape'])}]"
+        return "(" + ", ".join(_shown(s, relaxed=relaxed) for s in spec["items"]) + ")"
+    shape = spec.get("relaxed") if relaxed and "relaxed" in spec else spec["shape"]
+    if shape is None:
+        return f"{spec['dtype']}[?]"
+    return f"{spec['dtype']}[{','.join(str(d) for d in shape)}]"
 
 
 def _model_attempts(
@@ -861,8 +982,9 @@ def _model_attempts(
         x_shape = [2] + [2 if d is None else int(d) for d in tuple(inputs[0].shape)[1:]]
         out_shape = [2] + [2 if d is None else int(d) for d in tuple(outputs[0].shape)[1:]]
         x = {"kind": "tensor", "dtype": "float32", "shape": x_shape}
+        classes = out_shape[-1] if len(out_shape) > 1 and out_shape[-1] > 1 else 2
         labels = [
-            {"kind": "tensor", "dtype": "int32", "shape": [2]},
+            {"kind": "tensor", "dtype": "int32", "shape": [2], "values": [0, classes]},
             {"kind": "tensor", "dtype": "float32", "shape": out_shape},
         ]
         out = []
@@ -891,6 +1013,20 @@ _SPEC_CLASH = re.compile(
     r"TensorSpec\(shape=\(([^)]*)\), dtype=tf\.(\w+)"
 )
 _RANK_CLASH = re.compile(r"target\.shape=\(([^)]*)\), output\.shape=\(([^)]*)\)")
+# Keras: "expected axis -1 of input shape to have value 4, but received input with shape (2, 3)"
+_AXIS_CLASH = re.compile(
+    r"expected axis -1 of input shape to have value (\d+), but received input with shape "
+    r"\(([^)]*)\)"
+)
+
+
+def _last_dims(message: str) -> tuple[int, int] | None:
+    """(size given, size wanted) of the last axis, from a matmul's or a Keras layer's error."""
+    if m := _DIM_CLASH.search(message):
+        return int(m.group(1)), int(m.group(2))
+    if (m := _AXIS_CLASH.search(message)) and (received := _dims(m.group(2))):
+        return received[-1], int(m.group(1))
+    return None
 
 
 def _dims(text: str) -> list[int] | None:
@@ -924,8 +1060,9 @@ def _fix_for(message: str) -> Fix | None:
             return spec
 
         return retype
-    if m := _DIM_CLASH.search(message):
-        old, new = int(m.group(1)), int(m.group(2))
+    sizes = _last_dims(message)
+    if sizes is not None:
+        old, new = sizes
 
         def resize(spec: dict[str, Any]) -> dict[str, Any]:
             floats = spec["kind"] == "tensor" and spec["dtype"].startswith("float")
@@ -964,9 +1101,24 @@ def _adapted(attempt: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] 
     if attempt["source"] not in ("guessed", "annotations") or not result.get("calls"):
         return None
     exc = result["calls"][0].get("exception") or {}
-    fix = _fix_for(exc.get("message", ""))
-    if fix is None:
+    found = _fix_for(exc.get("detail") or exc.get("message", ""))
+    if found is None:
         return None
+    fix_spec = found
+
+    def fix(spec: dict[str, Any]) -> dict[str, Any]:
+        fixed = fix_spec(spec)
+        if "relaxed" in spec and fixed.get("shape") != spec.get("shape"):
+            # The symbolic trace takes the new sizes too, keeping the unknown dims unknown.
+            old = spec["relaxed"]
+            new = fixed["shape"]
+            same_rank = old is not None and len(old) == len(new)
+            fixed = {
+                **fixed,
+                "relaxed": [None if same_rank and old[i] is None else d for i, d in enumerate(new)],
+            }
+        return fixed
+
     args = [fix(a) for a in attempt["args"]]
     kwargs = {k: fix(v) for k, v in attempt.get("kwargs", {}).items()}
     if args == attempt["args"] and kwargs == attempt.get("kwargs", {}):
@@ -975,9 +1127,45 @@ def _adapted(attempt: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] 
     return {"source": attempt["source"], "shown": shown, "args": args, "kwargs": kwargs}
 
 
+def _signature_attempt(runner: TargetCaller, unknown: int) -> dict[str, Any] | None:
+    """An attempt from the ``input_signature`` of the ``tf.function`` being called."""
+    signature = getattr(runner.fn, "input_signature", None)
+    if not signature:
+        return None
+    args = []
+    for spec in signature:
+        if not isinstance(spec, tf.TensorSpec) or spec.shape.rank is None:
+            return None
+        relaxed = list(spec.shape.as_list())
+        args.append(
+            {
+                "kind": "tensor",
+                "dtype": spec.dtype.name,
+                "shape": [unknown if d is None else d for d in relaxed],
+                "relaxed": relaxed,
+            }
+        )
+    return {
+        "source": "input_signature",
+        "shown": ", ".join(_shown(a) for a in args),
+        "args": args,
+        "kwargs": {},
+    }
+
+
 def _runner(module: ModuleType, target: dict[str, Any]) -> TargetCaller:
-    ctor = [make_input(s, 1) for s in target.get("ctor", [])]
-    ctor_kwargs = {k: make_input(s, 1) for k, s in target.get("ctor_kwargs", {}).items()}
+    try:
+        ctor = [make_input(s, 1, module=module) for s in target.get("ctor", [])]
+        ctor_kwargs = {
+            k: make_input(s, 1, module=module) for k, s in target.get("ctor_kwargs", {}).items()
+        }
+    except Unreachable:
+        raise
+    except Exception as exc:
+        raise Unreachable(
+            f"the constructor arguments could not be built ({type(exc).__name__}: "
+            f"{_first_line(str(exc))[:120]})"
+        ) from exc
     return TargetCaller(module, target, ctor, ctor_kwargs)
 
 
@@ -1032,6 +1220,7 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
         if target.get("roles") and target["kind"] in ("function", "wrap", "method") and attempts:
             attempts = _model_attempts(module, target, attempts[0]) + attempts
         adapted = 0
+        signature_read = False
         for attempt in attempts:
             # A failed guess may have built a model for the wrong shape: start each attempt
             # from a freshly executed module, as the import left it.
@@ -1048,6 +1237,15 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
                 ]
                 break
             used = True
+            if not signature_read and attempt["source"] in ("guessed", "annotations"):
+                signature_read = True
+                # The source's signature was not a literal (it names module constants): the
+                # tf.function the import built holds it.
+                real = _signature_attempt(runner, int(params.get("unknown_dim", 2)))
+                if real is not None:
+                    # Tried first; the guess stays next in line.
+                    attempts.insert(attempts.index(attempt), real)
+                    attempt = real
             try:
                 result = _attempt(probe, runner, target, attempt, calls, device or "")
             except Exception as exc:

@@ -21,8 +21,30 @@ Isolation, and the choices behind it:
 - Results travel on a dedicated pipe as JSON lines (phase markers, then one final message),
   never on stdout, which user code may flood. stdout and stderr are read incrementally and only
   the first ``output_limit`` bytes of each are kept.
-- The child runs in its own session; on timeout the whole process group is killed with
-  SIGKILL. A memory limit is applied with ``RLIMIT_AS`` in the child before the import (POSIX
+- The child runs below a *runner*, a second interpreter (standard library only, ``-I -S``)
+  that tflint-graph starts; runner and child each lead their own session. So ``getppid()``, its
+  process group and a terminal's signals are the runner's, never tflint-graph's. The runner
+  catches every signal that can be caught: one that reaches it (``kill $PPID``, ctypes) means
+  the module signalled its runner, and the child is stopped and reported so. A runner killed or
+  stopped by the module shows as such too; the parent then kills the child's group itself.
+- Before the user's code runs, the child's ``os.kill``, ``os.killpg`` and
+  ``signal.pidfd_send_signal`` refuse (``PermissionError``) to signal anything outside the
+  module's own session; signal 0 (does it exist?) stays allowed. ``signal.pthread_kill`` only
+  reaches the child's own threads. A module that looks tflint-graph up by name and signals it
+  with another program is not stopped: only a PID namespace would, and tflint-graph keeps its
+  default handling on purpose, so that Ctrl-C and a service manager's SIGTERM still stop a run.
+- When the child ends, or tflint-graph is done with it (timeout included), the runner kills the
+  child's whole process group with SIGKILL (background processes too) before reaping the
+  child, and reports its exit status on a status pipe. The runner's stdin is a lifeline: when
+  tflint-graph closes it or ends, even by SIGKILL, the runner kills the child;
+  ``stop_children`` stops every running child at once (Ctrl-C).
+- The child has its own ``HOME``, ``TMPDIR`` (``TEMP``, ``TMP``, ``tempfile.tempdir``), Keras
+  home, XDG folders, ``MPLCONFIGDIR`` and ``TFHUB_CACHE_DIR`` in the scratch folder, so what
+  Keras (``keras.json``), AutoGraph (generated modules) and user code write there goes with
+  it. The user's ``keras.json`` is copied in (backend, floatx); ``PYTHONUSERBASE`` keeps the
+  user site-packages and ``CUDA_CACHE_PATH`` the GPU's compiled-kernel cache where they were.
+  Literal paths such as ``/tmp/x`` are not redirected.
+- A memory limit is applied with ``RLIMIT_AS`` in the child before the import (POSIX
   only; note that address space, not resident memory, is limited, so give TensorFlow, which
   reserves much address space, a generous figure).
 """
@@ -35,16 +57,18 @@ import os
 import selectors
 import shutil
 import signal
+import site
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ChildResult", "child_environment", "module_name_for", "run_isolated"]
+__all__ = ["ChildResult", "child_environment", "module_name_for", "run_isolated", "stop_children"]
 
 # At most this many bytes of result JSON are kept; a bigger report is a failure.
 RESULT_LIMIT = 16 * 1024 * 1024
@@ -89,8 +113,71 @@ def _describe(exc):
     line = type(exc).__name__ + (": " + text[0] if text else "")
     return line[:300]
 
+def _guard_signals():
+    # The runner and tflint-graph live in other sessions: refuse to signal anything outside
+    # the module's own session (signal 0, an existence check, stays allowed). Closures keep the
+    # real functions out of reach of the module's globals.
+    import signal
+    kill, killpg, getsid = os.kill, os.killpg, os.getsid
+    own, runner = getsid(0), os.getppid()  # the runner leads its own session and group
+
+    def outside(pid):
+        try:
+            return getsid(pid) != own
+        except OSError:  # no such process (or group leader): the real call says so
+            return False
+
+    def refuse(sig, target):
+        try:
+            sig = signal.Signals(sig).name
+        except (ValueError, TypeError):
+            sig = "signal %r" % (sig,)
+        raise PermissionError("tflint-graph dynamic mode does not let the module send %s to %s, "
+                              "outside the module's own session" % (sig, target))
+
+    def process(pid):
+        return "process %d%s" % (pid, " (its runner)" if pid == runner else "")
+
+    def group(pgid):
+        return "process group %d%s" % (pgid, " (its runner's)" if pgid == runner else "")
+
+    def guarded_kill(pid, sig, /):
+        if sig != 0:
+            if pid == -1:
+                refuse(sig, "every process")
+            if pid > 0 and outside(pid):
+                refuse(sig, process(pid))
+            if pid < -1 and outside(-pid):
+                refuse(sig, group(-pid))
+        return kill(pid, sig)
+
+    def guarded_killpg(pgid, sig, /):
+        if sig != 0 and pgid > 0 and outside(pgid):
+            refuse(sig, group(pgid))
+        return killpg(pgid, sig)
+
+    guarded_kill.__doc__, guarded_killpg.__doc__ = kill.__doc__, killpg.__doc__
+    os.kill, os.killpg = guarded_kill, guarded_killpg
+    send_pidfd = getattr(signal, "pidfd_send_signal", None)
+    if send_pidfd is not None:
+        def guarded_pidfd_send_signal(pidfd, sig, siginfo=None, flags=0, /):
+            try:
+                with open("/proc/self/fdinfo/%d" % pidfd, encoding="ascii") as f:
+                    pids = [int(l.split()[1]) for l in f if l.startswith("Pid:")]
+            except (OSError, ValueError, IndexError):
+                pids = []
+            if sig != 0 and pids and pids[0] > 0 and outside(pids[0]):
+                refuse(sig, process(pids[0]))
+            return send_pidfd(pidfd, sig, siginfo, flags)
+        guarded_pidfd_send_signal.__doc__ = send_pidfd.__doc__
+        signal.pidfd_send_signal = guarded_pidfd_send_signal
+    # signal.pthread_kill reaches only this process's own threads.
+
 _phase = "setup"
 try:
+    _guard_signals()
+    import tempfile
+    tempfile.tempdir = _cfg["tmpdir"]  # the child's own, in the scratch folder
     if _cfg["memory_mb"] is not None:
         try:
             import resource
@@ -136,6 +223,106 @@ except BaseException as exc:
     except BaseException:
         _tb = ""
     _fail(_phase, _describe(exc), _tb)
+"""
+
+# The runner between tflint-graph and the child (see the module docstring). argv: [-c, status
+# fd, result fd, child argv...]. Only the standard library, no json or subprocess (start-up
+# time). It reports on the status fd, one line each: "spawned PID", "signal N" (a signal
+# reached it, so the module signalled its runner: the child is stopped), "error TEXT",
+# and last "exit RC" (the child's status, negative for a signal).
+_RUNNER = r"""
+import os, select, signal, sys
+_status, _result, _argv = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+os.set_inheritable(_status, False)
+
+def _say(*words):
+    line = (" ".join(str(w) for w in words).replace("\n", " ") + "\n").encode()
+    try:
+        while line:
+            line = line[os.write(_status, line):]
+    except OSError:
+        pass
+
+_got = []
+def _note(signum, frame):
+    _got.append(signum)
+
+_wake_r, _wake_w = os.pipe()
+os.set_blocking(_wake_w, False)
+signal.set_wakeup_fd(_wake_w)
+# Left alone: what cannot be caught, what does no harm by default, and hardware faults (a
+# handler that returns would re-run the faulting instruction).
+_left = {getattr(signal, n, None) for n in ("SIGKILL", "SIGSTOP", "SIGCONT", "SIGWINCH",
+         "SIGURG", "SIGCHLD", "SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE")}
+for _s in signal.valid_signals():
+    if _s not in _left:
+        try:
+            signal.signal(_s, _note)
+        except (OSError, ValueError, RuntimeError):
+            pass
+signal.signal(signal.SIGCHLD, lambda signum, frame: None)  # wakes the select below
+
+_err_r, _err_w = os.pipe()  # close-on-exec: EOF once the child's exec succeeded
+_pid = os.fork()
+if _pid == 0:
+    try:
+        os.setsid()
+        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+        os.set_inheritable(_result, True)
+        os.execv(_argv[0], _argv)
+    except BaseException as exc:
+        try:
+            os.write(_err_w, ("%s: %s" % (type(exc).__name__, exc)).encode()[:500])
+        finally:
+            os._exit(127)
+os.close(_err_w)
+os.close(_result)
+_null = os.open(os.devnull, os.O_RDWR)
+# From now on only the child holds the output pipes: they close when it and its own are done.
+os.dup2(_null, 1)
+os.dup2(_null, 2)
+_failed = os.read(_err_r, 1000)
+if _failed:
+    _say("error", _failed.decode("utf-8", "replace"))
+else:
+    _say("spawned", _pid)
+
+_reaped = None  # the child's wait status, where it had to be reaped to see it end
+
+def _exited():
+    global _reaped
+    try:
+        if hasattr(os, "waitid"):  # sees the end without reaping: the group id stays ours
+            return os.waitid(os.P_PID, _pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        pid, status = os.waitpid(_pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    if pid:
+        _reaped = status
+    return bool(pid)
+
+try:
+    while not _failed:
+        if _got:
+            _say("signal", _got[0])
+            break
+        if _exited():
+            break
+        _ready = select.select([0, _wake_r], [], [], 1.0)[0]
+        if _wake_r in _ready:
+            os.read(_wake_r, 4096)
+        if 0 in _ready and not os.read(0, 4096):
+            break  # tflint-graph closed the lifeline: it is done with this child, or gone
+finally:
+    # Kill the child's group (background processes too) before reaping the child, so that
+    # the group id cannot be reused in between.
+    try:
+        os.killpg(_pid, signal.SIGKILL)
+    except OSError:
+        pass
+    _rc = os.waitstatus_to_exitcode(os.waitpid(_pid, 0)[1] if _reaped is None else _reaped)
+    if not _failed:
+        _say("exit", _rc)
 """
 
 
@@ -207,15 +394,6 @@ class _StreamCapture:
         return self.kept.decode("utf-8", errors="replace")
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    # The child leads its own session, so its pid is the group id; kill stragglers too.
-    with contextlib.suppress(OSError):
-        if hasattr(os, "killpg"):
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:  # pragma: no cover - non-POSIX
-            proc.kill()
-
-
 def _signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
@@ -223,15 +401,61 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def child_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+# Where, below the scratch folder, the child's own home and temp folder are.
+_HOME, _TMP = "home", "tmp"
+
+
+def _private_folders(scratch: Path) -> dict[str, str]:
+    """Environment variables that point everything the child writes "outside" into
+    ``scratch``: its home, temp folder, Keras home and the caches libraries keep there."""
+    home, tmp = scratch / _HOME, scratch / _TMP
+    keras = home / ".keras"
+    for folder in (home, tmp, keras):
+        folder.mkdir(parents=True, exist_ok=True)
+    # Keras reads its backend, floatx and image data format from keras.json: the user's
+    # settings must hold in the child too (Keras writes a default one otherwise).
+    user_keras = Path(os.environ.get("KERAS_HOME") or Path("~/.keras").expanduser())
+    with contextlib.suppress(OSError):
+        config = user_keras / "keras.json"
+        if config.is_file() and config.stat().st_size < 1 << 20:
+            shutil.copyfile(config, keras / "keras.json")
+    env = {
+        "HOME": str(home),
+        "TMPDIR": str(tmp),
+        "TEMP": str(tmp),
+        "TMP": str(tmp),
+        "KERAS_HOME": str(keras),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "MPLCONFIGDIR": str(home / ".config" / "matplotlib"),
+        "TFHUB_CACHE_DIR": str(tmp / "tfhub_modules"),
+        # A new HOME would move the user site-packages, where the user's TensorFlow may be.
+        "PYTHONUSERBASE": os.environ.get("PYTHONUSERBASE") or site.getuserbase(),
+    }
+    # The GPU driver's compiled-kernel cache stays where it was: without it every child would
+    # compile PTX again, which can take minutes on a GPU newer than the TensorFlow build.
+    env["CUDA_CACHE_PATH"] = os.environ.get("CUDA_CACHE_PATH") or str(
+        Path("~/.nv/ComputeCache").expanduser()
+    )
+    return env
+
+
+def child_environment(
+    extra: Mapping[str, str] | None = None, *, scratch: Path | None = None
+) -> dict[str, str]:
     """The child's environment: the parent's (a user's CUDA and library paths must reach their
     TensorFlow build), with TensorFlow's C++ logging quietened and no bytecode written into the
-    user's tree, then ``extra`` on top."""
+    user's tree; with ``scratch``, its own ``HOME``, temp folder and Keras home in that folder
+    (created here); then ``extra`` on top."""
     env = dict(os.environ)
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.pop("PYTHONSTARTUP", None)
     env.pop("PYTHONINSPECT", None)
+    if scratch is not None:
+        env.update(_private_folders(scratch))
     env.update(extra or {})
     return env
 
@@ -263,6 +487,7 @@ def run_isolated(
     try:
         workdir = scratch / "cwd"
         workdir.mkdir()
+        child_env = child_environment(env, scratch=scratch)
         config = scratch / "config.json"
         config.write_text(
             json.dumps(
@@ -273,13 +498,12 @@ def run_isolated(
                     "sys_path": sys_path,
                     "payload": payload,
                     "memory_mb": memory_mb,
+                    "tmpdir": child_env.get("TMPDIR", str(scratch / _TMP)),
                 }
             ),
             encoding="utf-8",
         )
-        return _run_child(
-            config, workdir, timeout, output_limit, memory_mb, start, child_environment(env)
-        )
+        return _run_child(config, workdir, timeout, output_limit, memory_mb, start, child_env)
     except Exception as exc:  # the parent must never go down with the child
         return ChildResult(
             ok=False,
@@ -288,6 +512,62 @@ def run_isolated(
         )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+class _Runner:
+    """The parent's side of one runner process: what it reported on its status pipe, and how
+    to stop it and its child."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        self.buffer = bytearray()
+        self.child_pid: int | None = None
+        self.signal: int | None = None
+        self.exit_rc: int | None = None
+        self.error = ""
+        # The runner's own exit status when the run ended, before it was told to stop.
+        self.ended_rc: int | None = None
+
+    def add(self, chunk: bytes) -> None:
+        self.buffer += chunk
+        *lines, rest = bytes(self.buffer).split(b"\n")
+        self.buffer = bytearray(rest[:4096])
+        for raw in lines:
+            word, _, arg = raw.decode("utf-8", errors="replace").partition(" ")
+            with contextlib.suppress(ValueError):
+                if word == "spawned":
+                    self.child_pid = int(arg)
+                elif word == "signal" and self.signal is None:
+                    self.signal = int(arg)
+                elif word == "exit":
+                    self.exit_rc = int(arg)
+                elif word == "error":
+                    self.error = arg[:300]
+
+    def stop(self) -> None:
+        """Close the lifeline (the runner then kills its child and reports), and kill the
+        child's group here too unless the runner has already reaped it."""
+        with contextlib.suppress(OSError):
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+        if self.exit_rc is None and self.child_pid is not None:
+            with contextlib.suppress(OSError):
+                os.killpg(self.child_pid, signal.SIGKILL)
+
+
+# Runners now running, for stop_children (worker threads of the session run them).
+_LIVE: set[_Runner] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def stop_children() -> None:
+    """Stop every child now running (on Ctrl-C: the run stops, its children with it)."""
+    with _LIVE_LOCK:
+        runners = list(_LIVE)
+    for runner in runners:
+        runner.stop()
+        with contextlib.suppress(OSError):
+            runner.proc.kill()
 
 
 def _run_child(
@@ -300,71 +580,113 @@ def _run_child(
     env: dict[str, str],
 ) -> ChildResult:
     read_fd, write_fd = os.pipe()
+    status_fd, status_write_fd = os.pipe()
+    child = [sys.executable, "-B", "-u", "-c", _BOOTSTRAP, str(write_fd), str(config)]
+    # -I -S: the runner needs only the standard library, and nothing from the environment.
+    runner_argv = [sys.executable, "-I", "-S", "-B", "-c", _RUNNER, str(status_write_fd)]
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-B", "-u", "-c", _BOOTSTRAP, str(write_fd), str(config)],
+            [*runner_argv, str(write_fd), *child],
             cwd=workdir,
             env=env,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            pass_fds=(write_fd,),
+            pass_fds=(write_fd, status_write_fd),
             start_new_session=True,
         )
     except BaseException:
         os.close(read_fd)
+        os.close(status_fd)
         raise
     finally:
         os.close(write_fd)
+        os.close(status_write_fd)
 
+    runner = _Runner(proc)
+    with _LIVE_LOCK:
+        _LIVE.add(runner)
     out, err = _StreamCapture(output_limit), _StreamCapture(output_limit)
     result = bytearray()
     result_total = 0
     timed_out = False
     deadline = start + timeout
     assert proc.stdout is not None and proc.stderr is not None
+    child_side = {proc.stdout.fileno(), proc.stderr.fileno(), read_fd}
     sel = selectors.DefaultSelector()
     try:
         sel.register(proc.stdout.fileno(), selectors.EVENT_READ, out)
         sel.register(proc.stderr.fileno(), selectors.EVENT_READ, err)
-        sel.register(read_fd, selectors.EVENT_READ, None)
+        sel.register(read_fd, selectors.EVENT_READ, result)
+        sel.register(status_fd, selectors.EVENT_READ, runner)
         exited_at: float | None = None
         while sel.get_map():
             now = time.monotonic()
             if now >= deadline:
-                timed_out = proc.poll() is None
+                timed_out = runner.exit_rc is None and proc.poll() is None
                 break
-            if exited_at is None and proc.poll() is not None:
+            # Over when the runner is gone or has reported, or when the child's pipes are all
+            # closed (a runner stopped by the module would otherwise keep the run waiting).
+            if exited_at is None and (
+                runner.exit_rc is not None
+                or runner.signal is not None
+                or proc.poll() is not None
+                or not child_side & set(sel.get_map())
+            ):
                 exited_at = now
-            # Once the child has exited, drain briefly: a grandchild may hold the pipes open.
+            # Drain briefly: a grandchild may hold the pipes open.
             if exited_at is not None and now - exited_at > 0.5:
                 break
             for key, _ in sel.select(timeout=min(0.1, deadline - now)):
                 chunk = os.read(key.fd, _CHUNK)
                 if not chunk:
                     sel.unregister(key.fd)
-                elif key.data is None:
+                elif key.data is result:
                     result_total += len(chunk)
                     if len(result) < RESULT_LIMIT:
                         result += chunk
                 else:
                     key.data.add(chunk)
         if not timed_out:
-            try:
-                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                timed_out = True
+            # A runner that has reported exits at once; one the module stopped never does.
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=max(0.0, min(1.0, deadline - time.monotonic())))
     finally:
-        _kill_group(proc)
+        with _LIVE_LOCK:
+            _LIVE.discard(runner)
+        runner.ended_rc = proc.poll()
+        runner.stop()
+        # Let the runner reap its child (no zombie left behind), then make sure it is gone.
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=1)
+        if proc.poll() is None:
+            with contextlib.suppress(OSError):
+                proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5)
         sel.close()
         os.close(read_fd)
+        os.close(status_fd)
         proc.stdout.close()
         proc.stderr.close()
+    return _result_of(
+        runner, bytes(result), result_total, out, err, timed_out, timeout, memory_mb, start
+    )
 
+
+def _result_of(
+    runner: _Runner,
+    result: bytes,
+    result_total: int,
+    out: _StreamCapture,
+    err: _StreamCapture,
+    timed_out: bool,
+    timeout: float,
+    memory_mb: int | None,
+    start: float,
+) -> ChildResult:
     phase, done = "startup", None
-    for line in bytes(result).splitlines():
+    for line in result.splitlines():
         try:
             msg = json.loads(line)
         except ValueError:
@@ -374,7 +696,7 @@ def _run_child(
         elif isinstance(msg, dict) and msg.get("event") == "done":
             done = msg
 
-    rc = proc.returncode
+    rc = runner.exit_rc
     res = ChildResult(
         ok=False,
         reason="",
@@ -386,10 +708,25 @@ def _run_child(
         stdout_truncated=out.truncated,
         stderr_truncated=err.truncated,
     )
+    runner_rc = runner.ended_rc
     if timed_out:
         res.reason = f"timed out after {timeout:.1f} s during {phase}"
     elif result_total > RESULT_LIMIT:
         res.reason = f"probe result too large ({result_total} bytes, limit {RESULT_LIMIT})"
+    elif runner.signal is not None:
+        res.reason = (
+            f"the module signalled its runner ({_signal_name(runner.signal)}) during {phase}"
+        )
+    elif runner.error:
+        res.reason = f"could not run the child: {runner.error}"
+    elif rc is None:
+        # The runner never reported the child's end: the module killed or stopped it.
+        if runner_rc is not None and runner_rc < 0:
+            res.reason = f"the module killed its runner ({_signal_name(-runner_rc)}) during {phase}"
+        elif runner_rc is None:
+            res.reason = f"the module stopped its runner during {phase}"
+        else:
+            res.reason = f"the runner exited with status {runner_rc} during {phase}"
     elif done is not None:
         res.phase = str(done.get("phase", phase)) if done.get("status") != "ok" else "done"
         if done.get("status") == "ok" and rc == 0:
@@ -402,7 +739,7 @@ def _run_child(
                 res.reason += f" during {res.phase}"
             if memory_mb is not None and res.reason.startswith("MemoryError"):
                 res.reason += f" (memory limit {memory_mb} MB)"
-    elif rc is not None and rc < 0:
+    elif rc < 0:
         res.reason = f"killed by signal {_signal_name(-rc)} during {phase}"
     else:
         res.reason = f"exited with status {rc} during {phase}"

@@ -28,12 +28,14 @@ import libcst as cst
 from tflint_graph.core.config import Config
 from tflint_graph.core.examples import Example, PyValue, TensorSpecLite, from_signature_source
 from tflint_graph.core.finding import Finding
+from tflint_graph.dynamic.calls import ModuleCalls
 from tflint_graph.dynamic.verdicts import (
     PROBE_KINDS,
     RAISES,
     UNVERIFIED,
     WATCH_CODES,
     Attempt,
+    SourceExpr,
     Spec,
     Target,
     TupleSpec,
@@ -125,6 +127,7 @@ def plan_module(
             plan.verdicts[(f.line, f.code)] = Verdict(UNVERIFIED, f"could not analyse: {exc}")
         return plan
     tree = _ast(source)
+    calls = ModuleCalls(tree) if tree is not None else None
     lines = source.splitlines()
     local_names: dict[Finding, frozenset[str]] = {}
     by_entry: dict[cst.CSTNode, tuple[_Entry, list[Finding]]] = {}
@@ -140,14 +143,22 @@ def plan_module(
         by_entry.values(), key=lambda item: ctx.position(item[0].node).start.line
     ):
         kind, qualname = entry.kind, entry.qualname
-        attempts, roles = _attempts(ctx, entry, f"{module_name}:{qualname}", examples)
+        attempts, roles = _attempts(ctx, entry, f"{module_name}:{qualname}", examples, calls)
         class_name = qualname.partition(".")[0] if "." in qualname else ""
         ctor_example = examples.get(f"{module_name}:{class_name}") if class_name else None
         ctor: tuple[Spec, ...] = ()
         ctor_kwargs: dict[str, Spec] = {}
         note = entry.note
+        own = calls.constructor(class_name) if class_name and calls is not None else None
         if ctor_example is not None:
             ctor, ctor_kwargs = tuple(ctor_example.args), dict(ctor_example.kwargs)
+        elif own is not None:
+            ctor = tuple(SourceExpr(a) for a in own.args)
+            ctor_kwargs = {k: SourceExpr(v) for k, v in own.kwargs}
+            note = _join(
+                note,
+                f"constructed as {own.shown(class_name)}, as the module does on line {own.line}",
+            )
         elif class_name:
             guessed_ctor = _ctor_guess(ctx, class_name)
             if guessed_ctor:
@@ -161,6 +172,11 @@ def plan_module(
             if (w := _watch(tree, lines, f, local_names[f])) is not None
         )
         codes = {f.code for f in found}
+        compiled = (
+            calls.method_call(class_name, "compile")
+            if kind == "keras_step" and calls is not None
+            else None
+        )
         plan.targets.append(
             Target(
                 path=qualname,
@@ -170,6 +186,8 @@ def plan_module(
                 module=module_name,
                 ctor=ctor,
                 ctor_kwargs=ctor_kwargs,
+                compile_args=tuple(SourceExpr(a) for a in compiled.args) if compiled else (),
+                compile_kwargs={k: SourceExpr(v) for k, v in compiled.kwargs} if compiled else {},
                 watches=watches,
                 stale=tuple(sorted({w.name for w in watches if w.code == "TFG109"})),
                 eager_diff="TFG209" in codes,
@@ -420,6 +438,7 @@ def _attempts(
     entry: _Entry,
     key: str,
     examples: Mapping[str, Example],
+    calls: ModuleCalls | None = None,
 ) -> tuple[tuple[Attempt, ...], tuple[str, ...]]:
     """The ways to call the root, and the roles of its guessed positional parameters."""
     example = examples.get(key)
@@ -450,8 +469,15 @@ def _attempts(
     required, keyword_only = _params(node, method="." in entry.qualname)
     described = [_annotation(ctx, p) for p in [*required, *keyword_only]]
     source = "annotations" if any(d is not None for d in described) else "guessed"
-    attempts = []
     names = [p.name.value for p in [*required, *keyword_only]]
+    if calls is not None and any(d is None for d in described):
+        # A Python value the module's own calls pass (`augment(image, 0.5)`) is no tensor.
+        passed = calls.literals(node.name.value, names, method="." in entry.qualname)
+        described = [
+            PyValue(passed[n]) if d is None and _plain(passed.get(n, _NO_VALUE)) else d
+            for d, n in zip(described, names, strict=True)
+        ]
+    attempts = []
     for shape in GUESSED_SHAPES:
         specs: list[Spec] = [
             d
@@ -473,8 +499,19 @@ def _attempts(
     return tuple(attempts), roles
 
 
+_NO_VALUE = object()
+
+
+def _plain(value: object) -> bool:
+    """A value a call passes that stays a Python value (a list may be a batch of data)."""
+    return isinstance(value, (bool, int, float, str)) and not isinstance(value, bytes)
+
+
 # Parameter names that usually hold class labels, and ones that usually hold strings.
 _LABEL_NAME = re.compile(r"(^|_)(labels?|targets?|y|y_true|classes|class_ids?)$")
+_MASK_NAME = re.compile(r"(^|_)(masks?|padding_mask|attention_mask|valid)$")
+# Names that usually hold a list of tensors (what tf.clip_by_global_norm takes).
+_LIST_NAME = re.compile(r"(^|_)(grads|gradients|tensors|t_list|weights_list)$")
 _STRING_NAME = re.compile(
     r"(^|_)(serialized|records?|lines?|text|texts|sentences?|paths?|filenames?|files?|protos?|"
     r"strings?|examples?)$"
@@ -484,10 +521,14 @@ _STRING_NAME = re.compile(
 def _role(name: str) -> str:
     if _LABEL_NAME.search(name):
         return "label"
+    if _MASK_NAME.search(name):
+        return "mask"
+    if _LIST_NAME.search(name):
+        return "list"
     return "string" if _STRING_NAME.search(name) else "tensor"
 
 
-def _guess(name: str, shape: tuple[int, ...], *, per_element: bool) -> TensorSpecLite:
+def _guess(name: str, shape: tuple[int, ...], *, per_element: bool) -> Spec:
     """A tensor for a parameter nothing describes: float32 of ``shape``, except that labels
     are int32 and serialized records strings, one per batch row (a scalar for a
     ``Dataset.map`` element)."""
@@ -495,7 +536,17 @@ def _guess(name: str, shape: tuple[int, ...], *, per_element: bool) -> TensorSpe
     role = _role(name)
     if role == "tensor":
         return TensorSpecLite("float32", shape)
-    return TensorSpecLite("int32" if role == "label" else "string", row)
+    if role == "list":
+        # Gradients come as one tensor per variable: a kernel and a bias.
+        bias = shape[-1:] if shape else (3,)
+        return TupleSpec((TensorSpecLite("float32", shape), TensorSpecLite("float32", bias)))
+    if role == "mask":
+        # A mask covers the batch and sequence axes of the tensor it goes with.
+        return TensorSpecLite("bool", shape[:2])
+    if role == "label":
+        # Class ids: 0 and 1 are in range for any classifier.
+        return TensorSpecLite("int32", row, values=(0, 2))
+    return TensorSpecLite("string", row)
 
 
 # -- what state a finding claims changes ---------------------------------------------------

@@ -14,13 +14,13 @@ import importlib.util
 import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tflint_graph.core.config import Config
 from tflint_graph.core.finding import TOOL_CODES, DynamicStatus, Finding
-from tflint_graph.dynamic.isolation import module_name_for
+from tflint_graph.dynamic.isolation import module_name_for, stop_children
 from tflint_graph.dynamic.plan import plan_module
 from tflint_graph.dynamic.verdicts import (
     CONFIRMED,
@@ -110,12 +110,21 @@ def confirm_findings(
     # Children are separate processes: threads only wait for them.
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(work) or 1))) as pool:
         futures = {pool.submit(one, item): item[0] for item in work}
-        for done, future in enumerate(as_completed(futures), start=1):
-            path = futures[future]
-            for (line, code), verdict in future.result().items():
-                verdicts[(path, line, code)] = verdict
-            if progress is not None:
-                progress(done, len(work), path)
+        try:
+            for done, future in enumerate(as_completed(futures), start=1):
+                path = futures[future]
+                for (line, code), verdict in future.result().items():
+                    verdicts[(path, line, code)] = verdict
+                if progress is not None:
+                    progress(done, len(work), path)
+        except BaseException:
+            # Ctrl-C: the pool would otherwise run every queued module before letting go; a
+            # worker still planning may start its child after the first stop, hence the loop.
+            pool.shutdown(wait=False, cancel_futures=True)
+            while not all(f.done() for f in futures):
+                stop_children()
+                wait(futures, timeout=0.1)
+            raise
     out = []
     for f in findings:
         if f.code in TOOL_CODES:
@@ -127,7 +136,10 @@ def confirm_findings(
             else verdicts.get((f.path, f.line, f.code), Verdict(UNVERIFIED, "not reached"))
         )
         summary.counts[verdict.status] += 1
-        out.append(dataclasses.replace(f, dynamic=DynamicStatus(verdict.status, verdict.evidence)))
+        status = DynamicStatus(
+            verdict.status, verdict.evidence, verdict.device or None, verdict.inputs or None
+        )
+        out.append(dataclasses.replace(f, dynamic=status))
     summary.seconds = time.monotonic() - start
     return out, summary
 

@@ -3,35 +3,44 @@
 The parent plans :class:`Target`\\ s (see :mod:`tflint_graph.dynamic.plan`), runs
 :mod:`tflint_graph.dynamic.child` in an isolated child process (one per module, see
 :func:`~tflint_graph.dynamic.isolation.run_isolated`) and reads its report here.  The child's
-parameters travel as a JSON string literal; nothing the user wrote is ever evaluated (Python
-values of ``py:`` arguments go through ``ast.literal_eval`` in the child).
+parameters travel as a JSON string literal; nothing from the configuration is ever evaluated
+(Python values of ``py:`` arguments go through ``ast.literal_eval`` in the child).  Only the
+arguments the module's own code passes (:mod:`~tflint_graph.dynamic.calls`) are evaluated,
+in the child, in the imported module's namespace, as that code itself would.
 
-A call is a *phase*: the first call traces, the two later calls use new values of the same
-signature and must not trace again.  Per code:
+A call is a *phase*.  The first phase is a symbolic trace (``get_concrete_function`` on
+``TensorSpec``\\ s whose unknown dims stay unknown) where the child can make one, else the
+first call, which traces; then come calls with concrete values of the same signature, which
+must not trace again.  Probe hits are counted twice: all of them, and those that ran outside
+graph building (*eager*, at call time).  Per code:
 
 - TFG101/103/104/107/108 (a probed effect: ``print``, ``random``, clocks and environment,
-  ``logging``, file I/O): ``confirmed`` when the probe fired at the flagged line during the
-  first call and never on later calls; ``not-reproduced`` when it fired on later calls too;
+  ``logging``, file I/O): ``confirmed`` when the probe fired at the flagged line while
+  TensorFlow traced and never at call time (kept when a later call fails on a guessed value:
+  a traced graph runs no Python); ``not-reproduced`` when it fired at call time;
   ``unverified`` when it never fired there.
 - TFG102/105/106 (outer state): ``confirmed`` when the flagged line ran and the watched global
-  or attribute changed during the first call and never on later calls.
-- TFG201-205, TFG208: ``confirmed`` when tracing raised at the flagged line (or, where no module
-  line could be located, raised the documented exception type); TFG207: when tracing raised
-  ``InaccessibleTensorError`` anywhere in the function (TensorFlow reports it where the list is
-  used after the loop); ``not-reproduced`` when the line ran and nothing was raised.
-- TFG109: the global is changed and the function called again: ``confirmed`` when the traced
-  result stays the same while an eager run's result changes.
-- TFG209: ``confirmed`` when the traced result differs from an eager run of the same inputs
-  (lost writes read as zeros).
-- TFG301: ``confirmed`` when new batch sizes make the tracing count grow.
-- TFG401: the median call time traced and eager after warm-up, and their ratio:
+  or attribute changed while tracing, and neither happened on calls that did not trace again.
+- TFG201-205, TFG208: ``confirmed`` when tracing raised the documented exception type with
+  the documented message (``RAISES_MESSAGE``, read under AutoGraph's and Keras's wrappers) and
+  the flagged line anywhere in its traceback; TFG207: ``InaccessibleTensorError`` anywhere in
+  the function (TensorFlow reports it where the list is used after the loop);
+  ``not-reproduced`` when the line ran and nothing was raised.
+- TFG109 (staged): the global is changed and the function called again: ``confirmed`` when the
+  traced result stays the same while an eager run's result changes.
+- TFG209 (staged): ``confirmed`` when the traced result differs from an eager run of the same
+  inputs (lost writes read as zeros).
+- TFG301 (staged): ``confirmed`` when new batch sizes make the tracing count grow.
+- TFG401 (staged): the median call time traced and eager after warm-up, and their ratio:
   ``confirmed`` when the graph is less than 1.5x faster than running the body eagerly.
 - anything else: ``unverified`` (no dynamic check).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +56,7 @@ __all__ = [
     "UNVERIFIED",
     "Attempt",
     "ProbeRun",
+    "SourceExpr",
     "Target",
     "TupleSpec",
     "Verdict",
@@ -84,12 +94,16 @@ RAISES: dict[str, tuple[str, ...]] = {
     "TFG208": ("ValueError",),
 }
 
-# Words the documented error's message holds, where the exception type alone is too common.
+# What the documented error's own message says (a regular expression, searched in the message
+# with the AutoGraph and Keras wrappers removed): the exception type alone is too common (a
+# TypeError from a guessed dtype is no tensor used as a Python value).
 RAISES_MESSAGE: dict[str, str] = {
-    "TFG202": "numpy",
-    "TFG204": "numpy",
-    "TFG205": "Variable",
-    "TFG208": "Variable",
+    "TFG201": r"(?i)symbolic",
+    "TFG202": r"numpy",
+    "TFG203": r"(?i)symbolic",
+    "TFG204": r"numpy",
+    "TFG205": r"Variable",
+    "TFG208": r"Variable",
 }
 
 # Codes whose error TensorFlow raises away from the flagged line.
@@ -110,6 +124,9 @@ class Verdict:
 
     status: str
     evidence: str
+    # The inputs the calls actually used (``float32[2,3]``) and the device they ran on.
+    inputs: str = ""
+    device: str = ""
 
 
 @dataclass(frozen=True)
@@ -122,7 +139,18 @@ class TupleSpec:
         return "(" + ", ".join(str(i) for i in self.items) + ")"
 
 
-Spec = ArgSpec | TupleSpec
+@dataclass(frozen=True)
+class SourceExpr:
+    """An argument the module's own code passes (see :mod:`~tflint_graph.dynamic.calls`):
+    source text over the module's names, evaluated in the child in the module's namespace."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+Spec = ArgSpec | TupleSpec | SourceExpr
 
 
 @dataclass(frozen=True)
@@ -174,6 +202,9 @@ class Target:
     module: str = ""
     ctor: tuple[Spec, ...] = ()
     ctor_kwargs: Mapping[str, Spec] = field(default_factory=dict)
+    # The module's own ``model.compile(...)`` for a Keras step (else a default compile).
+    compile_args: tuple[Spec, ...] = ()
+    compile_kwargs: Mapping[str, Spec] = field(default_factory=dict)
     watches: tuple[Watch, ...] = ()
     stale: tuple[str, ...] = ()
     eager_diff: bool = False
@@ -221,9 +252,21 @@ def spec_json(spec: Spec, unknown: int = 2) -> dict[str, Any]:
     if isinstance(spec, PyValue):
         return {"kind": "py", "repr": repr(spec.value)}
     if isinstance(spec, TensorSpecLite):
-        return {"kind": "tensor", "dtype": spec.dtype, "shape": list(concrete_shape(spec, unknown))}
+        # "relaxed" is what the symbolic trace uses: unknown dims stay unknown (SPEC §4).
+        relaxed = None if spec.shape is None else list(spec.shape)
+        out: dict[str, Any] = {
+            "kind": "tensor",
+            "dtype": spec.dtype,
+            "shape": list(concrete_shape(spec, unknown)),
+            "relaxed": relaxed,
+        }
+        if spec.values is not None:
+            out["values"] = list(spec.values)
+        return out
     if isinstance(spec, TupleSpec):
         return {"kind": "tuple", "items": [spec_json(s, unknown) for s in spec.items]}
+    if isinstance(spec, SourceExpr):
+        return {"kind": "expr", "source": spec.text}
     raise TypeError(f"not an argument spec: {spec!r}")
 
 
@@ -245,6 +288,8 @@ def params_for(
                 ),
                 "ctor": [spec_json(s, unknown) for s in t.ctor],
                 "ctor_kwargs": {k: spec_json(s, unknown) for k, s in t.ctor_kwargs.items()},
+                "compile_args": [spec_json(s, unknown) for s in t.compile_args],
+                "compile_kwargs": {k: spec_json(s, unknown) for k, s in t.compile_kwargs.items()},
                 "options": {"autograph": t.autograph},
                 "attempts": [
                     {
@@ -276,9 +321,13 @@ def _times(n: int) -> str:
     return f"{n} time" if n == 1 else f"{n} times"
 
 
-def _kind_hits(call: dict[str, Any], line: int, kind: str) -> dict[str, int]:
-    hits = call.get("hits", {}).get(str(line), {})
+def _kind_hits(call: dict[str, Any], line: int, kind: str, key: str = "hits") -> dict[str, int]:
+    hits = call.get(key, {}).get(str(line), {})
     return {k.partition(":")[2]: int(v) for k, v in hits.items() if k.partition(":")[0] == kind}
+
+
+def _n_calls(n: int) -> str:
+    return "1 call" if n == 1 else f"{n} calls"
 
 
 def _raised(exc: dict[str, Any]) -> str:
@@ -286,8 +335,21 @@ def _raised(exc: dict[str, Any]) -> str:
     return f"{exc['type']}{where}: {exc['message']}"
 
 
+def _sum(counts: list[dict[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for c in counts:
+        for name, n in c.items():
+            total[name] = total.get(name, 0) + n
+    return total
+
+
 class _Judge:
-    """Verdicts for the findings of one target from its part of the child's report."""
+    """Verdicts for the findings of one target from its part of the child's report.
+
+    The first phase is the symbolic trace when the child could make one (``symbolic``), else
+    the first call, which traces.  A probe hit is *graph* when it ran while TensorFlow built
+    a graph and *eager* when it ran at call time: only eager hits show a statement that is
+    not trace-time only, and graph hits keep their weight when a later call fails."""
 
     def __init__(self, target: Target, entry: dict[str, Any]) -> None:
         self.target = target
@@ -297,19 +359,29 @@ class _Judge:
         self.result: dict[str, Any] | None = attempts[chosen] if chosen is not None else None
         self.attempts = attempts
         result = self.result or {}
-        self.calls: list[dict[str, Any]] = result.get("calls", [])
+        calls: list[dict[str, Any]] = result.get("calls", [])
+        self.calls = calls
+        self.symbolic = bool(calls and calls[0].get("symbolic"))
+        # The calls with values, after the symbolic trace.
+        self.valued = calls[1:] if self.symbolic else calls
         inputs = result.get("inputs")
+        self.inputs = str(inputs or "")
         source = result.get("source")
+        traced_with = result.get("traced_with")
+        shown = f"{inputs} (traced as {traced_with})" if traced_with else inputs
         if not inputs:
             self.suffix = f"; {target.note}" if target.note else ""
         elif source == "guessed":
-            self.suffix = f"; guessed inputs {inputs}"
+            self.suffix = f"; guessed inputs {shown}"
         else:
-            self.suffix = f"; inputs {inputs} from {source}"
+            self.suffix = f"; inputs {shown} from {source}"
         if inputs and target.note:
             self.suffix += f"; {target.note}"
 
     def verdict(self, line: int, code: str) -> Verdict:
+        return dataclasses.replace(self._verdict(line, code), inputs=self.inputs)
+
+    def _verdict(self, line: int, code: str) -> Verdict:
         if self.entry.get("error"):
             return Verdict(UNVERIFIED, str(self.entry["error"]))
         if self.result is None:
@@ -354,43 +426,62 @@ class _Judge:
     def _later_exception(self) -> dict[str, Any] | None:
         return next((c["exception"] for c in self.calls[1:] if c.get("exception")), None)
 
+    def _tracing(self) -> str:
+        return (
+            "while tracing with symbolic inputs"
+            if self.symbolic
+            else "while tracing on the first call"
+        )
+
+    def _per_call(self) -> list[dict[str, Any]]:
+        """Calls with values that did not trace again: what runs on them runs on every call."""
+        return [c for c in self.valued if c.get("traced") is not True and c is not self.calls[0]]
+
     def _probe(self, line: int, code: str, first: dict[str, Any]) -> Verdict:
-        exc = first.get("exception")
         kind = PROBE_KINDS[code]
-        hits1 = _kind_hits(first, line, kind)
-        if exc is not None and not hits1:
-            return Verdict(UNVERIFIED, f"the first call raised {_raised(exc)}{self.suffix}")
+        every = _sum([_kind_hits(c, line, kind) for c in self.calls])
+        eager = _sum([_kind_hits(c, line, kind, "eager_hits") for c in self.calls])
+        graph = {k: n - eager.get(k, 0) for k, n in every.items() if n - eager.get(k, 0) > 0}
+        what = ", ".join(sorted(every)) or kind
+        exc = first.get("exception")
         later_exc = self._later_exception()
-        if later_exc is not None:
-            return Verdict(UNVERIFIED, f"a later call raised {_raised(later_exc)}{self.suffix}")
-        later: dict[str, int] = {}
-        for c in self.calls[1:]:
-            for name, n in _kind_hits(c, line, kind).items():
-                later[name] = later.get(name, 0) + n
-        n1, nl = sum(hits1.values()), sum(later.values())
-        what = ", ".join(sorted(set(hits1) | set(later))) or kind
-        n_later = len(self.calls) - 1
-        if exc is not None:
-            return Verdict(
-                UNVERIFIED,
-                f"{what} ran {_times(n1)} while tracing, but tracing raised {_raised(exc)}, so "
-                f"no later call could show it does not run again{self.suffix}",
-            )
-        if n1 and not nl and n_later:
-            return Verdict(
-                CONFIRMED,
-                f"{what} ran {_times(n1)} on the first call, 0 times over {n_later} later "
-                f"calls: trace-time only{self.suffix}",
-            )
-        if nl:
+        completed = [c for c in self._per_call() if not c.get("exception")]
+        if eager:
+            n = sum(eager.values())
             return Verdict(
                 NOT_REPRODUCED,
-                f"{what} ran on later calls too ({_times(n1)} on the first, {_times(nl)} over "
-                f"{n_later} later calls){self.suffix}",
+                f"{what} ran {_times(n)} at call time, outside graph tracing, over "
+                f"{len(self.valued)} calls: it is not trace-time only here{self.suffix}",
             )
-        ran = any(line in c.get("lines", ()) for c in self.calls)
-        why = f"line ran but no {kind} call was seen there" if ran else "line never ran"
-        return Verdict(UNVERIFIED, why + self.suffix)
+        if not graph:
+            if exc is not None:
+                return Verdict(UNVERIFIED, f"the first call raised {_raised(exc)}{self.suffix}")
+            if later_exc is not None:
+                return Verdict(UNVERIFIED, f"a later call raised {_raised(later_exc)}{self.suffix}")
+            ran = any(line in c.get("lines", ()) for c in self.calls)
+            why = f"line ran but no {kind} call was seen there" if ran else "line never ran"
+            return Verdict(UNVERIFIED, why + self.suffix)
+        n1 = sum(graph.values())
+        retraced = sum(1 for c in self.valued[1:] if c.get("traced"))
+        head = f"{what} ran {_times(n1)} {self._tracing()}"
+        if exc is not None:
+            tail = f", then tracing raised {_raised(exc)}; a traced graph runs no Python"
+        elif completed:
+            tail = (
+                f", 0 times over {_n_calls(len(completed))} with values that reused the trace: "
+                "trace-time only"
+            )
+        elif later_exc is not None:
+            tail = (
+                f"; the calls with values then raised {_raised(later_exc)}, but a traced graph "
+                "runs no Python"
+            )
+        else:
+            tail = ", never at call time: trace-time only"
+        if retraced:
+            again = "1 later call" if retraced == 1 else f"{retraced} later calls"
+            tail += f" (the function traced again on {again})"
+        return Verdict(CONFIRMED, f"{head}{tail}{self.suffix}")
 
     def _watch(self, line: int, code: str, first: dict[str, Any]) -> Verdict:
         watch = next((w for w in self.target.watches if w.line == line and w.code == code), None)
@@ -398,20 +489,19 @@ class _Judge:
         if exc is not None:
             return Verdict(UNVERIFIED, f"the first call raised {_raised(exc)}{self.suffix}")
         later_exc = self._later_exception()
-        if later_exc is not None:
-            return Verdict(UNVERIFIED, f"a later call raised {_raised(later_exc)}{self.suffix}")
+        per_call = self._per_call()
+        completed = [c for c in per_call if not c.get("exception")]
         ran_first = line in first.get("lines", ())
-        ran_later = any(line in c.get("lines", ()) for c in self.calls[1:])
-        n_later = len(self.calls) - 1
+        ran_later = any(line in c.get("lines", ()) for c in per_call)
         # The plan named a written variable the child could not read (a closure cell).
         unreadable = watch is not None and watch.label in first.get("missing", ())
-        if unreadable and code == "TFG105" and ran_first and not ran_later and n_later:
+        if unreadable and code == "TFG105" and ran_first and not ran_later and completed:
             # A global/nonlocal write is the statement itself: running while tracing only
             # is the whole claim, even where the variable (a closure cell) cannot be read.
             return Verdict(
                 CONFIRMED,
-                f"the write on line {line} ran on the first call (while tracing) and never "
-                f"over {n_later} later calls{self.suffix}",
+                f"the write on line {line} ran {self._tracing()} and never over "
+                f"{_n_calls(len(completed))} after it{self.suffix}",
             )
         if watch is None:
             return Verdict(UNVERIFIED, "the changed state could not be named from the source")
@@ -419,15 +509,33 @@ class _Judge:
         if code == "TFG102" and label not in first.get("containers", ()):
             return Verdict(UNVERIFIED, f"{label} does not hold a list, dict or set{self.suffix}")
         change1 = first.get("changed", {}).get(label)
-        later = [c.get("changed", {}).get(label) for c in self.calls[1:]]
-        if change1 and ran_first and not any(later) and not ran_later and n_later:
+        later = [c.get("changed", {}).get(label) for c in per_call]
+        if any(later) or ran_later:
+            return Verdict(
+                NOT_REPRODUCED,
+                f"{label} changed on later calls too, which did not trace again{self.suffix}"
+                if any(later)
+                else f"line {line} ran again on later calls that did not trace{self.suffix}",
+            )
+        if change1 and ran_first:
+            if completed:
+                tail = f"and never over {_n_calls(len(completed))} after it"
+            elif later_exc is not None:
+                tail = (
+                    f"; the calls with values then raised {_raised(later_exc)}, but a traced "
+                    "graph runs no Python"
+                )
+            else:
+                return Verdict(
+                    UNVERIFIED, f"{label} changed while tracing; no later call ran{self.suffix}"
+                )
             return Verdict(
                 CONFIRMED,
-                f"{label} changed on the first call ({change1}) and never over {n_later} later "
-                f"calls; line {line} ran while tracing only{self.suffix}",
+                f"{label} changed {self._tracing()} ({change1}) {tail}; line {line} ran while "
+                f"tracing only{self.suffix}",
             )
-        if any(later):
-            return Verdict(NOT_REPRODUCED, f"{label} changed on later calls too{self.suffix}")
+        if later_exc is not None:
+            return Verdict(UNVERIFIED, f"a later call raised {_raised(later_exc)}{self.suffix}")
         if not ran_first:
             return Verdict(UNVERIFIED, f"line never ran{self.suffix}")
         return Verdict(
@@ -443,12 +551,20 @@ class _Judge:
                     f"line {line} ran during tracing and nothing was raised{self.suffix}",
                 )
             return Verdict(UNVERIFIED, f"line never ran during tracing{self.suffix}")
-        at = exc.get("line")
-        expected = bool(set(RAISES[code]) & set(exc.get("mro", ())))
-        expected = expected and RAISES_MESSAGE.get(code, "") in exc.get("message", "")
+        documented = bool(set(RAISES[code]) & set(exc.get("mro", ())))
+        pattern = RAISES_MESSAGE.get(code)
+        text = str(exc.get("detail") or exc.get("message", ""))
+        specific = documented and (pattern is None or re.search(pattern, text) is not None)
+        lines = set(exc.get("lines") or ([exc["line"]] if exc.get("line") else []))
         # TFG207's error surfaces where the list is used after the loop, not at the append.
-        if expected and (at == line or at is None or code in RAISED_ANYWHERE):
+        if specific and (line in lines or code in RAISED_ANYWHERE):
             return Verdict(CONFIRMED, _raised(exc) + self.suffix)
+        if specific:
+            return Verdict(
+                UNVERIFIED,
+                f"the first call raised {_raised(exc)}, but line {line} is not in its "
+                f"traceback{self.suffix}",
+            )
         return Verdict(UNVERIFIED, f"the first call raised {_raised(exc)} instead{self.suffix}")
 
     def _stale(self, line: int, first: dict[str, Any], experiments: dict[str, Any]) -> Verdict:
@@ -468,21 +584,21 @@ class _Judge:
             )
         if exp.get("error"):
             return Verdict(UNVERIFIED, f"changing {watch.name}: {exp['error']}{self.suffix}")
-        change = f"{watch.name} = {exp['new']} (was {exp['old']})"
+        change = f"staged: dynamic mode set {watch.name} = {exp['new']} (was {exp['old']})"
         if exp["traced_changed"]:
             return Verdict(
                 NOT_REPRODUCED,
-                f"after {change} the traced function returned a new result{self.suffix}",
+                f"{change}, and the traced function returned a new result{self.suffix}",
             )
         if exp["eager_changed"]:
             return Verdict(
                 CONFIRMED,
-                f"after {change} the traced function still returned the old result while an "
+                f"{change}: the traced function still returned the old result while an "
                 f"eager run's result changed: the graph kept the trace-time value{self.suffix}",
             )
         return Verdict(
             UNVERIFIED,
-            f"after {change} neither the traced nor an eager result changed{self.suffix}",
+            f"{change}: neither the traced nor an eager result changed{self.suffix}",
         )
 
     def _eager_diff(self, exp: dict[str, Any] | None) -> Verdict:
@@ -490,15 +606,14 @@ class _Judge:
             return Verdict(UNVERIFIED, "no eager comparison ran")
         if exp.get("error"):
             return Verdict(UNVERIFIED, exp["error"] + self.suffix)
+        staged = "staged: the same inputs run traced and eagerly"
         if exp["differs"]:
             return Verdict(
                 CONFIRMED,
-                f"traced result {exp['traced']} but eager result {exp['eager']}: the write was "
-                f"lost in the graph{self.suffix}",
+                f"{staged}: traced result {exp['traced']} but eager result {exp['eager']}: "
+                f"the write was lost in the graph{self.suffix}",
             )
-        return Verdict(
-            NOT_REPRODUCED, f"traced and eager results agree ({exp['eager']}){self.suffix}"
-        )
+        return Verdict(NOT_REPRODUCED, f"{staged}: the results agree ({exp['eager']}){self.suffix}")
 
     def _shapes(self, exp: dict[str, Any] | None) -> Verdict:
         if exp is None:
@@ -509,15 +624,16 @@ class _Judge:
         if before is None or None in counts:
             return Verdict(UNVERIFIED, "the tracing count is not available")
         sizes_shown = ", ".join(str(s) for s in sizes)
+        staged = f"staged: dynamic mode called it with new batch sizes {sizes_shown}"
         if counts[-1] > before:
             return Verdict(
                 CONFIRMED,
-                f"tracing count went {before} -> {counts[-1]} over {len(sizes)} calls with new "
-                f"batch sizes ({sizes_shown}): each new request shape traces again{self.suffix}",
+                f"{staged}: the tracing count went {before} -> {counts[-1]}: each new request "
+                f"shape traces again{self.suffix}",
             )
         return Verdict(
             NOT_REPRODUCED,
-            f"tracing count stayed {before} for batch sizes {sizes_shown}{self.suffix}",
+            f"{staged}: the tracing count stayed {before}{self.suffix}",
         )
 
     def _timing(self, exp: dict[str, Any] | None) -> Verdict:
@@ -528,8 +644,8 @@ class _Judge:
         traced, eager = float(exp["traced_us"]), float(exp["eager_us"])
         speedup = eager / traced if traced > 0 else float("inf")
         shown = (
-            f"median of {exp['repeats']} calls after warm-up: traced {traced:.0f} us, eager "
-            f"{eager:.0f} us"
+            f"staged: median of {exp['repeats']} calls after warm-up: traced {traced:.0f} us, "
+            f"eager {eager:.0f} us"
         )
         if speedup < SPEEDUP_WORTH_IT:
             return Verdict(
@@ -597,5 +713,8 @@ def confirm_module(
         return run
     run.report = result.data
     run.device = result.data.get("device")
-    run.verdicts = verdicts_from_report(result.data, targets)
+    run.verdicts = {
+        key: dataclasses.replace(v, device=str(run.device or ""))
+        for key, v in verdicts_from_report(result.data, targets).items()
+    }
     return run

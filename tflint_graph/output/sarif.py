@@ -63,7 +63,12 @@ def sarif_log(findings: Sequence[Finding], run: RunInfo) -> dict[str, Any]:
             k: v for k, v in (("context", f.context), ("chain", list(f.chain)), ("fix", f.fix)) if v
         }
         if f.dynamic is not None:
-            properties["dynamic"] = {"status": f.dynamic.status, "evidence": f.dynamic.evidence}
+            properties["dynamic"] = {
+                "status": f.dynamic.status,
+                "evidence": f.dynamic.evidence,
+                "device": f.dynamic.device,
+                "inputs": f.dynamic.inputs,
+            }
         if properties:
             result["properties"] = properties
         results.append(result)
