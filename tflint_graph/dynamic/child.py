@@ -43,7 +43,7 @@ import statistics
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from types import FrameType, ModuleType
 from typing import Any
 
@@ -71,18 +71,26 @@ def _real(filename: str) -> str:
 
 
 class Probe:
-    """Line attribution and the per-phase record of one child run."""
+    """Line attribution and the per-phase record of one child run.
 
-    def __init__(self, module: ModuleType) -> None:
+    Lines are attributed to the user's ``files``: the one module's file in the child; in a
+    test session (``pytest --tflint-graph``, which subclasses this) ``module`` is None and
+    ``files`` are the project's files with findings.  ``locate`` and ``caller`` say which
+    file; ``map_line`` and ``caller_line`` give the line alone, as the child needs it."""
+
+    def __init__(self, module: ModuleType | None, files: Iterable[str] = ()) -> None:
         self.module = module
-        self.modfile = _real(module.__file__ or "")
+        self.modfile = _real(module.__file__ or "") if module is not None else ""
+        self.files = {self.modfile} if module is not None else set()
+        self.files.update(_real(f) for f in files)
         # Frames of these files are looked through when finding the user's calling line.
         self.transparent = {
             _real(f)
             for f in (ag_api.__file__, ag_builtins.__file__, ag_cf.__file__, logging.__file__)
         }
         self.transparent.add(_real(__file__))
-        self.generated: dict[str, dict[int, int]] = {}  # AutoGraph file -> {line: module line}
+        self.generated: dict[str, dict[int, int]] = {}  # AutoGraph file -> {line: user line}
+        self.origin: dict[str, str] = {}  # AutoGraph file -> the user file it was made from
         self.phase: str | None = None
         self.hits: dict[str, dict[str, dict[str, int]]] = {}
         # The same hits, counted again when they ran outside graph building: at call time.
@@ -100,10 +108,10 @@ class Probe:
                 if isinstance(result, tuple) and len(result) == 3 and isinstance(result[2], dict):
                     for loc, origin in result[2].items():
                         source = _real(origin.loc.filename)
-                        if source == self.modfile:
-                            self.generated.setdefault(_real(loc.filename), {})[loc.lineno] = (
-                                origin.loc.lineno
-                            )
+                        if source in self.files:
+                            made = _real(loc.filename)
+                            self.generated.setdefault(made, {})[loc.lineno] = origin.loc.lineno
+                            self.origin.setdefault(made, source)
                         elif source in self.transparent:
                             # AutoGraph converted logging's own code: look through it too.
                             self.transparent.add(_real(loc.filename))
@@ -111,26 +119,36 @@ class Probe:
 
         ag_loader.load_ast = load_ast
 
-    def map_line(self, filename: str, line: int) -> int | None:
+    def locate(self, filename: str, line: int) -> tuple[str, int] | None:
+        """(user file, line) of a line of a user file or of AutoGraph's code made from one."""
         real = _real(filename)
-        if real == self.modfile:
-            return line
+        if real in self.files:
+            return real, line
         table = self.generated.get(real)
-        return None if table is None else table.get(line)
+        mapped = None if table is None else table.get(line)
+        return None if mapped is None else (self.origin[real], mapped)
 
-    def caller_line(self, frame: FrameType | None) -> int | None:
+    def map_line(self, filename: str, line: int) -> int | None:
+        found = self.locate(filename, line)
+        return None if found is None else found[1]
+
+    def caller(self, frame: FrameType | None) -> tuple[str, int] | None:
+        """The user's (file, line) that made the call ``frame`` is in, looking through
+        AutoGraph and the ``transparent`` files."""
         depth = 0
         while frame is not None and depth < 40:
             real = _real(frame.f_code.co_filename)
-            if real == self.modfile:
-                return frame.f_lineno
-            if real in self.generated:
-                return self.generated[real].get(frame.f_lineno)
+            if real in self.files or real in self.generated:
+                return self.locate(real, frame.f_lineno)
             if real not in self.transparent:
                 return None
             frame = frame.f_back
             depth += 1
         return None
+
+    def caller_line(self, frame: FrameType | None) -> int | None:
+        found = self.caller(frame)
+        return None if found is None else found[1]
 
     # -- probes
     def hit(self, kind: str, name: str, frame: FrameType | None) -> None:
@@ -255,12 +273,15 @@ class Probe:
             self.patch(np, name, "io", "numpy." + name)
         self.rebind()
 
-    def rebind(self) -> None:
+    def rebind(self, module: ModuleType | None = None) -> None:
         """``from time import time`` binds the original in the module: rebind to the probe."""
-        for key, value in list(vars(self.module).items()):
+        module = module or self.module
+        if module is None:
+            return
+        for key, value in list(vars(module).items()):
             entry = self.patched.get(id(value))
             if entry is not None and entry[0] is value:
-                setattr(self.module, key, entry[1])
+                setattr(module, key, entry[1])
 
     # -- line tracing
     def _local(self, frame: FrameType, event: str, arg: Any) -> Any:
@@ -272,7 +293,7 @@ class Probe:
 
     def _global(self, frame: FrameType, event: str, arg: Any) -> Any:
         real = _real(frame.f_code.co_filename)
-        if real == self.modfile or real in self.generated:
+        if real in self.files or real in self.generated:
             return self._local
         return None
 
@@ -286,11 +307,11 @@ class Probe:
             sys.settrace(None)
             self.phase = None
 
-    def exception_lines(self, exc: BaseException) -> list[int]:
-        """The module lines in the exception's traceback (and in the tracebacks it was raised
-        from), outermost first; AutoGraph's re-raised errors carry the user's frames as text
-        only, so the message is read too."""
-        lines: list[int] = []
+    def exception_locations(self, exc: BaseException) -> list[tuple[str, int]]:
+        """The user (file, line)s in the exception's traceback (and in the tracebacks it was
+        raised from), outermost first; AutoGraph's re-raised errors carry the user's frames as
+        text only, so the message is read too."""
+        found: list[tuple[str, int]] = []
         seen: set[int] = set()
         current: BaseException | None = exc
         chain = []
@@ -301,14 +322,18 @@ class Probe:
         for item in reversed(chain):
             tb = item.__traceback__
             while tb is not None:
-                mapped = self.map_line(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
-                if mapped is not None:
-                    lines.append(mapped)
+                where = self.locate(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+                if where is not None:
+                    found.append(where)
                 tb = tb.tb_next
             for filename, number in re.findall(r'File "([^"]+)", line (\d+)', str(item)):
-                if _real(filename) == self.modfile:
-                    lines.append(int(number))
-        return lines
+                if _real(filename) in self.files:
+                    found.append((_real(filename), int(number)))
+        return found
+
+    def exception_lines(self, exc: BaseException) -> list[int]:
+        """The lines of ``exception_locations`` (the child has one file)."""
+        return [line for _, line in self.exception_locations(exc)]
 
     def exception_line(self, exc: BaseException) -> int | None:
         """The deepest module line the exception passed through."""

@@ -1,0 +1,336 @@
+"""``pytest --tflint-graph`` (SPEC §4, "From the project's own tests"): the plugin run by pytest
+on a small TensorFlow project with its own tests (tests/fixtures/projects/pytest_plugin_pkg),
+each run in a subprocess (``pytester.runpytest_subprocess``) so TensorFlow's state stays
+there; and the verdicts read from hand-made records, without TensorFlow."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import DATA, PROJECTS, REPO
+from tflint_graph.dynamic.suite import (
+    NOT_REACHED,
+    Entry,
+    Raised,
+    Seen,
+    SessionRecord,
+    judge,
+    watch_target,
+)
+
+pytest_plugins = ["pytester"]
+
+PROJECT = PROJECTS / "pytest_plugin_pkg"
+MARKER = re.compile(r"#\s*(TFG\d{3})\s*$")
+PLUGIN = ("-p", "tflint_graph.pytest_plugin", "-p", "no:cacheprovider")
+FINDING = re.compile(r"^(\S+\.py):(\d+):\d+: (TFG\d{3}) .*\[dynamic: ([a-z-]+): (.*)\]$")
+TIMEOUT = 600
+# Not pytest.importorskip: pytester restores sys.modules after each test, and numpy (under
+# TensorFlow) cannot be imported twice in one process.  The runs import it in their own.
+needs_tensorflow = pytest.mark.skipif(
+    importlib.util.find_spec("tensorflow") is None, reason="needs TensorFlow (the dynamic extra)"
+)
+
+
+def _markers() -> dict[tuple[str, int], str]:
+    found = {}
+    for path in sorted((PROJECT / "tinytrain").glob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if match := MARKER.search(line):
+                found[(f"tinytrain/{path.name}", number)] = match.group(1)
+    return found
+
+
+def _project(pytester: pytest.Pytester) -> Path:
+    shutil.copytree(PROJECT, pytester.path, dirs_exist_ok=True)
+    return pytester.path
+
+
+def _listed(lines: list[str]) -> dict[tuple[str, int, str], tuple[str, str]]:
+    """(path, line, code) -> (status, evidence) of the findings the section lists."""
+    out = {}
+    for line in lines:
+        if match := FINDING.match(line):
+            path, number, code, status, evidence = match.groups()
+            out[(path, int(number), code)] = (status, evidence)
+    return out
+
+
+def _section(lines: list[str]) -> list[str]:
+    start = next(i for i, line in enumerate(lines) if re.match(r"^=+ tflint-graph =+$", line))
+    return lines[start:]
+
+
+# -- without the flag (no TensorFlow needed) --------------------------------------------
+
+
+def test_importing_the_plugin_imports_neither_tensorflow_nor_libcst() -> None:
+    # Nor the analysis: pytest loads the plugin in every session of every project.
+    heavy = ("tensorflow", "libcst", "numpy", "tflint_graph.api", "tflint_graph.core.config")
+    code = (
+        "import sys, tflint_graph.pytest_plugin\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+    )
+    assert proc.stdout.strip() == "[]"
+
+
+def test_the_package_declares_the_plugin_to_pytest() -> None:
+    toml = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
+    project = toml.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    # Named as the module, so that `-p tflint_graph.pytest_plugin` finds it loaded already.
+    assert project["entry-points"]["pytest11"] == {
+        "tflint_graph.pytest_plugin": "tflint_graph.pytest_plugin"
+    }
+
+
+def test_without_the_flag_the_plugin_does_nothing(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_plain="""
+        import sys
+
+        def test_nothing_heavy_was_imported():
+            assert "tensorflow" not in sys.modules and "libcst" not in sys.modules
+        """
+    )
+    result = pytester.runpytest_subprocess(*PLUGIN, timeout=TIMEOUT)
+    result.assert_outcomes(passed=1)
+    assert "tflint-graph" not in result.stdout.str()
+    # The options are there all the same.
+    helped = pytester.runpytest_subprocess(*PLUGIN, "--help", timeout=TIMEOUT)
+    assert "--tflint-graph-report=FILE" in helped.stdout.str()
+
+
+def test_an_internal_error_is_one_warning_line_and_keeps_the_outcome(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_plain="def test_ok():\n    assert True\n")
+    result = pytester.runpytest_subprocess(
+        *PLUGIN, "--tflint-graph", "--tflint-graph-report", "out.txt", timeout=TIMEOUT
+    )
+    result.assert_outcomes(passed=1)
+    assert result.ret == 0
+    assert "tflint-graph: no findings to confirm" in result.outlines
+    warnings = [line for line in result.outlines if "tflint-graph: warning" in line]
+    assert len(warnings) == 1
+    assert "cannot tell the format from 'out.txt'" in warnings[0]
+    assert not (pytester.path / "out.txt").exists()
+
+
+# -- the fixture project, with TensorFlow -----------------------------------------------
+
+
+@needs_tensorflow
+def test_the_tests_confirm_every_reached_finding_and_the_report_is_the_clis_json(
+    pytester: pytest.Pytester,
+) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    root = _project(pytester)
+    result = pytester.runpytest_subprocess(
+        *PLUGIN, "--tflint-graph", "--tflint-graph-report", "report.json", timeout=TIMEOUT
+    )
+    # The project's own outcomes: the bool(tensor) bug fails its test, as without the plugin.
+    result.assert_outcomes(passed=5, failed=1)
+    section = _section(result.outlines)
+    assert section[1].startswith(
+        "tflint-graph: 4 confirmed, 0 not-reproduced, 0 unverified, 1 not reached by the tests"
+    )
+    listed = _listed(section)
+    expected = _markers()
+    assert {(p, n) for p, n, _ in listed} == set(expected)
+    assert {(p, n): c for p, n, c in listed} == expected
+    status = {key[2]: value for key, value in listed.items()}
+    assert status["TFG104"] == ("unverified", "not reached by the tests")
+    assert {c for c, (s, _) in status.items() if s == "confirmed"} == {
+        "TFG101",
+        "TFG102",
+        "TFG103",
+        "TFG201",
+    }
+    assert status["TFG101"][1].startswith(
+        "print ran 1 time while tracing, 0 times over 10 later calls of train_step: "
+        "trace-time only (in tests/test_model.py::test_training_reduces_the_loss)"
+    )
+    assert "LOSS_HISTORY changed while tracing (len 0 -> len 1)" in status["TFG102"][1]
+    assert "while tracing _brighten (a Dataset.map() function)" in status["TFG103"][1]
+    assert status["TFG201"][1].startswith(
+        "OperatorNotAllowedInGraphError at line 15 while tracing "
+        "(in tests/test_metrics.py::test_capped_mean_caps_large_values): Using a symbolic"
+    )
+
+    doc = json.loads((root / "report.json").read_text(encoding="utf-8"))
+    schema = json.loads(
+        (REPO / "tflint_graph" / "schemas" / "findings-v1.json").read_text(encoding="utf-8")
+    )
+    jsonschema.Draft202012Validator(schema).validate(doc)
+    in_json = {(f["path"], f["line"], f["code"]): f["dynamic"] for f in doc["findings"]}
+    assert {k: (v["status"], v["evidence"]) for k, v in in_json.items()} == listed
+    assert doc["dynamic"]["confirmed"] == 4 and doc["dynamic"]["not-reached"] == 1
+    assert doc["dynamic"]["unverified"] == 1  # the unreached one, in the CLI's three statuses
+    # The static findings are the CLI's, to the field.
+    cli = subprocess.run(
+        [sys.executable, "-m", "tflint_graph", ".", "--output-format", "json", "--no-cache"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    static = json.loads(cli.stdout)["findings"]
+    assert [{**f, "dynamic": None} for f in doc["findings"]] == static
+
+
+@needs_tensorflow
+def test_without_the_flag_the_project_has_the_same_outcomes_and_no_section(
+    pytester: pytest.Pytester,
+) -> None:
+    _project(pytester)
+    result = pytester.runpytest_subprocess(*PLUGIN, timeout=TIMEOUT)
+    result.assert_outcomes(passed=5, failed=1)
+    assert not any("tflint-graph" in line for line in result.outlines)
+
+
+@needs_tensorflow
+def test_tests_that_run_functions_eagerly_do_not_reproduce_and_sarif_validates(
+    pytester: pytest.Pytester,
+) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    root = _project(pytester)
+    (root / "tests" / "conftest.py").write_text(
+        "import tensorflow as tf\n\ntf.config.run_functions_eagerly(True)\n", encoding="utf-8"
+    )
+    result = pytester.runpytest_subprocess(
+        *PLUGIN, "--tflint-graph", "--tflint-graph-report", "out/report.sarif", timeout=TIMEOUT
+    )
+    # Eagerly, bool(tensor) works: that test passes (as it does without the plugin).
+    result.assert_outcomes(passed=6)
+    listed = {code: value for (_, _, code), value in _listed(_section(result.outlines)).items()}
+    status, evidence = listed["TFG101"]
+    assert status == "not-reproduced"
+    assert "in calls of train_step run eagerly (tf.config.run_functions_eagerly(True))" in evidence
+    assert listed["TFG201"][0] == "not-reproduced"
+    assert "eagerly it does not raise" in listed["TFG201"][1]
+    # tf.data traces its functions whatever run_functions_eagerly says.
+    assert listed["TFG103"][0] == "confirmed"
+
+    log = json.loads((root / "out" / "report.sarif").read_text(encoding="utf-8"))
+    schema = json.loads((DATA / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
+    validator.validate(log)
+    results = {
+        (r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["ruleId"]): r
+        for r in log["runs"][0]["results"]
+    }
+    dynamic = results[("tinytrain/model.py", "TFG101")]["properties"]["dynamic"]
+    assert (dynamic["status"], dynamic["evidence"]) == ("not-reproduced", evidence)
+    assert dynamic["device"].startswith("/device:")
+    assert log["runs"][0]["properties"]["dynamic"]["source"] == "pytest"
+
+
+# -- verdicts from records (no TensorFlow) ----------------------------------------------
+
+FILE = "/project/pkg/step.py"
+
+
+def _seen(**counts: Any) -> Seen:
+    entries = counts.pop("entries", [])
+    seen = Seen(**counts)
+    for entry in entries:
+        (seen.eager_entries if seen.eager else seen.entries)[id(entry)] = entry
+    return seen
+
+
+def test_a_probe_hit_while_tracing_with_later_calls_is_confirmed() -> None:
+    step = Entry("train_step", calls=15, traced=1)
+    record = SessionRecord(
+        lines={(FILE, 7): _seen(graph=1, entries=[step])},
+        hits={(FILE, 7): {"print:print": _seen(graph=2, entries=[step])}},
+    )
+    verdict = judge(FILE, 7, "TFG101", record)
+    assert verdict.status == "confirmed"
+    assert verdict.evidence == (
+        "print ran 2 times while tracing, 0 times over 14 later calls of train_step: "
+        "trace-time only"
+    )
+
+
+def test_a_probe_hit_with_no_call_after_the_trace_stays_unverified() -> None:
+    step = Entry("train_step", calls=1, traced=1)
+    record = SessionRecord(hits={(FILE, 7): {"print:print": _seen(graph=1, entries=[step])}})
+    verdict = judge(FILE, 7, "TFG101", record)
+    assert verdict.status == "unverified"
+    assert "no later call could show it does not run again" in verdict.evidence
+
+
+def test_a_probe_hit_in_plain_eager_code_proves_nothing() -> None:
+    record = SessionRecord(hits={(FILE, 7): {"random:random.random": _seen(plain=3)}})
+    verdict = judge(FILE, 7, "TFG103", record)
+    assert verdict.status == "unverified"
+    assert "the tests never traced it" in verdict.evidence
+
+
+def test_a_line_no_test_ran_is_not_reached_unless_lines_were_not_recorded() -> None:
+    assert judge(FILE, 9, "TFG104", SessionRecord()).status == NOT_REACHED
+    blind = SessionRecord(no_lines="another tracer owns sys.settrace")
+    verdict = judge(FILE, 9, "TFG104", blind)
+    assert verdict.status == "unverified" and "another tracer" in verdict.evidence
+
+
+def test_a_raising_code_needs_the_documented_exception_at_its_line() -> None:
+    def raised(line: int, name: str, message: str = "m") -> Raised:
+        return Raised(FILE, line, 3, 20, name, (name, "Exception"), message, True, "t::x")
+
+    ran = {(FILE, 12): _seen(graph=1)}
+    wrong = SessionRecord(lines=ran, raised=[raised(12, "ValueError")])
+    assert judge(FILE, 12, "TFG201", wrong).status == "unverified"
+    elsewhere = SessionRecord(
+        lines=ran, raised=[raised(14, "OperatorNotAllowedInGraphError", "symbolic")]
+    )
+    assert judge(FILE, 12, "TFG201", elsewhere).status == "not-reproduced"
+    # TFG207's error surfaces where the list is used: anywhere in the same function.
+    moved = SessionRecord(lines=ran, raised=[raised(18, "InaccessibleTensorError")])
+    assert judge(FILE, 12, "TFG207", moved).status == "confirmed"
+    # The documented error says what it is about: the type alone is too common.
+    vague = SessionRecord(lines=ran, raised=[raised(12, "OperatorNotAllowedInGraphError")])
+    assert judge(FILE, 12, "TFG201", vague).status == "unverified"
+    message = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed."
+    here = SessionRecord(lines=ran, raised=[raised(12, "OperatorNotAllowedInGraphError", message)])
+    verdict = judge(FILE, 12, "TFG201", here)
+    assert verdict.status == "confirmed"
+    assert verdict.evidence == (
+        f"OperatorNotAllowedInGraphError at line 12 while tracing (in t::x): {message}"
+    )
+
+
+def test_a_state_write_without_a_visible_change_is_not_claimed() -> None:
+    step = Entry("train_step", calls=3, traced=1)
+    record = SessionRecord(lines={(FILE, 5): _seen(graph=1, entries=[step])})
+    assert judge(FILE, 5, "TFG106", record).status == "unverified"
+    # A global write is the statement itself.
+    assert judge(FILE, 5, "TFG105", record).status == "confirmed"
+
+
+@pytest.mark.parametrize(
+    ("source", "chain"),
+    [
+        ("HISTORY.append(x)\n", ("HISTORY",)),
+        ("self.cache[key] = value\n", ("self", "cache")),
+        ("self.steps += 1\n", ("self", "steps")),
+        ("del self.seen[k]\n", ("self", "seen")),
+        ("f(x).append(1)\n", None),
+    ],
+)
+def test_watch_target_names_the_state_a_statement_changes(
+    source: str, chain: tuple[str, ...] | None
+) -> None:
+    assert watch_target(source, 1) == chain

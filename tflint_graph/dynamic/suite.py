@@ -1,0 +1,401 @@
+"""Verdicts from a test session (``pytest --tflint-graph``, SPEC §4): what the probes saw while
+the project's own tests ran, turned into a status per finding.
+
+No TensorFlow here (the recorder that fills a :class:`SessionRecord` is
+:mod:`tflint_graph.dynamic.suite_probe`), so the verdicts can be read and tested on their own.
+
+In a test session nothing decides how often a function is called, so every event at a
+flagged line (a probe hit, the line running, an exception passing through it) is counted by
+*when* it happened: while a graph was being built (tracing), in a call of a ``tf.function``
+that did not trace (a later call, or one run eagerly), or in plain eager code outside any
+``tf.function``.  Each ``tf.function`` object counts its calls made from eager code and how
+many of them traced.  A trace-time-only effect is one seen while tracing and never in a later
+call, where later calls happened.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from tflint_graph.dynamic.verdicts import (
+    CONFIRMED,
+    NOT_REPRODUCED,
+    PROBE_KINDS,
+    RAISED_ANYWHERE,
+    RAISES,
+    RAISES_MESSAGE,
+    UNVERIFIED,
+    WATCH_CODES,
+    Verdict,
+)
+
+__all__ = [
+    "NOT_REACHED",
+    "NOT_REACHED_EVIDENCE",
+    "Change",
+    "Entry",
+    "Raised",
+    "Seen",
+    "SessionRecord",
+    "judge",
+    "watch_target",
+]
+
+# A finding in code no test executed; JSON and SARIF know three statuses, so there it is
+# ``unverified`` with this evidence.
+NOT_REACHED = "not-reached"
+NOT_REACHED_EVIDENCE = "not reached by the tests"
+
+# Exception classes worth recording when they pass through a flagged line.
+INTERESTING = frozenset(t for types in RAISES.values() for t in types)
+
+# Codes ``tflint-graph --dynamic`` has an experiment for that a test run cannot stage.
+_DYNAMIC_ONLY = frozenset({"TFG109", "TFG209", "TFG301", "TFG401"})
+
+
+@dataclass
+class Entry:
+    """A ``tf.function`` object whose calls from eager code were counted, or a graph that was
+    built without one (a ``Dataset.map`` function: ``per_element``, its graph runs for every
+    element of the dataset)."""
+
+    name: str
+    calls: int = 0
+    traced: int = 0  # calls that traced (the tracing count grew, or a probed line ran in a graph)
+    raised: int = 0  # calls that raised
+    eager: int = 0  # calls that ran the Python function eagerly (run_functions_eagerly)
+    per_element: bool = False
+
+    @property
+    def later(self) -> int:
+        """Calls that ran the graph without tracing again."""
+        return max(0, self.calls - self.traced - self.raised - self.eager)
+
+
+@dataclass
+class Seen:
+    """How often something happened at one line, by when."""
+
+    graph: int = 0  # while a graph was being built
+    eager: int = 0  # in a call of a tf.function that did not trace
+    plain: int = 0  # in eager code outside any tf.function call
+    forced: int = 0  # of ``eager``: with tf.config.run_functions_eagerly(True) on
+    entries: dict[int, Entry] = field(default_factory=dict)  # whose tracing saw it
+    eager_entries: dict[int, Entry] = field(default_factory=dict)  # whose later calls saw it
+    test: str | None = None  # the first test it happened in
+
+    def merge(self, other: Seen) -> None:
+        self.graph += other.graph
+        self.eager += other.eager
+        self.plain += other.plain
+        self.forced += other.forced
+        self.entries.update(other.entries)
+        self.eager_entries.update(other.eager_entries)
+        self.test = self.test or other.test
+
+
+@dataclass(frozen=True)
+class Raised:
+    """An exception that passed through a user line: where, in which function (its first and
+    last line), what, whether while tracing, in which test."""
+
+    path: str
+    line: int
+    first: int
+    last: int
+    type: str
+    classes: tuple[str, ...]  # the names in its MRO
+    message: str
+    graph: bool | None  # None: seen only in a failed test's traceback
+    test: str | None
+
+
+@dataclass(frozen=True)
+class Change:
+    """The watched state of a flagged statement before and after it ran once."""
+
+    label: str
+    graph: bool
+    before: str
+    after: str
+    changed: bool
+
+
+@dataclass
+class SessionRecord:
+    """Everything the probes of one test session saw at the flagged lines."""
+
+    lines: dict[tuple[str, int], Seen] = field(default_factory=dict)
+    hits: dict[tuple[str, int], dict[str, Seen]] = field(default_factory=dict)
+    raised: list[Raised] = field(default_factory=list)
+    changes: dict[tuple[str, int], list[Change]] = field(default_factory=dict)
+    # Empty while lines are recorded; else why not (another tracer owns sys.settrace).
+    no_lines: str = ""
+
+
+def _times(n: int) -> str:
+    return f"{n} time" if n == 1 else f"{n} times"
+
+
+def _calls(n: int) -> str:
+    return f"{n} later call" if n == 1 else f"{n} later calls"
+
+
+def _names(entries: Iterable[Entry]) -> str:
+    names = list(dict.fromkeys(e.name for e in entries))
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _in(test: str | None) -> str:
+    return f" (in {test})" if test else ""
+
+
+def judge(path: str, line: int, code: str, record: SessionRecord) -> Verdict:
+    """The status of the finding ``code`` at ``path`` (a real path) ``line``; status
+    :data:`NOT_REACHED` when no test ran the line."""
+    key = (path, line)
+    ran = record.lines.get(key)
+    if code in PROBE_KINDS:
+        return _probe(key, code, record, ran)
+    if code in RAISES:
+        return _raises(key, code, record, ran)
+    if code in WATCH_CODES:
+        return _state(key, code, record, ran)
+    unreached = _unreached(key, record, ran)
+    if unreached is not None:
+        return unreached
+    more = " (tflint-graph --dynamic has one)" if code in _DYNAMIC_ONLY else ""
+    return Verdict(UNVERIFIED, f"a test run has no check for {code}{more}")
+
+
+def _unreached(key: tuple[str, int], record: SessionRecord, ran: Seen | None) -> Verdict | None:
+    if ran is not None:
+        return None
+    if record.no_lines:
+        return Verdict(UNVERIFIED, f"nothing seen at line {key[1]}; {record.no_lines}")
+    return Verdict(NOT_REACHED, NOT_REACHED_EVIDENCE)
+
+
+def _eagerly(seen: Seen) -> str:
+    names = _names(seen.eager_entries.values())
+    if seen.forced:
+        return (
+            f"in calls of {names} run eagerly (tf.config.run_functions_eagerly(True)), so the "
+            "tests never traced it"
+        )
+    return f"in {_calls(seen.eager)} of {names} that did not trace"
+
+
+def _traced_only(seen: Seen, what: str) -> Verdict | None:
+    """The verdict for something seen while tracing only: confirmed when later calls (or a
+    tf.data pipeline) ran the graph without it; None when the tests made no such call."""
+    entries = list(seen.entries.values())
+    later = sum(e.later for e in entries)
+    plain = (
+        f"; it also ran {_times(seen.plain)} in eager code outside any tf.function"
+        if (seen.plain)
+        else ""
+    )
+    if later:
+        return Verdict(
+            CONFIRMED,
+            f"{what} while tracing, 0 times over {_calls(later)} of "
+            f"{_names(e for e in entries if e.later)}: trace-time only{plain}{_in(seen.test)}",
+        )
+    element = [e for e in entries if e.per_element]
+    if element:
+        return Verdict(
+            CONFIRMED,
+            f"{what} while tracing {_names(element)} and never while the dataset ran it: tf.data "
+            f"runs the traced graph for every element, so it is trace-time only{plain}"
+            f"{_in(seen.test)}",
+        )
+    return None
+
+
+def _no_later(seen: Seen, what: str) -> Verdict:
+    entries = list(seen.entries.values())
+    counted = [e for e in entries if e.calls]
+    if counted:
+        calls = sum(e.calls for e in counted)
+        return Verdict(
+            UNVERIFIED,
+            f"{what} while tracing {_names(counted)}, but each of its {calls} call(s) in the tests "
+            f"traced or raised, so no later call could show it does not run again"
+            f"{_in(seen.test)}",
+        )
+    return Verdict(
+        UNVERIFIED,
+        f"{what} while a graph was built outside any tf.function call (a Keras symbolic "
+        f"build, get_concrete_function), and no call of the function followed{_in(seen.test)}",
+    )
+
+
+def _probe(key: tuple[str, int], code: str, record: SessionRecord, ran: Seen | None) -> Verdict:
+    kind = PROBE_KINDS[code]
+    seen = Seen()
+    names: list[str] = []
+    for what, counted in record.hits.get(key, {}).items():
+        if what.partition(":")[0] == kind:
+            names.append(what.partition(":")[2])
+            seen.merge(counted)
+    what = ", ".join(sorted(set(names))) or kind
+    if not (seen.graph or seen.eager or seen.plain):
+        unreached = _unreached(key, record, ran)
+        if unreached is not None:
+            return unreached
+        return Verdict(UNVERIFIED, f"line {key[1]} ran but no {kind} call was seen there")
+    if seen.eager:
+        during = f"{_times(seen.graph)} while tracing and " if seen.graph else ""
+        return Verdict(
+            NOT_REPRODUCED,
+            f"{what} ran {during}{_times(seen.eager)} {_eagerly(seen)}{_in(seen.test)}",
+        )
+    if seen.graph:
+        return _traced_only(seen, f"{what} ran {_times(seen.graph)}") or _no_later(
+            seen, f"{what} ran {_times(seen.graph)}"
+        )
+    return Verdict(
+        UNVERIFIED,
+        f"{what} ran {_times(seen.plain)}, only in eager code outside any tf.function (a test "
+        f"calling it directly): the tests never traced it{_in(seen.test)}",
+    )
+
+
+def _documented(raised: Raised, code: str) -> bool:
+    """The exception the rule documents: its type, and what its message says."""
+    pattern = RAISES_MESSAGE.get(code)
+    return bool(set(RAISES[code]) & set(raised.classes)) and (
+        pattern is None or re.search(pattern, raised.message) is not None
+    )
+
+
+def _raises(key: tuple[str, int], code: str, record: SessionRecord, ran: Seen | None) -> Verdict:
+    path, line = key
+    anywhere = code in RAISED_ANYWHERE
+    here = [
+        r
+        for r in record.raised
+        if r.path == path and (r.line == line or (anywhere and r.first <= line <= r.last))
+    ]
+    matching = [r for r in here if _documented(r, code)]
+    if matching:
+        best = next((r for r in matching if r.graph), matching[0])
+        when = " while tracing" if best.graph else ""
+        return Verdict(
+            CONFIRMED, f"{best.type} at line {best.line}{when}{_in(best.test)}: {best.message}"
+        )
+    unreached = _unreached(key, record, ran)
+    if unreached is not None:
+        return unreached
+    assert ran is not None
+    if ran.graph:
+        if here:
+            other = here[0]
+            return Verdict(
+                UNVERIFIED,
+                f"line {line} ran while tracing and raised {other.type} instead: {other.message}"
+                f"{_in(other.test)}",
+            )
+        return Verdict(
+            NOT_REPRODUCED, f"line {line} ran while tracing and nothing was raised{_in(ran.test)}"
+        )
+    if ran.eager:
+        return Verdict(
+            NOT_REPRODUCED,
+            f"line {line} ran, but only {_eagerly(ran)}; eagerly it does not raise{_in(ran.test)}",
+        )
+    return Verdict(
+        UNVERIFIED,
+        f"line {line} ran only in eager code outside any tf.function, where it does not raise: "
+        f"the tests never traced it{_in(ran.test)}",
+    )
+
+
+def _state(key: tuple[str, int], code: str, record: SessionRecord, ran: Seen | None) -> Verdict:
+    line = key[1]
+    unreached = _unreached(key, record, ran)
+    if unreached is not None:
+        return unreached
+    assert ran is not None
+    if ran.eager:
+        return Verdict(
+            NOT_REPRODUCED, f"line {line} ran {_eagerly(ran)}: it runs per call{_in(ran.test)}"
+        )
+    if not ran.graph:
+        return Verdict(
+            UNVERIFIED,
+            f"line {line} ran only in eager code outside any tf.function: the tests never traced "
+            f"it{_in(ran.test)}",
+        )
+    changes = [c for c in record.changes.get(key, []) if c.graph]
+    changed = next((c for c in changes if c.changed), None)
+    what = f"line {line} ran"
+    verdict = _traced_only(ran, what)
+    if verdict is None:
+        return _no_later(ran, what)
+    if changed is not None:
+        return Verdict(
+            CONFIRMED,
+            f"{changed.label} changed while tracing ({changed.before} -> "
+            f"{changed.after}); {verdict.evidence}",
+        )
+    if code == "TFG105":  # a global/nonlocal write is the statement itself
+        return verdict
+    if changes:
+        return Verdict(
+            UNVERIFIED,
+            f"{verdict.evidence}, but {changes[0].label} did not visibly change there",
+        )
+    return Verdict(
+        UNVERIFIED,
+        f"{verdict.evidence}, but the state it changes could not be read to see it change",
+    )
+
+
+def watch_target(source: str, line: int) -> tuple[str, ...] | None:
+    """The name chain (``("self", "history")``) of the state the statement at ``line``
+    mutates: the container of ``x.append(...)``/``x[k] = v``/``del x[k]``, or the attribute or
+    name an assignment writes; None when it is no plain chain of names."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt) or node.lineno != line:
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            if isinstance(func, ast.Attribute):
+                return _chain(func.value)
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = node.targets
+        for target in targets[:1]:
+            if isinstance(target, ast.Subscript):
+                return _chain(target.value)
+            return _chain(target)
+    return None
+
+
+def _chain(node: ast.expr) -> tuple[str, ...] | None:
+    if isinstance(node, ast.Name):
+        return (node.id,)
+    if isinstance(node, ast.Attribute):
+        base = _chain(node.value)
+        return None if base is None else (*base, node.attr)
+    return None
+
+
+def summary_counts(statuses: Iterable[str]) -> Mapping[str, int]:
+    counts = {CONFIRMED: 0, NOT_REPRODUCED: 0, UNVERIFIED: 0, NOT_REACHED: 0}
+    for status in statuses:
+        counts[status] += 1
+    return counts

@@ -1,0 +1,327 @@
+"""The recorder of a test session (``pytest --tflint-graph``, SPEC §4); imports TensorFlow.
+
+It is dynamic mode's :class:`~tflint_graph.dynamic.child.Probe` (the patched ``print``,
+``random``, clocks, ``logging`` and file I/O, attributed to the user's line through
+AutoGraph's source maps) over every project file with a finding, recording into a
+:class:`~tflint_graph.dynamic.suite.SessionRecord` instead of per-call phases:
+
+- ``tf.function`` calls are counted by wrapping ``Function.__call__`` (every tf.function,
+  Keras's train function included): a call made from eager code is one *call* of that
+  function object; it *traced* when its tracing count grew or a flagged line ran in a graph
+  during it.  Calls made while a graph is built (nested tf.functions) are part of the outer
+  call's trace and are not counted.
+- ``Dataset.map`` (and the other tf.data transformations) traces its function when the
+  dataset is built, without any ``tf.function`` call: the tf.data function wrapper is
+  wrapped to name that graph.
+- Whether an event happened while tracing is ``ops.inside_function()``: true in a
+  tf.function's graph, in a tf.data function's graph and in Keras 3's train function (whose
+  ``Layer.call`` AutoGraph does not convert but which still runs in that graph); false when
+  ``run_functions_eagerly`` makes a tf.function run its Python body.
+- ``sys.settrace`` records the flagged lines that run, exceptions passing through them (a
+  test that expects the error with ``pytest.raises`` still shows it), and, for the state
+  codes, the watched container or attribute before and after the statement.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from types import FrameType, ModuleType
+from typing import Any
+
+from tensorflow.python.data.ops import structured_function
+from tensorflow.python.eager.polymorphic_function import polymorphic_function
+from tensorflow.python.framework import ops
+
+from tflint_graph.dynamic import child
+from tflint_graph.dynamic.suite import INTERESTING, Change, Entry, Raised, Seen, SessionRecord
+
+__all__ = ["SuiteProbe"]
+
+_MAX_RAISED = 500  # exceptions recorded per session (a loop that raises must not grow memory)
+
+
+class _Call:
+    """One outermost call being counted: of a tf.function, or a tf.data function's trace."""
+
+    __slots__ = ("entry", "forced", "raised", "saw_graph")
+
+    def __init__(self, entry: Entry, forced: bool = False) -> None:
+        self.entry = entry
+        self.forced = forced
+        self.raised = False
+        self.saw_graph = False
+
+
+def _entry_name(fn: Any) -> str:
+    python = getattr(fn, "_python_function", None)
+    name = getattr(python, "__name__", None) or getattr(fn, "__name__", None) or "a tf.function"
+    module = getattr(python, "__module__", "") or ""
+    return f"Keras's {name}" if module.startswith("keras") else str(name)
+
+
+class SuiteProbe(child.Probe):
+    """Probes over many files; ``wanted`` are the flagged (real path, line)s, ``watches``
+    the name chains of the state the state codes' statements change."""
+
+    def __init__(
+        self,
+        files: set[str],
+        wanted: set[tuple[str, int]],
+        watches: Mapping[tuple[str, int], tuple[str, ...]],
+    ) -> None:
+        super().__init__(None, files)
+        self.wanted = wanted
+        self.watches = dict(watches)
+        self.record = SessionRecord()
+        self.on = False
+        self.test: str | None = None
+        self._threads = threading.local()  # each thread has its own calls in progress
+        self._pending: dict[FrameType, tuple[tuple[str, int], Any, str, bool]] = {}
+        self._spans: dict[int, tuple[int, int]] = {}
+        self._unnamed = Entry("a graph built outside any tf.function call")
+        self._seen_raised: set[tuple[Any, ...]] = set()
+        self._traced = False
+
+    @property
+    def _stack(self) -> list[_Call]:
+        stack: list[_Call] | None = getattr(self._threads, "stack", None)
+        if stack is None:
+            stack = self._threads.stack = []
+        return stack
+
+    # -- installing
+    def start(self) -> None:
+        self.install_loader_hook()
+        self.install_probes()
+        self._count_functions()
+        self._name_dataset_functions()
+        for module in list(sys.modules.values()):  # imported already (by a conftest.py)
+            if (
+                isinstance(module, ModuleType)
+                and child._real(getattr(module, "__file__", None) or "") in self.files
+            ):
+                self.rebind(module)
+        self.on = True
+        if sys.gettrace() is None:
+            sys.settrace(self._global)
+            self._traced = True
+        else:
+            self.record.no_lines = (
+                "another tracer (coverage or a debugger) owns sys.settrace, so the lines that "
+                "ran were not recorded"
+            )
+
+    def stop(self) -> None:
+        """Stop recording; the patched functions stay, passing through to the originals."""
+        self.on = False
+        if self._traced:
+            if sys.gettrace() == self._global:
+                sys.settrace(None)
+            else:  # a tracer started after ours (coverage) took the lines from some point on
+                self.record.no_lines = (
+                    "another tracer (coverage or a debugger) replaced the line recorder during "
+                    "the session"
+                )
+        for pending in list(self._pending.values()):
+            self._change(pending, None)
+        self._pending.clear()
+
+    def _count_functions(self) -> None:
+        original = polymorphic_function.Function.__call__
+        probe = self
+
+        @functools.wraps(original)
+        def __call__(fn: Any, *args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True  # pytest shows the user's frames, not the probe's
+            stack = probe._stack
+            if stack or not probe.on or ops.inside_function():
+                return original(fn, *args, **kwargs)
+            entry = getattr(fn, "_tflint_graph_entry", None)
+            if entry is None:
+                entry = Entry(_entry_name(fn))
+                with contextlib.suppress(Exception):  # kept on the object: one per function
+                    fn._tflint_graph_entry = entry
+            call = _Call(entry, forced=bool(getattr(fn, "_run_functions_eagerly", False)))
+            before = fn.experimental_get_tracing_count()
+            stack.append(call)
+            try:
+                return original(fn, *args, **kwargs)
+            except BaseException:
+                call.raised = True
+                raise
+            finally:
+                stack.pop()
+                entry.calls += 1
+                if call.forced:
+                    entry.eager += 1
+                elif call.raised:
+                    entry.raised += 1
+                elif call.saw_graph or fn.experimental_get_tracing_count() > before:
+                    entry.traced += 1
+
+        polymorphic_function.Function.__call__ = __call__
+
+    def _name_dataset_functions(self) -> None:
+        wrapper_class = structured_function.StructuredFunctionWrapper
+        original = wrapper_class.__init__
+        probe = self
+
+        @functools.wraps(original)
+        def __init__(wrapper: Any, func: Any, transformation_name: Any, *a: Any, **k: Any) -> None:
+            __tracebackhide__ = True
+            stack = probe._stack
+            if stack or not probe.on:
+                original(wrapper, func, transformation_name, *a, **k)
+                return
+            name = getattr(func, "__name__", "") or "function"
+            entry = Entry(f"{name} (a {transformation_name} function)", per_element=True)
+            stack.append(_Call(entry))
+            try:
+                original(wrapper, func, transformation_name, *a, **k)
+            finally:
+                stack.pop()
+
+        wrapper_class.__init__ = __init__  # type: ignore[method-assign]
+
+    # -- recording
+    def _count(self, seen: Seen) -> bool:
+        graph = ops.inside_function()
+        stack = self._stack
+        call = stack[0] if stack else None
+        if graph:
+            seen.graph += 1
+            if call is not None:
+                call.saw_graph = True
+                seen.entries[id(call.entry)] = call.entry
+            else:
+                seen.entries[id(self._unnamed)] = self._unnamed
+        elif call is not None:
+            seen.eager += 1
+            seen.eager_entries[id(call.entry)] = call.entry
+            if call.forced:
+                seen.forced += 1
+        else:
+            seen.plain += 1
+        if seen.test is None:
+            seen.test = self.test
+        return graph
+
+    def hit(self, kind: str, name: str, frame: FrameType | None) -> None:
+        if not self.on:
+            return
+        where = self.caller(frame)
+        if where is None or where not in self.wanted:
+            return
+        seen = self.record.hits.setdefault(where, {}).setdefault(f"{kind}:{name}", Seen())
+        self._count(seen)
+
+    def _local(self, frame: FrameType, event: str, arg: Any) -> Callable[..., Any] | None:
+        if not self.on:
+            return None
+        pending = self._pending.pop(frame, None) if self._pending else None
+        if event == "line":
+            where = self.locate(frame.f_code.co_filename, frame.f_lineno)
+            if pending is not None:
+                if pending[0] == where:
+                    self._pending[frame] = pending  # AutoGraph made several lines of it
+                    return self._local
+                self._change(pending, frame)
+            if where is not None and where in self.wanted:
+                graph = self._count(self.record.lines.setdefault(where, Seen()))
+                names = self.watches.get(where)
+                if names is not None:
+                    state = self._read(frame, names)
+                    self._pending[frame] = (where, state, ".".join(names), graph)
+        elif pending is not None:  # return or exception: the statement is over
+            self._change(pending, frame)
+        if event == "exception":
+            self._exception(frame, arg[1])
+        return self._local
+
+    def _read(self, frame: FrameType, names: tuple[str, ...]) -> Any:
+        value: Any = child._MISSING
+        for scope in (frame.f_locals, frame.f_globals):
+            if names[0] in scope:
+                value = scope[names[0]]
+                break
+        try:
+            for attr in names[1:]:
+                if value is child._MISSING:
+                    break
+                value = getattr(value, attr, child._MISSING)
+        except Exception:
+            value = child._MISSING
+        return None if value is child._MISSING else child._fingerprint(value)
+
+    def _change(
+        self, pending: tuple[tuple[str, int], Any, str, bool], frame: FrameType | None
+    ) -> None:
+        where, before, label, graph = pending
+        if before is None or frame is None:
+            return
+        after = self._read(frame, self.watches[where])
+        if after is None:
+            return
+        changes = self.record.changes.setdefault(where, [])
+        if len(changes) < 50:
+            changes.append(Change(label, graph, before[1], after[1], before[0] != after[0]))
+
+    def _exception(self, frame: FrameType, exc: BaseException | None) -> None:
+        if exc is None:
+            return
+        mro = tuple(c.__name__ for c in type(exc).__mro__)
+        if not INTERESTING.intersection(mro):
+            return
+        where = self.locate(frame.f_code.co_filename, frame.f_lineno)
+        if where is None:
+            return
+        first, last = self._span(frame, where[1])
+        self._add_raised(where, first, last, exc, mro, ops.inside_function())
+
+    def _add_raised(
+        self,
+        where: tuple[str, int],
+        first: int,
+        last: int,
+        exc: BaseException,
+        mro: tuple[str, ...],
+        graph: bool | None,
+    ) -> None:
+        key = (where, type(exc).__name__, graph, self.test)
+        if key in self._seen_raised or len(self.record.raised) >= _MAX_RAISED:
+            return
+        self._seen_raised.add(key)
+        message = child._describe(self, exc)["message"]
+        self.record.raised.append(
+            Raised(
+                where[0], where[1], first, last, type(exc).__name__, mro, message, graph, self.test
+            )
+        )
+
+    def _span(self, frame: FrameType, line: int) -> tuple[int, int]:
+        """The first and last user line of the function ``frame`` runs (for AutoGraph's
+        code, of the converted function it was made from)."""
+        code = frame.f_code
+        found = self._spans.get(id(code))
+        if found is None:
+            real = child._real(code.co_filename)
+            table = self.generated.get(real)
+            if table is not None and real not in self.files:
+                lines = list(table.values())
+            else:
+                lines = [n for _, _, n in code.co_lines() if n is not None]
+            found = (min(lines), max(lines)) if lines else (line, line)
+            self._spans[id(code)] = found
+        return found
+
+    def failed(self, exc: BaseException) -> None:
+        """A test failed with ``exc``: every flagged line in its traceback saw it raised."""
+        mro = tuple(c.__name__ for c in type(exc).__mro__)
+        if not INTERESTING.intersection(mro):
+            return
+        for where in self.exception_locations(exc):
+            self._add_raised(where, where[1], where[1], exc, mro, None)
