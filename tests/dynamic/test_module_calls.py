@@ -140,3 +140,23 @@ def test_python_literals_the_module_passes_a_function() -> None:
     }
     assert calls.literals("run", ["image", "strength"], method=True) == {"strength": 3}
     assert calls.literals("run", ["image", "strength"], method=False) == {}
+
+
+def test_objects_the_module_builds_for_a_function() -> None:
+    calls = _calls(
+        """
+        import keras
+        def build(): ...
+        def step(model, optimizer, features, labels): ...
+        if __name__ == "__main__":
+            model = build()
+            optimizer = keras.optimizers.Adam(1e-3)
+            for features, labels in load():
+                step(model, optimizer, features, labels)
+        """
+    )
+    # The loop's batches come from nowhere the child can rebuild: they stay guesses.
+    assert calls.arguments("step", ["model", "optimizer", "features", "labels"], False) == {
+        "model": "build()",
+        "optimizer": "keras.optimizers.Adam(0.001)",
+    }

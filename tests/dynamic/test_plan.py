@@ -15,7 +15,14 @@ from tflint_graph.core.config import Config
 from tflint_graph.core.examples import PyValue, TensorSpecLite, parse_example
 from tflint_graph.core.finding import Finding, Severity
 from tflint_graph.dynamic.plan import GUESSED_SHAPES, NOT_CHECKED, ModulePlan, plan_module
-from tflint_graph.dynamic.verdicts import UNVERIFIED, Attempt, Target, TupleSpec, Watch
+from tflint_graph.dynamic.verdicts import (
+    UNVERIFIED,
+    Attempt,
+    SourceExpr,
+    Target,
+    TupleSpec,
+    Watch,
+)
 
 PATH = "pkg/mod.py"
 MODULE = "pkg.mod"
@@ -1472,6 +1479,9 @@ def test_a_constructor_is_built_as_the_module_builds_it() -> None:
 def test_a_python_literal_the_module_passes_stays_a_python_value() -> None:
     plan, _ = plan_for(GUESS_SOURCE)
     target = only_target(plan, "augment")
-    image, strength = target.attempts[0].args
-    assert isinstance(image, TensorSpecLite)
-    assert strength == PyValue(0.5)
+    # First the values the module's own call passes, then guesses beside the literal.
+    first, second = target.attempts[:2]
+    assert first.source == "the module's own calls"
+    assert first.args == (SourceExpr("tf.zeros([2, 2])"), PyValue(0.5))
+    assert second.source == "guessed"
+    assert isinstance(second.args[0], TensorSpecLite) and second.args[1] == PyValue(0.5)

@@ -87,6 +87,9 @@ DIAGNOSTICS = [
     'print("training", training, "shape", x.shape)',
     'print("tracing")',
     'print("Traced Block.call")',
+    # The type of an argument is fixed for each trace (a new object retraces).
+    'print("traced for", x.shape, "with", type(self).__name__)',
+    'print("building", x.__class__.__name__, x.shape)',
     'logging.info("built with %d units for %s", self.units, x.shape)',
     'logging.warning("input shape %s", x.shape)',
     'absl_logging.info("tracing call for %s", x.dtype)',
@@ -121,6 +124,7 @@ REPORTED = [
     ('print("tracing %s" % y)', "TFG101"),
     ('print("tracing %s %s" % (x.shape, y))', "TFG101"),
     ('print("call", self.calls, x.shape)', "TFG101"),  # a counter: per call
+    ('print("with", type(self).__name__, y)', "TFG101"),  # a tensor beside the type
     ('print("first row", x[0].shape, x[0])', "TFG101"),
     ('logging.info("epoch done")', "TFG107"),
     ('logging.info("loss %s", y)', "TFG107"),

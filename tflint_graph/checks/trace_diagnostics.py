@@ -2,7 +2,8 @@
 are *meant* to run once per trace.
 
 A message with no tensor value among its arguments that shows static metadata
-(``x.shape``, ``x.dtype``, ``x.name``, ``x.shape.rank``, ``len(x.shape)``) or says it is
+(``x.shape``, ``x.dtype``, ``x.name``, ``x.shape.rank``, ``len(x.shape)``, the name of an
+argument's type: ``type(opt).__name__``) or says it is
 about tracing (``"tracing"``, ``"retracing"``, ``"traced"``) describes the trace itself:
 ``print("tracing", x.shape)`` is the documented way to see when a function traces.  Python
 configuration the trace is built for (``self.units``, a literal default, an imported
@@ -44,6 +45,9 @@ from tflint_graph.traced import traced_of
 # Attributes every value TensorFlow traces with carries statically (a tensor, a variable, a
 # TensorShape, a layer): reading them gives the same Python value on every call.
 STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "name", "ndim", "rank", "ndims"})
+# Attributes of a type (``type(opt).__name__``): a Python object argument retraces when it
+# changes, so its type is fixed for each trace.
+_TYPE_ATTRIBUTES = frozenset({"__name__", "__qualname__", "__module__"})
 # Methods that read static metadata (``x.get_shape()``, ``x.shape.as_list()``).
 _STATIC_METHODS = frozenset({"get_shape", "as_list", "num_elements", "is_fully_defined"})
 # Builtins that turn static metadata into another static value (``len(x.shape)``).
@@ -87,6 +91,8 @@ def static_metadata(
     ``len(x.shape)``.  ``is_builtin(name, builtin)`` says whether a called name is that
     builtin (by default: spelled so)."""
     if isinstance(expr, cst.Attribute):
+        if expr.attr.value in _TYPE_ATTRIBUTES and _type_of(expr.value, is_builtin):
+            return True
         return expr.attr.value in STATIC_ATTRIBUTES or static_metadata(expr.value, is_builtin)
     if isinstance(expr, cst.Subscript):
         return static_metadata(expr.value, is_builtin)
@@ -97,6 +103,18 @@ def static_metadata(
         if isinstance(func, cst.Name) and func.value in _STATIC_BUILTINS and expr.args:
             builtin = is_builtin(func, func.value) if is_builtin else True
             return builtin and static_metadata(expr.args[0].value, is_builtin)
+    return False
+
+
+def _type_of(expr: cst.BaseExpression, is_builtin: Callable[[cst.Name, str], bool] | None) -> bool:
+    """``type(x)`` (the builtin), or ``x.__class__``."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value == "__class__"
+    if not isinstance(expr, cst.Call) or len(expr.args) != 1:
+        return False
+    func = expr.func
+    if isinstance(func, cst.Name) and func.value == "type":
+        return is_builtin(func, "type") if is_builtin else True
     return False
 
 

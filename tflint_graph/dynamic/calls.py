@@ -159,6 +159,25 @@ class ModuleCalls:
                     continue
         return found
 
+    def arguments(self, name: str, params: list[str], method: bool) -> dict[str, str]:
+        """Source text over module-level names that the module's own calls of ``name`` pass
+        for ``params`` (the first call that can give one wins): ``optimizer_step(model,
+        optimizer, x, y)`` under the main guard gives ``model`` as ``build_model()``."""
+        found: dict[str, str] = {}
+        for call in self.calls_of(name):
+            if isinstance(call.func, ast.Attribute) != method:
+                continue
+            scope = self.scope_of.get(id(call), self.tree)
+            given = list(zip(params, call.args, strict=False))
+            given += [(k.arg, k.value) for k in call.keywords if k.arg in params]
+            for param, expr in given:
+                if param in found or isinstance(expr, ast.Starred):
+                    continue
+                text = self._resolve(expr, scope, 0)
+                if text is not None:
+                    found[param] = text
+        return found
+
     def constructor(self, class_name: str) -> CallSources | None:
         """The first call of ``class_name(...)`` whose arguments can all be rewritten."""
         for call in self.calls_of(class_name):

@@ -413,12 +413,9 @@ def make_input(
     if spec["kind"] == "py":
         return ast.literal_eval(spec["repr"])
     if spec["kind"] == "expr":
-        # An argument the module's own code passes, over the module's own names.
-        if module is None:
-            raise Unreachable("an argument from the module's own call needs the module")
-        return eval(compile(spec["source"], "<module call>", "eval"), vars(module))
+        return _evaluated(spec["source"], module)
     if spec["kind"] == "tuple":
-        return tuple(make_input(s, seed, batch) for s in spec["items"])
+        return tuple(make_input(s, seed, batch, module) for s in spec["items"])
     rng = np.random.default_rng(seed)
     shape = list(spec["shape"])
     if batch is not None and shape:
@@ -441,13 +438,32 @@ def make_input(
     return tf.cast(tf.constant(rng.standard_normal(shape).astype("float32")), dtype)
 
 
-def symbolic_input(spec: dict[str, Any]) -> Any:
+# Values of the module's own expressions, evaluated once per module state (a model or an
+# optimizer must be the same object on every call); cleared when the module is executed again.
+_EVALUATED: dict[str, Any] = {}
+
+
+def _evaluated(source: str, module: ModuleType | None) -> Any:
+    """An argument the module's own code passes, evaluated over the module's own names."""
+    if module is None:
+        raise Unreachable("an argument from the module's own call needs the module")
+    if source not in _EVALUATED:
+        _EVALUATED[source] = eval(compile(source, "<module call>", "eval"), vars(module))
+    return _EVALUATED[source]
+
+
+def symbolic_input(spec: dict[str, Any], module: ModuleType | None = None) -> Any:
     """What the symbolic trace passes for ``spec``: a ``TensorSpec`` whose unknown dims stay
     unknown, so tracing needs no valid values; Python values as they are."""
     if spec["kind"] == "py":
         return ast.literal_eval(spec["repr"])
     if spec["kind"] == "tuple":
-        return tuple(symbolic_input(s) for s in spec["items"])
+        return tuple(symbolic_input(s, module) for s in spec["items"])
+    if spec["kind"] == "expr":
+        value = _evaluated(spec["source"], module)
+        if tf.is_tensor(value) or isinstance(value, np.ndarray):
+            return tf.TensorSpec(value.shape, tf.as_dtype(value.dtype))
+        return value
     shape = spec.get("relaxed", spec["shape"]) if "relaxed" in spec else spec["shape"]
     return tf.TensorSpec(shape, getattr(tf, spec["dtype"]))
 
@@ -729,8 +745,11 @@ def _attempt(
     }
     sets = []
     for seed in range(1, calls + 1):
-        args = [make_input(s, seed) for s in attempt["args"]]
-        kwargs = {k: make_input(s, seed) for k, s in attempt.get("kwargs", {}).items()}
+        args = [make_input(s, seed, module=runner.module) for s in attempt["args"]]
+        kwargs = {
+            k: make_input(s, seed, module=runner.module)
+            for k, s in attempt.get("kwargs", {}).items()
+        }
         sets.append((args, kwargs))
     runner.sets = [a for a, _ in sets]
     if runner.keras_train:
@@ -744,8 +763,10 @@ def _attempt(
     runner.prepare(sets[0][0])
     phases: list[tuple[str, Callable[[], Any]]] = []
     if runner.traces_symbolically():
-        sym_args = [symbolic_input(s) for s in attempt["args"]]
-        sym_kwargs = {k: symbolic_input(s) for k, s in attempt.get("kwargs", {}).items()}
+        sym_args = [symbolic_input(s, runner.module) for s in attempt["args"]]
+        sym_kwargs = {
+            k: symbolic_input(s, runner.module) for k, s in attempt.get("kwargs", {}).items()
+        }
         relaxed = [_shown(s, relaxed=True) for s in attempt["args"]]
         if relaxed != args_shown:
             result["traced_with"] = ", ".join(relaxed)
@@ -939,8 +960,11 @@ def _shapes(
     counts = []
     try:
         for size in sizes:
-            args = [make_input(s, 7, size) for s in attempt["args"]]
-            kwargs = {k: make_input(s, 7, size) for k, s in attempt.get("kwargs", {}).items()}
+            args = [make_input(s, 7, size, runner.module) for s in attempt["args"]]
+            kwargs = {
+                k: make_input(s, 7, size, runner.module)
+                for k, s in attempt.get("kwargs", {}).items()
+            }
             runner.plain(args, kwargs)
             counts.append(runner.tracing_count())
     except Exception as exc:
@@ -980,6 +1004,9 @@ def _shown(spec: dict[str, Any], *, relaxed: bool = False) -> str:
     """``float32[2,3]``: the sizes actually run (or, ``relaxed``, traced: ``float32[None,3]``)."""
     if spec["kind"] == "py":
         return "py:" + spec["repr"]
+    if spec["kind"] == "expr":
+        text = spec["source"]
+        return text if len(text) <= 40 else text[:37] + "..."
     if spec["kind"] == "tuple":
         return "(" + ", ".join(_shown(s, relaxed=relaxed) for s in spec["items"]) + ")"
     shape = spec.get("relaxed") if relaxed and "relaxed" in spec else spec["shape"]
@@ -1132,7 +1159,9 @@ def _fix_for(message: str) -> Fix | None:
 
 def _adapted(attempt: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] | None:
     """The guess again, corrected as the first call's error asks (see ``_fix_for``)."""
-    if attempt["source"] not in ("guessed", "annotations") or not result.get("calls"):
+    if attempt["source"] not in ("guessed", "annotations", "the module's own calls") or not (
+        result.get("calls")
+    ):
         return None
     exc = result["calls"][0].get("exception") or {}
     found = _fix_for(exc.get("detail") or exc.get("message", ""))
@@ -1205,6 +1234,7 @@ def _runner(module: ModuleType, target: dict[str, Any]) -> TargetCaller:
 
 def _reload(probe: Probe) -> bool:
     """Execute the module again in place (its globals as the import left them)."""
+    _EVALUATED.clear()
     try:
         importlib.reload(probe.module)
     except BaseException:  # the import worked once; if it does not again, stop trying

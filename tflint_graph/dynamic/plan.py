@@ -470,28 +470,41 @@ def _attempts(
     described = [_annotation(ctx, p) for p in [*required, *keyword_only]]
     source = "annotations" if any(d is not None for d in described) else "guessed"
     names = [p.name.value for p in [*required, *keyword_only]]
-    if calls is not None and any(d is None for d in described):
+    method = "." in entry.qualname
+    passed: dict[str, str] = {}
+    if calls is not None and kind != "map" and any(d is None for d in described):
         # A Python value the module's own calls pass (`augment(image, 0.5)`) is no tensor.
-        passed = calls.literals(node.name.value, names, method="." in entry.qualname)
+        literals = calls.literals(node.name.value, names, method=method)
         described = [
-            PyValue(passed[n]) if d is None and _plain(passed.get(n, _NO_VALUE)) else d
+            PyValue(literals[n]) if d is None and _plain(literals.get(n, _NO_VALUE)) else d
             for d, n in zip(described, names, strict=True)
         ]
-    attempts = []
-    for shape in GUESSED_SHAPES:
-        specs: list[Spec] = [
-            d
-            if isinstance(d, (PyValue, TensorSpecLite, TupleSpec))
-            else _guess(name, shape, per_element=kind == "map")
-            for d, name in zip(described, names, strict=True)
-        ]
-        positional = tuple(specs[: len(required)])
-        keywords = {
-            p.name.value: s for p, s in zip(keyword_only, specs[len(required) :], strict=True)
+        # Objects and values the module's own calls build (`optimizer_step(model, ...)`
+        # with `model = build_model()`): tried first, then the guesses without them.
+        passed = {
+            n: text
+            for n, text in calls.arguments(node.name.value, names, method=method).items()
+            if described[names.index(n)] is None
         }
-        attempts.append(Attempt(source, positional, keywords))
-        if all(isinstance(d, PyValue) for d in described):
-            break  # nothing shaped to vary
+    attempts = []
+    for with_calls in (True, False) if passed else (False,):
+        for shape in GUESSED_SHAPES:
+            specs: list[Spec] = [
+                d
+                if isinstance(d, (PyValue, TensorSpecLite, TupleSpec))
+                else SourceExpr(passed[name])
+                if with_calls and name in passed
+                else _guess(name, shape, per_element=kind == "map")
+                for d, name in zip(described, names, strict=True)
+            ]
+            positional = tuple(specs[: len(required)])
+            keywords = {
+                p.name.value: s for p, s in zip(keyword_only, specs[len(required) :], strict=True)
+            }
+            how = "the module's own calls" if with_calls else source
+            attempts.append(Attempt(how, positional, keywords))
+            if all(isinstance(s, (PyValue, SourceExpr)) for s in specs) or with_calls:
+                break  # nothing shaped to vary, or one try of the module's own values
     roles = tuple(
         "fixed" if d is not None else _role(name)
         for d, name in zip(described[: len(required)], names, strict=False)
