@@ -26,17 +26,22 @@ import ast
 import builtins
 import collections
 import contextlib
+import datetime
 import importlib
 import io
 import json
 import logging
 import os
+import pathlib
 import pickle
 import random
 import re
+import secrets
+import shutil
 import statistics
 import sys
 import time
+import uuid
 import warnings
 from collections.abc import Callable, Iterator
 from types import FrameType, ModuleType
@@ -82,6 +87,8 @@ class Probe:
         self.hits: dict[str, dict[str, dict[str, int]]] = {}
         self.lines: dict[str, set[int]] = {}
         self.patched: dict[int, tuple[Any, Any]] = {}
+        self.inside = 0  # how many probed calls are running (see ``patch``)
+        self.probed: dict[str, str] = {}  # probe name -> kind, for tests and the report
 
     # -- AutoGraph source maps
     def install_loader_hook(self) -> None:
@@ -119,7 +126,9 @@ class Probe:
                 return frame.f_lineno
             if real in self.generated:
                 return self.generated[real].get(frame.f_lineno)
-            if real not in self.transparent:
+            # Frozen stdlib modules (``<frozen os>``, ``<frozen _collections_abc>``: the code
+            # behind os.environ.get and os.getenv) are library code to look through, like logging.
+            if real not in self.transparent and not real.startswith("<frozen "):
                 return None
             frame = frame.f_back
             depth += 1
@@ -136,64 +145,48 @@ class Probe:
         key = f"{kind}:{name}"
         counts[key] = counts.get(key, 0) + 1
 
-    def patch(self, owner: Any, attr: str, kind: str, name: str) -> None:
+    def patch(
+        self,
+        owner: Any,
+        attr: str,
+        kind: str,
+        name: str,
+        when: Callable[..., bool] | None = None,
+    ) -> None:
+        """Replace ``owner.attr`` by a wrapper that counts a hit at its caller's line (only
+        where ``when(*args, **kwargs)`` holds, when given).  A probed call made while
+        another probed call runs is the library's own work (``np.save`` opens a file,
+        ``os.getenv`` reads ``os.environ``, a logging record reads the clock), not a second
+        effect of the user's line: it is not counted."""
         original = getattr(owner, attr, None)
         if original is None:
             return
         probe = self
 
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            probe.hit(kind, name, sys._getframe(1))
-            return original(*args, **kwargs)
+            if probe.inside:
+                return original(*args, **kwargs)
+            if when is None or when(*args, **kwargs):
+                probe.hit(kind, name, sys._getframe(1))
+            probe.inside += 1
+            try:
+                return original(*args, **kwargs)
+            finally:
+                probe.inside -= 1
 
         wrapper.__name__ = getattr(original, "__name__", name)
         wrapper.__doc__ = getattr(original, "__doc__", None)
         patched = tf.autograph.experimental.do_not_convert(wrapper)
         setattr(owner, attr, patched)
         self.patched[id(original)] = (original, patched)
+        self.probed[name] = kind
 
     def install_probes(self) -> None:
         self.patch(builtins, "print", "print", "print")
-        for name in (
-            "random",
-            "randint",
-            "uniform",
-            "choice",
-            "choices",
-            "shuffle",
-            "sample",
-            "gauss",
-            "randrange",
-            "normalvariate",
-            "getrandbits",
-        ):
-            self.patch(random, name, "random", "random." + name)
-        for name in (
-            "rand",
-            "randn",
-            "randint",
-            "random",
-            "random_sample",
-            "uniform",
-            "normal",
-            "choice",
-            "shuffle",
-            "permutation",
-            "standard_normal",
-            "binomial",
-            "poisson",
-        ):
-            self.patch(np.random, name, "random", "numpy.random." + name)
-        for name in (
-            "time",
-            "perf_counter",
-            "monotonic",
-            "time_ns",
-            "perf_counter_ns",
-            "process_time",
-        ):
-            self.patch(time, name, "clock", "time." + name)
+        self.install_random_probes()
+        self.install_clock_probes()
         self.patch(os, "getenv", "clock", "os.getenv")
+        self.patch(os, "getenvb", "clock", "os.getenvb")
         # os.environ[...] and os.environ.get(...) (Mapping.get calls __getitem__).
         self.patch(type(os.environ), "__getitem__", "clock", "os.environ")
         self.transparent.add(_real(os.__file__))
@@ -234,16 +227,222 @@ class Probe:
                 "log_every_n_seconds",
             ):
                 self.patch(absl_logging, name, "logging", "absl.logging")
-        self.patch(builtins, "open", "io", "open")
-        self.patch(io, "open", "io", "io.open")
         self.patch(builtins, "input", "io", "input")
-        for name in ("makedirs", "mkdir", "remove", "rename"):
-            self.patch(os, name, "io", "os." + name)
         for owner, label in ((json, "json"), (pickle, "pickle")):
             self.patch(owner, "dump", "io", label + ".dump")
-        for name in ("save", "savez", "savetxt"):
-            self.patch(np, name, "io", "numpy." + name)
+        self.install_file_probes()
         self.rebind()
+
+    def install_random_probes(self) -> None:
+        """Every draw of ``random``, ``numpy.random``, ``secrets`` and ``uuid`` (TFG103).
+
+        The module functions of ``random`` and NumPy's legacy API are bound methods of a
+        hidden instance (``random._inst``, ``numpy.random.mtrand._rand``): they are found by
+        that binding, so new ones are probed too, and patched on the module, where user code
+        looks them up.  Seeding and state are not draws."""
+        not_draws = {"seed", "getstate", "setstate", "get_state", "set_state"}
+        for name in dir(random):
+            value = getattr(random, name)
+            bound = getattr(value, "__self__", None) is random._inst
+            if bound and not name.startswith("_") and name not in not_draws:
+                self.patch(random, name, "random", "random." + name)
+        for name in dir(np.random):
+            value = getattr(np.random, name)
+            legacy = isinstance(getattr(value, "__self__", None), np.random.RandomState)
+            if legacy and not name.startswith("_") and name not in not_draws:
+                self.patch(np.random, name, "random", "numpy.random." + name)
+        # random.Random() / SystemRandom() instances: Python classes, patched in place (each
+        # on the methods it defines itself).  Draws made inside random.py (choice ->
+        # _randbelow -> getrandbits) run inside a probed call and are not counted again.
+        for cls in (random.Random, random.SystemRandom):
+            own = set(vars(cls)) | ({"random", "getrandbits"} if cls is random.Random else set())
+            for name in sorted(own):
+                if (
+                    not name.startswith("_")
+                    and name not in not_draws
+                    and callable(getattr(cls, name, None))
+                ):
+                    self.patch(cls, name, "random", f"random.{cls.__name__}.{name}")
+        for name in ("token_bytes", "token_hex", "token_urlsafe", "randbelow", "choice"):
+            self.patch(secrets, name, "random", "secrets." + name)
+        self.patch(secrets, "randbits", "random", "secrets.randbits")
+        for name in ("uuid1", "uuid4"):  # uuid3/uuid5 hash their arguments: not random
+            self.patch(uuid, name, "random", "uuid." + name)
+        self.patch(os, "urandom", "random", "os.urandom")
+        self.install_generator_probes()
+
+    def install_generator_probes(self) -> None:
+        """``np.random.default_rng()`` generators and ``RandomState`` instances.
+
+        Both are C types whose methods cannot be replaced; a subclass with probed methods
+        can, and stays an instance of the C type for ``isinstance``.  ``default_rng`` and
+        ``RandomState`` return the subclass from now on (generators made in ``__init__`` or
+        in traced code), and generators the import already made (``rng =
+        np.random.default_rng(0)`` at module level) are replaced by one drawing from the
+        same bit generator, so the stream of numbers is unchanged."""
+        probe = self
+        made: dict[type, type] = {}
+        for base, label in (
+            (np.random.Generator, "Generator"),
+            (np.random.RandomState, "RandomState"),
+        ):
+            methods = {
+                name: _probed_method(probe, getattr(base, name), f"numpy.random.{label}.{name}")
+                for name in dir(base)
+                if not name.startswith("_")
+                and name not in ("spawn", "seed", "get_state", "set_state", "bit_generator")
+                and callable(getattr(base, name))
+            }
+            made[base] = _lookalike(base, methods)
+        generator, legacy = made[np.random.Generator], made[np.random.RandomState]
+        original_rng = np.random.default_rng
+
+        def default_rng(seed: Any = None) -> Any:
+            if probe.inside:
+                return original_rng(seed)
+            probe.hit("random", "numpy.random.default_rng", sys._getframe(1))
+            if isinstance(seed, np.random.Generator):
+                return seed  # default_rng(g) returns g itself
+            return generator(original_rng(seed).bit_generator)
+
+        self._replace(np.random, "default_rng", default_rng, "random", "numpy.random.default_rng")
+        self._replace(np.random, "RandomState", legacy, "random", "numpy.random.RandomState")
+        for key, value in list(vars(self.module).items()):
+            if type(value) is np.random.Generator:
+                setattr(self.module, key, generator(value.bit_generator))
+            elif type(value) is np.random.RandomState:
+                with contextlib.suppress(Exception):
+                    setattr(self.module, key, legacy(value._bit_generator))
+
+    def _replace(self, owner: Any, attr: str, new: Any, kind: str, name: str) -> None:
+        """Put ``new`` (which counts its own hits) in place of ``owner.attr``."""
+        original = getattr(owner, attr)
+        setattr(owner, attr, new)
+        self.patched[id(original)] = (original, new)
+        self.probed[name] = kind
+
+    def install_clock_probes(self) -> None:
+        """Clock reads (TFG104): ``time``'s clocks; ``localtime``/``gmtime``/``ctime``/
+        ``asctime``/``strftime`` only when called without a time (then they read the
+        clock); ``datetime.now/utcnow/today`` and ``date.today``."""
+        for name in (
+            "time",
+            "time_ns",
+            "perf_counter",
+            "perf_counter_ns",
+            "monotonic",
+            "monotonic_ns",
+            "process_time",
+            "process_time_ns",
+            "thread_time",
+            "thread_time_ns",
+        ):
+            self.patch(time, name, "clock", "time." + name)
+
+        def no_time(*args: Any, **kwargs: Any) -> bool:
+            return not args or args[0] is None
+
+        for name in ("localtime", "gmtime", "ctime", "asctime"):
+            self.patch(time, name, "clock", "time." + name, when=no_time)
+        self.patch(
+            time,
+            "strftime",
+            "clock",
+            "time.strftime",
+            when=lambda *args, **kwargs: len(args) < 2 or args[1] is None,
+        )
+        self.install_datetime_probes()
+
+    def install_datetime_probes(self) -> None:
+        """``datetime.datetime`` and ``datetime.date`` are C types: their classmethods cannot
+        be replaced.  The ``datetime`` module gets subclasses whose ``now``/``utcnow``/
+        ``today`` count a hit; a metaclass keeps ``isinstance(d, datetime.datetime)`` true
+        for instances of the real class (made by libraries, or before the probes)."""
+        probe = self
+        for real, names in (
+            (_real_datetime, ("now", "utcnow", "today")),
+            (_real_date, ("today",)),
+        ):
+
+            class _Meta(type):
+                def __instancecheck__(cls, obj: Any, real: type = real) -> bool:
+                    return isinstance(obj, real)
+
+                def __subclasscheck__(cls, sub: type, real: type = real) -> bool:
+                    return issubclass(sub, real)
+
+            # getattr(real, name) is the classmethod bound to the real class: it returns an
+            # instance of the real class, which the metaclass still counts as one of these.
+            methods = {
+                name: classmethod(
+                    _probed_method(
+                        probe, getattr(real, name), f"datetime.{real.__name__}.{name}", bound=True
+                    )
+                )
+                for name in names
+            }
+            probed = _lookalike(real, methods)
+            self._replace(datetime, real.__name__, probed, "clock", f"datetime.{real.__name__}")
+            for name in names:
+                self.probed[f"datetime.{real.__name__}.{name}"] = "clock"
+
+    def install_file_probes(self) -> None:
+        """File writes (TFG108): ``open`` (whose file's ``write``/``writelines``/``flush``
+        count at the line that calls them), ``os``/``shutil`` file operations, ``pathlib``
+        writes, NumPy's savers, ``tf.io.gfile``."""
+        self._patch_open(builtins, "open", "open")
+        self._patch_open(io, "open", "io.open")
+        for name in (
+            "makedirs",
+            "mkdir",
+            "remove",
+            "unlink",
+            "rename",
+            "replace",
+            "rmdir",
+            "removedirs",
+            "system",
+        ):
+            self.patch(os, name, "io", "os." + name)
+        for name in ("copy", "copy2", "copyfile", "copytree", "move", "rmtree"):
+            self.patch(shutil, name, "io", "shutil." + name)
+        for name in ("write_text", "write_bytes", "open", "mkdir", "touch", "unlink"):
+            self.patch(pathlib.Path, name, "io", "Path." + name)
+        for name in ("save", "savez", "savez_compressed", "savetxt"):
+            self.patch(np, name, "io", "numpy." + name)
+        with contextlib.suppress(Exception):
+            from tensorflow.python.lib.io import file_io
+
+            # tf.io.gfile.GFile is file_io.FileIO: its constructor and its writes.
+            for name in ("__init__", "write"):
+                label = "GFile" if name == "__init__" else "GFile.write"
+                self.patch(file_io.FileIO, name, "io", "tensorflow.io.gfile." + label)
+            for name in ("makedirs", "mkdir", "remove", "rename", "copy", "rmtree"):
+                self.patch(tf.io.gfile, name, "io", "tensorflow.io.gfile." + name)
+
+    def _patch_open(self, owner: Any, attr: str, name: str) -> None:
+        """``open`` counts a hit, and a file it opens for the module's code counts one at
+        each line that writes to it (file objects are C types: the module gets a thin
+        proxy; library code keeps the real file)."""
+        original = getattr(owner, attr)
+        probe = self
+
+        def opener(*args: Any, **kwargs: Any) -> Any:
+            if probe.inside:
+                return original(*args, **kwargs)
+            frame = sys._getframe(1)
+            probe.hit("io", name, frame)
+            probe.inside += 1
+            try:
+                handle = original(*args, **kwargs)
+            finally:
+                probe.inside -= 1
+            return _ProbedFile(handle, probe) if probe.caller_line(frame) is not None else handle
+
+        opener.__name__ = getattr(original, "__name__", attr)
+        opener.__doc__ = getattr(original, "__doc__", None)
+        self._replace(owner, attr, tf.autograph.experimental.do_not_convert(opener), "io", name)
+        self.probed["file.write"] = self.probed["file.writelines"] = "io"
 
     def rebind(self) -> None:
         """``from time import time`` binds the original in the module: rebind to the probe."""
@@ -292,6 +491,87 @@ class Probe:
                 if _real(filename) == self.modfile:
                     line = int(number)
         return line
+
+
+_real_datetime = datetime.datetime
+_real_date = datetime.date
+
+
+def _probed_method(probe: Probe, original: Any, name: str, bound: bool = False) -> Any:
+    """A method for a subclass of a C type that counts a hit at its caller's line, then
+    calls ``original`` (a method descriptor, or with ``bound`` an already bound method)."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not probe.inside:
+            probe.hit("random" if name.startswith("numpy") else "clock", name, sys._getframe(1))
+        probe.inside += 1
+        try:
+            return original(*args, **kwargs) if bound else original(self, *args, **kwargs)
+        finally:
+            probe.inside -= 1
+
+    method.__name__ = getattr(original, "__name__", name)
+    method.__doc__ = getattr(original, "__doc__", None)
+    probe.probed[name] = "random" if name.startswith("numpy") else "clock"
+    return tf.autograph.experimental.do_not_convert(method)
+
+
+def _lookalike(real: type, methods: dict[str, Any]) -> type:
+    """A subclass of ``real`` with ``methods``, for which ``isinstance``/``issubclass`` answer
+    as for ``real`` itself (instances made by the real class still count)."""
+
+    class _Meta(type):
+        def __instancecheck__(cls, obj: Any) -> bool:
+            return isinstance(obj, real)
+
+        def __subclasscheck__(cls, sub: type) -> bool:
+            return issubclass(sub, real)
+
+    probed = _Meta(real.__name__, (real,), dict(methods))
+    probed.__module__ = real.__module__
+    probed.__qualname__ = real.__qualname__
+    return probed
+
+
+class _ProbedFile:
+    """A file opened by the module's code: ``write``/``writelines``/``flush`` count a hit at
+    the calling line; everything else is the real file's."""
+
+    def __init__(self, handle: Any, probe: Probe) -> None:
+        self._handle = handle
+        self._probe = probe
+
+    def _count(self, name: str) -> None:
+        if not self._probe.inside:
+            self._probe.hit("io", "file." + name, sys._getframe(2))
+
+    def write(self, *args: Any) -> Any:
+        self._count("write")
+        return self._handle.write(*args)
+
+    def writelines(self, *args: Any) -> Any:
+        self._count("writelines")
+        return self._handle.writelines(*args)
+
+    def flush(self) -> Any:
+        self._count("flush")
+        return self._handle.flush()
+
+    def __enter__(self) -> _ProbedFile:
+        self._handle.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self._handle.__exit__(*exc)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._handle)
+
+    def __next__(self) -> Any:
+        return next(self._handle)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._handle, name)
 
 
 def _first_line(text: str) -> str:
