@@ -236,21 +236,19 @@ class Probe:
     def install_random_probes(self) -> None:
         """Every draw of ``random``, ``numpy.random``, ``secrets`` and ``uuid`` (TFG103).
 
-        The module functions of ``random`` and NumPy's legacy API are bound methods of a
-        hidden instance (``random._inst``, ``numpy.random.mtrand._rand``): they are found by
-        that binding, so new ones are probed too, and patched on the module, where user code
-        looks them up.  Seeding and state are not draws."""
+        Every public function of ``random`` and of NumPy's legacy API (bound methods of a
+        hidden instance, plus aliases such as ``ranf``) is patched on the module, where user
+        code looks it up, so new ones are probed too; seeding, state, classes and NumPy's
+        test runner are not draws (generators: see ``install_generator_probes``)."""
         not_draws = {"seed", "getstate", "setstate", "get_state", "set_state"}
-        for name in dir(random):
-            value = getattr(random, name)
-            bound = getattr(value, "__self__", None) is random._inst
-            if bound and not name.startswith("_") and name not in not_draws:
-                self.patch(random, name, "random", "random." + name)
-        for name in dir(np.random):
-            value = getattr(np.random, name)
-            legacy = isinstance(getattr(value, "__self__", None), np.random.RandomState)
-            if legacy and not name.startswith("_") and name not in not_draws:
-                self.patch(np.random, name, "random", "numpy.random." + name)
+        skip = not_draws | {"get_bit_generator", "set_bit_generator", "test", "default_rng"}
+        for module, label in ((random, "random."), (np.random, "numpy.random.")):
+            for name in dir(module):
+                value = getattr(module, name)
+                if name.startswith("_") or name in skip or isinstance(value, (type, ModuleType)):
+                    continue
+                if callable(value):
+                    self.patch(module, name, "random", label + name)
         # random.Random() / SystemRandom() instances: Python classes, patched in place (each
         # on the methods it defines itself).  Draws made inside random.py (choice ->
         # _randbelow -> getrandbits) run inside a probed call and are not counted again.
@@ -442,7 +440,8 @@ class Probe:
         opener.__name__ = getattr(original, "__name__", attr)
         opener.__doc__ = getattr(original, "__doc__", None)
         self._replace(owner, attr, tf.autograph.experimental.do_not_convert(opener), "io", name)
-        self.probed["file.write"] = self.probed["file.writelines"] = "io"
+        for method in ("write", "writelines", "flush"):
+            self.probed["file." + method] = "io"
 
     def rebind(self) -> None:
         """``from time import time`` binds the original in the module: rebind to the probe."""
