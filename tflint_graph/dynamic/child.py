@@ -1277,6 +1277,10 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
         if device_error:
             entry["error"] = device_error
             continue
+        if target["kind"] == "module":  # TFG402: a module-level check, nothing to call
+            entry["switch"] = _switch_check(probe)
+            used = True
+            continue
         chosen = None
         attempts = list(target["attempts"])
         if target.get("roles") and target["kind"] in ("function", "wrap", "method") and attempts:
@@ -1324,6 +1328,179 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
     report({"device": device, "tf_version": tf.__version__, "targets": results})
 
 
+# Python values staged for TFG303, by the kind of value the flagged call passes.
+_STAGED: dict[str, list[Any]] = {"int": [1, 2, 3], "float": [0.5, 1.5, 2.5], "str": ["a", "b", "c"]}
+
+
+def _retrace(runner: TargetCaller, result: dict[str, Any], spec: list[Any]) -> dict[str, Any]:
+    """TFG303: call the tf.function with distinct Python values at the parameter the flagged
+    call varies, then with the first value again, and read the tracing count after each."""
+    _line, param, index, kind = spec
+    args, kwargs = result["sets"][0]
+    failed = []
+    for staged in [kind] + [k for k in _STAGED if k != kind]:
+        values = _STAGED[staged]
+        before = runner.tracing_count()
+        if before is None:
+            return {"error": "the tracing count is not available"}
+        counts = []
+        try:
+            for value in [*values, values[0]]:
+                call_args, call_kwargs = list(args), dict(kwargs)
+                if index is not None and index < len(call_args):
+                    call_args[index] = value
+                else:
+                    call_kwargs[param] = value
+                runner.plain(call_args, call_kwargs)
+                counts.append(runner.tracing_count())
+        except Exception as exc:
+            failed.append(f"{staged}s: {type(exc).__name__}: {_first_line(str(exc))[:100]}")
+            continue
+        return {
+            "param": param,
+            "kind": staged,
+            "values": [repr(v) for v in values],
+            "before": before,
+            "counts": counts,
+        }
+    return {"error": "calls with staged Python values raised (" + "; ".join(failed) + ")"}
+
+
+def _fresh(runner: TargetCaller) -> Any:
+    """A new tf.function like the target's, with an empty cache (its first call traces)."""
+    clone = getattr(runner.fn, "_clone", None)
+    if clone is not None:
+        return clone(None)
+    return tf.function(runner.fn.python_function)
+
+
+def _first_call(runner: TargetCaller, result: dict[str, Any], repeats: int = 5) -> dict[str, Any]:
+    """TFG403: the first call of a fresh copy of the tf.function (it traces) against the
+    median of warm calls, as a benchmark without warm-up would see them."""
+    args, kwargs = result["sets"][0]
+    try:
+        fresh = _fresh(runner)
+        start = _perf_counter()
+        _outputs(fresh(*args, **kwargs))
+        first = _perf_counter() - start
+        traces = int(fresh.experimental_get_tracing_count())
+        samples = []
+        for _ in range(repeats):
+            start = _perf_counter()
+            _outputs(fresh(*args, **kwargs))
+            samples.append(_perf_counter() - start)
+    except Exception as exc:
+        return {"error": f"{type(exc).__name__}: {_first_line(str(exc))[:150]}"}
+    return {
+        "first_ms": first * 1e3,
+        "warm_ms": statistics.median(samples) * 1e3,
+        "traces": traces,
+        "repeats": repeats,
+    }
+
+
+def _graph_ops(graph: Any, modfile: str, first: int, last: int) -> tuple[int, int]:
+    """(ops in the graph and the functions it calls, ops created by module lines ``first``
+    to ``last``): each op keeps the Python stack that created it, AutoGraph's mapped back."""
+    total = in_lines = 0
+    seen: set[int] = set()
+    todo = [graph]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for op in current.get_operations():
+            total += 1
+            with contextlib.suppress(Exception):
+                if any(
+                    first <= frame.lineno <= last and _real(frame.filename) == modfile
+                    for frame in op.traceback
+                ):
+                    in_lines += 1
+        for fn in getattr(current, "_functions", {}).values():
+            inner = getattr(fn, "graph", None)
+            if inner is not None:
+                todo.append(inner)
+    return total, in_lines
+
+
+def _graph_size(runner: TargetCaller, result: dict[str, Any], loop: list[Any]) -> dict[str, Any]:
+    """TFG305: trace a fresh copy and count the graph's ops, and those the loop's body
+    created; when a module global sets the count, trace again with a smaller one."""
+    line, last, count, name = loop
+    args, kwargs = result["sets"][0]
+    modfile = _real(runner.module.__file__ or "")
+
+    def measure() -> tuple[int, int, float]:
+        fresh = _fresh(runner)
+        start = _perf_counter()
+        concrete = fresh.get_concrete_function(*args, **kwargs)
+        seconds = _perf_counter() - start
+        return (*_graph_ops(concrete.graph, modfile, line, last), seconds)
+
+    try:
+        total, in_loop, seconds = measure()
+    except Exception as exc:
+        return {
+            "error": f"tracing again raised {type(exc).__name__}: {_first_line(str(exc))[:150]}"
+        }
+    out: dict[str, Any] = {"count": count, "ops": total, "loop_ops": in_loop, "seconds": seconds}
+    old = getattr(runner.module, name, None) if name else None
+    if isinstance(old, int) and not isinstance(old, bool) and old > 2:
+        small = max(2, old // 10)
+        setattr(runner.module, name, small)
+        try:
+            staged_total, staged_loop, staged_seconds = measure()
+            out["staged"] = {
+                "name": name,
+                "old": old,
+                "new": small,
+                "ops": staged_total,
+                "loop_ops": staged_loop,
+                "seconds": staged_seconds,
+            }
+        except Exception as exc:
+            out["staged"] = {"error": f"{type(exc).__name__}: {_first_line(str(exc))[:100]}"}
+        finally:
+            setattr(runner.module, name, old)
+    return out
+
+
+def _switch_check(probe: Probe) -> dict[str, Any]:
+    """TFG402: whether functions run eagerly after the import, and which module lines set
+    it: the module is executed again with ``run_functions_eagerly`` recording its callers
+    (from eager mode off, so only what the module itself does shows)."""
+    after_import = bool(tf.config.functions_run_eagerly())
+    seen: list[list[Any]] = []
+    saved = {}
+    for name in ("run_functions_eagerly", "experimental_run_functions_eagerly"):
+        original = getattr(tf.config, name, None)
+        if original is None:
+            continue
+        saved[name] = original
+
+        def recorder(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            value = args[0] if args else next(iter(kwargs.values()), None)
+            seen.append([probe.caller_line(sys._getframe(1)), bool(value)])
+            return _original(*args, **kwargs)
+
+        setattr(tf.config, name, recorder)
+    try:
+        saved["run_functions_eagerly"](False)
+        reloaded = _reload(probe)
+        after_reload = bool(tf.config.functions_run_eagerly())
+    finally:
+        for name, original in saved.items():
+            setattr(tf.config, name, original)
+    return {
+        "after_import": after_import,
+        "after_reload": after_reload,
+        "reloaded": reloaded,
+        "calls": seen,
+    }
+
+
 def _experiments(
     runner: TargetCaller,
     target: dict[str, Any],
@@ -1341,6 +1518,12 @@ def _experiments(
             experiments["shapes"] = _shapes(runner, result, attempt, params.get("unknown_dim", 2))
         if target.get("timing"):
             experiments["timing"] = _timing(runner, result)
+        for spec in target.get("retrace", []):
+            experiments[f"retrace:{spec[0]}"] = _retrace(runner, result, spec)
+        if target.get("first_call"):
+            experiments["first_call"] = _first_call(runner, result)
+        for loop in target.get("loops", []):
+            experiments[f"graph:{loop[0]}"] = _graph_size(runner, result, loop)
     elif target.get("eager_diff") and runner.kind != "map":
         experiments["eager_diff"] = _eager_diff(runner, result)
     result["experiments"] = experiments
