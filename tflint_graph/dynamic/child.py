@@ -28,6 +28,7 @@ import collections
 import contextlib
 import datetime
 import importlib
+import inspect
 import io
 import json
 import logging
@@ -110,6 +111,11 @@ class Probe:
             return result
 
         ag_loader.load_ast = load_ast
+        # Functions AutoGraph converted during the import (a module-level ``ds.map(fn)``)
+        # are cached without a source map: convert them again, through the hook.
+        with contextlib.suppress(Exception):
+            transpiler = ag_api._TRANSPILER
+            transpiler._cache = type(transpiler._cache)()
 
     def map_line(self, filename: str, line: int) -> int | None:
         real = _real(filename)
@@ -752,7 +758,15 @@ class TargetCaller:
         self.sets: list[list[Any]] = []
         path = target["path"].split(".")
         obj: Any = module
-        if self.kind in ("method", "keras_call", "keras_step"):
+        static = None
+        if self.kind == "method" and len(path) == 2:
+            cls = getattr(module, path[0], None)
+            static = inspect.getattr_static(cls, path[1], None) if isinstance(cls, type) else None
+        if isinstance(static, (staticmethod, classmethod)):
+            # Called on the class: no instance (nor constructor arguments) needed.
+            obj = getattr(module, path[0])
+            path = path[1:]
+        elif self.kind in ("method", "keras_call", "keras_step"):
             cls = getattr(module, path[0], None)
             if not isinstance(cls, type):
                 raise Unreachable(f"class {path[0]} not found in the module")

@@ -220,7 +220,7 @@ def _join(*parts: str) -> str:
 class _Entry:
     """The function the child calls for some findings, and how."""
 
-    node: cst.FunctionDef
+    node: FunctionNode  # a lambda when a module-level name holds it
     kind: str
     qualname: str
     input_signature: cst.BaseExpression | None = None
@@ -254,7 +254,6 @@ def _entry_for(ctx: ModuleContext, holder: TracedFunction | None, finding: Findi
     root = chain[-1]
     reach = _reach(ctx, root)
     if not isinstance(reach, str):
-        assert isinstance(root.node, cst.FunctionDef)
         return _Entry(root.node, *reach, root.input_signature, root.autograph)
     # The root cannot be called: take the outermost callable function below it.
     for fn in reversed(chain[:-1]):
@@ -549,8 +548,33 @@ def _reach(ctx: ModuleContext, root: TracedFunction) -> tuple[str, str] | str:
     """(target kind, qualname) of a root the child can get hold of, or why not."""
     node = root.node
     if isinstance(node, cst.Lambda):
-        return f"{root.display} is a lambda: dynamic mode can only call named functions"
+        named = _lambda_name(ctx, node, root.kind)
+        if named is None:
+            return f"{root.display} is a lambda: dynamic mode can only call named functions"
+        return named
     return _reach_def(ctx, node, root.kind)
+
+
+def _lambda_name(ctx: ModuleContext, node: cst.Lambda, kind: TraceKind) -> tuple[str, str] | None:
+    """A lambda the child can get by a module-level name: ``scale = lambda x: ...`` (traced
+    through ``tf.function(scale)`` or ``ds.map(scale)``), or ``step =
+    tf.function(lambda x: ...)`` (the tf.function itself)."""
+    parent = ctx.parent(node)
+    wrapped = isinstance(parent, cst.Arg)
+    if wrapped:
+        call = ctx.parent(parent)
+        if not isinstance(call, cst.Call) or len(call.args) < 1 or call.args[0] is not parent:
+            return None
+        parent = ctx.parent(call)
+    if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
+        return None
+    target = parent.targets[0].target
+    line = ctx.parent(parent)
+    if not isinstance(target, cst.Name) or not isinstance(ctx.parent(line), cst.Module):
+        return None
+    if wrapped:
+        return ("function", target.value) if kind is TraceKind.WRAPPED else None
+    return ("map" if kind is TraceKind.DATASET else "wrap"), target.value
 
 
 def _reach_def(ctx: ModuleContext, node: cst.FunctionDef, kind: TraceKind) -> tuple[str, str] | str:
@@ -576,13 +600,13 @@ def _reach_def(ctx: ModuleContext, node: cst.FunctionDef, kind: TraceKind) -> tu
     return "method", qualname
 
 
-def _params(node: cst.FunctionDef, method: bool) -> tuple[list[cst.Param], list[cst.Param]]:
+def _params(node: FunctionNode, method: bool) -> tuple[list[cst.Param], list[cst.Param]]:
     """Required positional and required keyword-only parameters (``self``/``cls`` dropped,
     except for a ``staticmethod``)."""
     positional = [*node.params.posonly_params, *node.params.params]
     static = any(
         isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
-        for d in node.decorators
+        for d in getattr(node, "decorators", ())  # a lambda has none
     )
     if method and positional and not static:
         positional = positional[1:]
