@@ -1382,6 +1382,8 @@ def _retrace(runner: TargetCaller, result: dict[str, Any], spec: list[Any]) -> d
 
 def _fresh(runner: TargetCaller) -> Any:
     """A new tf.function like the target's, with an empty cache (its first call traces)."""
+    if runner.kind == "map":  # the callback itself: traced in a graph as tf.data does
+        return tf.function(runner.fn)
     clone = getattr(runner.fn, "_clone", None)
     if clone is not None:
         return clone(None)
@@ -1540,4 +1542,8 @@ def _experiments(
             experiments[f"graph:{loop[0]}"] = _graph_size(runner, result, loop)
     elif target.get("eager_diff") and runner.kind != "map":
         experiments["eager_diff"] = _eager_diff(runner, result)
+    if not result["calls"][0]["exception"] and runner.kind == "map":
+        # A Dataset.map callback's graph is measured too (traced with one element's specs).
+        for loop in target.get("loops", []):
+            experiments[f"graph:{loop[0]}"] = _graph_size(runner, result, loop)
     result["experiments"] = experiments
