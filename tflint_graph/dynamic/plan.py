@@ -3,9 +3,12 @@
 For one module, every finding is placed in the traced function that holds it; that function's
 traced *root* in the same module (the ``tf.function``, Keras step, ``Dataset.map`` callback...
 its chain starts at) is what the child calls, because calling the root traces every helper on
-the way.  A root is reachable when it is a module-level function or a method of a module-level
-class; lambdas, nested functions and roots that only another module's code traces are not, and
-their findings get ``unverified`` with that reason.
+the way.  A root is reachable when it is a module-level function, a method of a module-level
+class, or a lambda a module-level name holds (``scale = lambda x: ...``, ``step =
+tf.function(lambda x: ...)``); inline lambdas, nested functions and roots that only another
+module's code traces are not, and their findings get ``unverified`` with that reason.
+Findings at a call of a tf.function (TFG303, TFG403) target the module-level tf.function the
+call names; TFG402 gets a module-level target with nothing to call.
 
 Inputs, in order of trust: a config example (``"pkg.mod:fn"``), a literal ``input_signature``,
 then annotations and guesses (small float32 tensors of a few ranks, tried in turn by the child

@@ -26,7 +26,27 @@ signature and must not trace again.  Per code:
 - TFG301: ``confirmed`` when new batch sizes make the tracing count grow.
 - TFG401: the median call time traced and eager after warm-up, and their ratio:
   ``confirmed`` when the graph is less than 1.5x faster than running the body eagerly.
+- TFG303 (at a call of a module-level tf.function): staged calls with distinct Python
+  values (ints, floats or strings, as the flagged call passes) at the parameter the call
+  varies, then the first value again: ``confirmed`` when each distinct value traced once
+  more and the repeated one did not; ``not-reproduced`` when the tracing count stayed.
+- TFG403 (at a first call in a timed block the rule still reports): a fresh copy of the
+  tf.function, its first call (which traces) against the median warm call: ``confirmed``
+  when it traced and took more than twice a warm call.
+- TFG305: a fresh trace's ops, counted by the module line that created them: ``confirmed``
+  when the loop's lines created at least one op per iteration (unrolled); with a module
+  global as the count, a second trace with a tenth of it shows the graph shrink.
+- TFG402 (module level, no call): the module is executed again with
+  ``run_functions_eagerly`` recording its callers: ``confirmed`` when the flagged line
+  passed True and ``functions_run_eagerly()`` is True after the import (and was after the
+  real import); ``not-reproduced`` when a later line turned it off; ``unverified`` when the
+  line does not run on import.
 - anything else: ``unverified`` (no dynamic check).
+
+Probed effects are counted at the module line that calls the probed function, looking
+through AutoGraph's generated code, logging, and frozen stdlib modules (``os.environ.get``
+runs in ``<frozen _collections_abc>``); a probed call made inside another (``np.save``
+opening its file) is not counted again.
 """
 
 from __future__ import annotations
