@@ -1529,3 +1529,26 @@ def test_lambdas_bound_to_module_names_are_reached_by_name() -> None:
     assert {("wrap", "scale"), ("function", "step")} <= by_path
     inline = line_of(source, "ds = ")
     assert_unverified(plan, (inline, "TFG103"), "lambda")
+
+
+def test_retracing_keyword_of_a_positional_parameter_is_staged_at_its_place() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def step(x, rate):
+            return x * rate
+
+
+        def sweep(x):
+            for lr in [0.1, 0.01]:
+                step(x, rate=lr)
+        """
+    )
+    plan, found = plan_for(source)
+    line = line_of(source, "step(x, rate=lr)")
+    assert (line, "TFG303") in found
+    (target,) = plan.targets
+    assert target.retrace == ((line, "rate", 1, "float"),)

@@ -1448,15 +1448,17 @@ def _graph_size(runner: TargetCaller, result: dict[str, Any], loop: list[Any]) -
     args, kwargs = result["sets"][0]
     modfile = _real(runner.module.__file__ or "")
 
-    def measure() -> tuple[int, int, float]:
-        fresh = _fresh(runner)
+    def measure(cached: bool) -> tuple[int, int, float | None]:
+        # The graph the calls already traced costs nothing to read; a fresh trace (a
+        # Dataset.map callback has no cached one, a staged count needs one) is timed.
+        fn = runner.fn if cached and runner.kind != "map" else _fresh(runner)
         start = _perf_counter()
-        concrete = fresh.get_concrete_function(*args, **kwargs)
-        seconds = _perf_counter() - start
+        concrete = fn.get_concrete_function(*args, **kwargs)
+        seconds = None if fn is runner.fn else _perf_counter() - start
         return (*_graph_ops(concrete.graph, modfile, line, last), seconds)
 
     try:
-        total, in_loop, seconds = measure()
+        total, in_loop, seconds = measure(cached=True)
     except Exception as exc:
         return {
             "error": f"tracing again raised {type(exc).__name__}: {_first_line(str(exc))[:150]}"
@@ -1467,7 +1469,7 @@ def _graph_size(runner: TargetCaller, result: dict[str, Any], loop: list[Any]) -
         small = max(2, old // 10)
         setattr(runner.module, name, small)
         try:
-            staged_total, staged_loop, staged_seconds = measure()
+            staged_total, staged_loop, staged_seconds = measure(cached=False)
             out["staged"] = {
                 "name": name,
                 "old": old,
@@ -1489,26 +1491,28 @@ def _switch_check(probe: Probe) -> dict[str, Any]:
     (from eager mode off, so only what the module itself does shows)."""
     after_import = bool(tf.config.functions_run_eagerly())
     seen: list[list[Any]] = []
-    saved = {}
-    for name in ("run_functions_eagerly", "experimental_run_functions_eagerly"):
-        original = getattr(tf.config, name, None)
-        if original is None:
-            continue
-        saved[name] = original
+    saved = []
+    reset = tf.config.run_functions_eagerly
+    for owner in (tf.config, tf.compat.v1.config):
+        for name in ("run_functions_eagerly", "experimental_run_functions_eagerly"):
+            original = getattr(owner, name, None)
+            if original is None:
+                continue
+            saved.append((owner, name, original))
 
-        def recorder(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
-            value = args[0] if args else next(iter(kwargs.values()), None)
-            seen.append([probe.caller_line(sys._getframe(1)), bool(value)])
-            return _original(*args, **kwargs)
+            def recorder(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+                value = args[0] if args else next(iter(kwargs.values()), None)
+                seen.append([probe.caller_line(sys._getframe(1)), bool(value)])
+                return _original(*args, **kwargs)
 
-        setattr(tf.config, name, recorder)
+            setattr(owner, name, recorder)
     try:
-        saved["run_functions_eagerly"](False)
+        reset(False)
         reloaded = _reload(probe)
         after_reload = bool(tf.config.functions_run_eagerly())
     finally:
-        for name, original in saved.items():
-            setattr(tf.config, name, original)
+        for owner, name, original in saved:
+            setattr(owner, name, original)
     return {
         "after_import": after_import,
         "after_reload": after_reload,

@@ -353,7 +353,7 @@ def _call_site_entry(
     bound = ctx.bindings(func) if isinstance(func, cst.Name) else ()
     if (
         not isinstance(func, cst.Name)
-        or not isinstance(node, cst.FunctionDef)
+        or not isinstance(node, cst.FunctionDef | cst.Lambda)
         or len(bound) != 1
         or not isinstance(bound[0].scope, GlobalScope)
     ):
@@ -376,18 +376,29 @@ def _call_site_entry(
     culprits = varying_arguments(ctx, call, ref)
     if not culprits:
         return f"no argument of this call of {shown} is a Python value that varies"
-    arg = culprits[0][0]
+    arg, region = culprits[0]
     params = [*node.params.posonly_params, *node.params.params]
-    if ctx.enclosing_class(node) is not None:
+    if isinstance(node, cst.FunctionDef) and ctx.enclosing_class(node) is not None:
         return f"{shown} is a method: dynamic mode stages module-level functions only"
     if arg.keyword is not None:
-        param, index = arg.keyword.value, None
+        # `step(x, rate=lr)` with `rate` positional: the child passes the inputs it builds
+        # positionally, so the staged value goes at the parameter's place.
+        param = arg.keyword.value
+        names = [p.name.value for p in params]
+        index = names.index(param) if param in names else None
     else:
         index = call.args.index(arg)
         if any(a.star or a.keyword is not None for a in call.args[:index]) or index >= len(params):
             return f"the varying argument of {shown} cannot be matched to a parameter"
         param = params[index].name.value
     kind = _value_kind(arg.value)
+    swept = region.iter if isinstance(region, cst.For) else None
+    if (
+        isinstance(arg.value, cst.Name)
+        and isinstance(swept, cst.List | cst.Tuple)
+        and swept.elements
+    ):
+        kind = _value_kind(swept.elements[0].value)  # `for lr in [0.1, 0.01]: step(x, lr)`
     if kind is None:
         return f"`{ctx.code(arg.value)}` is a container: dynamic mode stages scalars only"
     return entry, ("retrace", (finding.line, param, index, kind))

@@ -33,9 +33,10 @@ signature and must not trace again.  Per code:
 - TFG403 (at a first call in a timed block the rule still reports): a fresh copy of the
   tf.function, its first call (which traces) against the median warm call: ``confirmed``
   when it traced and took more than twice a warm call.
-- TFG305: a fresh trace's ops, counted by the module line that created them: ``confirmed``
-  when the loop's lines created at least one op per iteration (unrolled); with a module
-  global as the count, a second trace with a tenth of it shows the graph shrink.
+- TFG305: the traced graph's ops, counted by the module line that created them:
+  ``confirmed`` when the loop's lines created at least one op per iteration (unrolled); with
+  a module global as the count, a fresh, timed trace with a tenth of it shows the graph
+  shrink.
 - TFG402 (module level, no call): the module is executed again with
   ``run_functions_eagerly`` recording its callers: ``confirmed`` when the flagged line
   passed True and ``functions_run_eagerly()`` is True after the import (and was after the
@@ -638,10 +639,10 @@ class _Judge:
         if exp.get("error"):
             return Verdict(UNVERIFIED, exp["error"] + self.suffix)
         count, ops, in_loop = exp["count"], exp["ops"], exp["loop_ops"]
+        took = "" if exp.get("seconds") is None else f" in {float(exp['seconds']):.2f} s"
         shown = (
-            f"tracing {self.target.path}() built a graph of {ops} ops in "
-            f"{float(exp['seconds']):.2f} s, {in_loop} of them created by the loop at line "
-            f"{line} ({count} iterations)"
+            f"tracing {self.target.path}() built a graph of {ops} ops{took}, {in_loop} of them "
+            f"created by the loop at line {line} ({count} iterations)"
         )
         staged = exp.get("staged") or {}
         if staged.get("error"):
