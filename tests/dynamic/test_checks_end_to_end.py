@@ -96,6 +96,16 @@ def histogram(image):
 hist = tf.data.Dataset.from_tensor_slices(tf.ones([2, 3])).map(histogram)
 
 
+class Trainer:
+    @tf.function
+    def step(self, x, epoch):
+        return x * 2.0
+
+    def fit(self, x):
+        for epoch in range(5):
+            self.step(x, epoch)  # TFG303
+
+
 def train():
     x = tf.ones([2])
     for epoch in range(10):
@@ -235,6 +245,12 @@ def test_retracing_per_python_value_is_staged_and_counted(run: dict) -> None:
     assert found["status"] == "confirmed", found
     assert "staged: called step() with epoch=1, 2, 3 (Python ints" in found["evidence"]
     assert "tracing count 1 -> 4 over 3 calls" in found["evidence"]
+
+
+def test_retracing_of_a_method_is_staged_on_an_instance(run: dict) -> None:
+    found = _at(run, "cheap.py", "self.step(x, epoch)  #")
+    assert found["status"] == "confirmed", found
+    assert "staged: called Trainer.step() with epoch=1, 2, 3" in found["evidence"]
 
 
 def test_a_timed_first_call_is_compared_with_a_warm_one(run: dict) -> None:

@@ -351,22 +351,38 @@ def _call_site_entry(
     node = ref.node
     shown = ctx.code(func)
     bound = ctx.bindings(func) if isinstance(func, cst.Name) else ()
+    cls = ctx.enclosing_class(node) if isinstance(node, cst.FunctionDef) else None
+    signature = ref.keyword("input_signature")
+    signature = signature if _given_expr(signature) else None
+    autograph = ref.keyword("autograph")
+    converted = not (isinstance(autograph, cst.Name) and autograph.value == "False")
+    params = [*node.params.posonly_params, *node.params.params] if node is not None else []
     if (
+        isinstance(func, cst.Attribute)
+        and isinstance(node, cst.FunctionDef)
+        and cls is not None
+        and isinstance(ctx.parent(cls), cst.Module)
+    ):
+        # `trainer.step(x, i)` / `self.step(x, i)`: the method, on an instance the child
+        # constructs (the bound parameter is not the call's first argument).
+        reach = _reach_def(ctx, node, TraceKind.DECORATED)
+        if isinstance(reach, str):
+            return reach
+        entry = _Entry(node, "method", reach[1], signature, converted)
+        static = any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+            for d in node.decorators
+        )
+        params = params if static else params[1:]
+    elif (
         not isinstance(func, cst.Name)
         or not isinstance(node, cst.FunctionDef | cst.Lambda)
         or len(bound) != 1
         or not isinstance(bound[0].scope, GlobalScope)
     ):
-        return f"{shown} is not a module-level tf.function dynamic mode can call by name"
-    signature = ref.keyword("input_signature")
-    autograph = ref.keyword("autograph")
-    entry = _Entry(
-        node,
-        "function",
-        func.value,
-        signature if _given_expr(signature) else None,
-        not (isinstance(autograph, cst.Name) and autograph.value == "False"),
-    )
+        return f"{shown} is not a tf.function of this module dynamic mode can call by name"
+    else:
+        entry = _Entry(node, "function", func.value, signature, converted)
     if finding.code == "TFG403":
         sink: list[Finding] = []
         BenchmarkIncludesTracing(ctx, sink).check()
@@ -377,9 +393,6 @@ def _call_site_entry(
     if not culprits:
         return f"no argument of this call of {shown} is a Python value that varies"
     arg, region = culprits[0]
-    params = [*node.params.posonly_params, *node.params.params]
-    if isinstance(node, cst.FunctionDef) and ctx.enclosing_class(node) is not None:
-        return f"{shown} is a method: dynamic mode stages module-level functions only"
     if arg.keyword is not None:
         # `step(x, rate=lr)` with `rate` positional: the child passes the inputs it builds
         # positionally, so the staged value goes at the parameter's place.
