@@ -58,7 +58,8 @@ def files(x):
     pathlib.Path("note.txt").write_text("traced")  # TFG108
     os.makedirs("out", exist_ok=True)  # TFG108
     shutil.rmtree("out")  # TFG108
-    return x
+    name = input("name? ")  # TFG108
+    return x + len(name)
 """
 
 CHEAP = """
@@ -225,6 +226,7 @@ def _at(run: dict, module: str, text: str) -> dict:
         ("write_text", "Path.write_text"),
         ("os.makedirs", "os.makedirs"),
         ("shutil.rmtree", "shutil.rmtree"),
+        ("input(", "input"),
     ],
 )
 def test_every_entry_point_is_probed_at_its_line(run: dict, text: str, probe: str) -> None:

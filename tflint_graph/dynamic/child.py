@@ -233,6 +233,16 @@ class Probe:
                 "log_every_n_seconds",
             ):
                 self.patch(absl_logging, name, "logging", "absl.logging")
+        # The child's standard input is not a terminal: a trace-time input() would end the
+        # trace with EOFError before the function's other findings could be seen, so there
+        # it reads an empty line (the probe still counts the call).
+        real_input = builtins.input
+
+        def no_terminal_input(prompt: object = "") -> str:
+            stdin = sys.stdin
+            return real_input(prompt) if stdin is not None and stdin.isatty() else ""
+
+        builtins.input = no_terminal_input
         self.patch(builtins, "input", "io", "input")
         for owner, label in ((json, "json"), (pickle, "pickle")):
             self.patch(owner, "dump", "io", label + ".dump")
