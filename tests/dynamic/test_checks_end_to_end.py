@@ -243,7 +243,7 @@ def test_a_formatted_fixed_time_reads_no_clock(run: dict) -> None:
 
 
 def test_retracing_per_python_value_is_staged_and_counted(run: dict) -> None:
-    found = _at(run, "cheap.py", "step(x, epoch)  #")
+    found = _at(run, "cheap.py", " step(x, epoch)  #")
     assert found["status"] == "confirmed", found
     assert "staged: called step() with epoch=1, 2, 3 (Python ints" in found["evidence"]
     assert "tracing count 1 -> 4 over 3 calls" in found["evidence"]
