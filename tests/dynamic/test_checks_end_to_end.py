@@ -111,6 +111,8 @@ def train():
     x = tf.ones([2])
     for epoch in range(10):
         step(x, epoch)  # TFG303
+    for e in range(3):
+        step(x, e)  # TFG303
     start = time.perf_counter()
     for _ in range(100):
         bench(x)  # TFG403
@@ -247,6 +249,13 @@ def test_retracing_per_python_value_is_staged_and_counted(run: dict) -> None:
     assert found["status"] == "confirmed", found
     assert "staged: called step() with epoch=1, 2, 3 (Python ints" in found["evidence"]
     assert "tracing count 1 -> 4 over 3 calls" in found["evidence"]
+
+
+def test_each_retracing_call_of_one_function_is_staged_on_its_own_copy(run: dict) -> None:
+    # The same values staged for the first call must not already be cached for the second.
+    found = _at(run, "cheap.py", " step(x, e)  #")
+    assert found["status"] == "confirmed", found
+    assert "staged: called step() with e=1, 2, 3" in found["evidence"]
 
 
 def test_retracing_of_a_method_is_staged_on_an_instance(run: dict) -> None:

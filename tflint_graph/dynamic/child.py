@@ -1364,19 +1364,21 @@ def _retrace(runner: TargetCaller, result: dict[str, Any], spec: list[Any]) -> d
     failed = []
     for staged in [kind] + [k for k in _STAGED if k != kind]:
         values = _STAGED[staged]
-        before = runner.tracing_count()
-        if before is None:
-            return {"error": "the tracing count is not available"}
         counts = []
         try:
+            # A fresh copy per experiment: calls staged for another flagged call of the same
+            # tf.function (same values) must not already be in the cache.
+            fresh = _fresh(runner)
+            fresh(*args, **kwargs)
+            before = int(fresh.experimental_get_tracing_count())
             for value in [*values, values[0]]:
                 call_args, call_kwargs = list(args), dict(kwargs)
                 if index is not None and index < len(call_args):
                     call_args[index] = value
                 else:
                     call_kwargs[param] = value
-                runner.plain(call_args, call_kwargs)
-                counts.append(runner.tracing_count())
+                fresh(*call_args, **call_kwargs)
+                counts.append(int(fresh.experimental_get_tracing_count()))
         except Exception as exc:
             failed.append(f"{staged}s: {type(exc).__name__}: {_first_line(str(exc))[:100]}")
             continue
