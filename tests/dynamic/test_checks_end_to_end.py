@@ -255,7 +255,14 @@ def test_each_retracing_call_of_one_function_is_staged_on_its_own_copy(run: dict
     # The same values staged for the first call must not already be cached for the second.
     found = _at(run, "cheap.py", " step(x, e)  #")
     assert found["status"] == "confirmed", found
-    assert "staged: called step() with e=1, 2, 3" in found["evidence"]
+    line = next(
+        i
+        for i, text in enumerate(textwrap.dedent(CHEAP).splitlines(), start=1)
+        if " step(x, e)  #" in text
+    )
+    assert "staged: called step() with epoch=1, 2, 3" in found["evidence"]
+    assert f"as the call at line {line} passes" in found["evidence"]
+    assert "tracing count 1 -> 4 over 3 calls" in found["evidence"]
 
 
 def test_retracing_of_a_method_is_staged_on_an_instance(run: dict) -> None:
