@@ -884,62 +884,6 @@ UNCHECKED_SOURCES = {
         """,
         "tf.function(train_step)",
     ),
-    "TFG303": (
-        """
-        import tensorflow as tf
-
-
-        @tf.function
-        def step(x, i):
-            return x * tf.cast(i, tf.float32)
-
-
-        x = tf.ones([4])
-        for i in range(10):
-            step(x, i)
-        """,
-        "    step(x, i)",
-    ),
-    "TFG305": (
-        """
-        import tensorflow as tf
-
-
-        @tf.function
-        def accumulate(x):
-            for _ in range(1000):
-                x = x + tf.ones_like(x)
-            return x
-        """,
-        "range(1000)",
-    ),
-    "TFG402": (
-        """
-        import tensorflow as tf
-
-        tf.config.run_functions_eagerly(True)
-        """,
-        "run_functions_eagerly",
-    ),
-    "TFG403": (
-        """
-        import time
-
-        import tensorflow as tf
-
-
-        @tf.function
-        def step(x):
-            return tf.reduce_sum(tf.matmul(x, x))
-
-
-        batch = tf.ones([64, 64])
-        start = time.perf_counter()
-        step(batch)
-        elapsed = time.perf_counter() - start
-        """,
-        "step(batch)",
-    ),
     "TFG404": (
         """
         import tensorflow as tf
@@ -979,18 +923,20 @@ def test_unchecked_code_beside_checked_one_in_the_same_function() -> None:
         @tf.function
         def accumulate(x):
             print("accumulating")
-            for _ in range(1000):
+            try:
+                x = tf.math.log(x)
+            except tf.errors.InvalidArgumentError:
                 x = x + 1.0
             return x
         """
     )
     plan, found = plan_for(source)
-    loop = line_of(source, "range(1000)")
+    caught = line_of(source, "except tf.errors")
     printed = line_of(source, "print(")
-    assert {(loop, "TFG305"), (printed, "TFG101")} <= found
+    assert {(caught, "TFG206"), (printed, "TFG101")} <= found
     target = only_target(plan, "accumulate")
     assert target.findings == ((printed, "TFG101"),)
-    assert_unverified(plan, (loop, "TFG305"), "TFG305")
+    assert_unverified(plan, (caught, "TFG206"), "TFG206")
     assert (printed, "TFG101") not in plan.verdicts
 
 
@@ -1485,3 +1431,196 @@ def test_a_python_literal_the_module_passes_stays_a_python_value() -> None:
     assert first.args == (SourceExpr("tf.zeros([2, 2])"), PyValue(0.5))
     assert second.source == "guessed"
     assert isinstance(second.args[0], TensorSpecLite) and second.args[1] == PyValue(0.5)
+
+
+# The cheap checks (TFG303, TFG305, TFG402, TFG403): what the plan asks the child to stage.
+CHEAP_SOURCES: dict[str, tuple[str, str]] = {
+    "TFG303": (
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def step(x, i):
+            return x * tf.cast(i, tf.float32)
+
+
+        x = tf.ones([4])
+        for i in range(10):
+            step(x, i)
+        """,
+        "    step(x, i)",
+    ),
+    "TFG305": (
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def accumulate(x):
+            for _ in range(1000):
+                x = x + tf.ones_like(x)
+            return x
+        """,
+        "range(1000)",
+    ),
+    "TFG402": (
+        """
+        import tensorflow as tf
+
+        tf.config.run_functions_eagerly(True)
+        """,
+        "run_functions_eagerly",
+    ),
+    "TFG403": (
+        """
+        import time
+
+        import tensorflow as tf
+
+
+        @tf.function
+        def step(x):
+            return tf.reduce_sum(tf.matmul(x, x))
+
+
+        batch = tf.ones([64, 64])
+        start = time.perf_counter()
+        step(batch)
+        elapsed = time.perf_counter() - start
+        """,
+        "step(batch)",
+    ),
+}
+
+
+def _cheap_target(code: str) -> tuple[Target, int]:
+    text, needle = CHEAP_SOURCES[code]
+    source = src(text)
+    plan, found = plan_for(source)
+    line = line_of(source, needle)
+    assert (line, code) in found
+    assert (line, code) not in plan.verdicts
+    (target,) = [t for t in plan.targets if (line, code) in t.findings]
+    return target, line
+
+
+def test_retracing_call_stages_the_varying_parameter_of_the_named_tf_function() -> None:
+    target, line = _cheap_target("TFG303")
+    assert (target.kind, target.path) == ("function", "step")
+    assert target.retrace == ((line, "i", 1, "int"),)
+
+
+def test_unrolled_loop_is_measured_in_the_function_holding_it() -> None:
+    target, line = _cheap_target("TFG305")
+    assert (target.kind, target.path) == ("function", "accumulate")
+    assert target.loops == ((line, line + 1, 1000, ""),)
+
+
+def test_eager_switch_at_module_level_is_a_module_target() -> None:
+    target, _ = _cheap_target("TFG402")
+    assert (target.kind, target.path, target.attempts) == ("module", "", ())
+
+
+def test_timed_first_call_targets_the_tf_function_it_calls() -> None:
+    target, line = _cheap_target("TFG403")
+    assert (target.kind, target.path, target.first_call) == ("function", "step", (line,))
+
+
+def test_eager_switch_the_import_does_not_run_is_unverified_with_why() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        def main():
+            tf.config.run_functions_eagerly(True)
+        """
+    )
+    plan, found = plan_for(source)
+    line = line_of(source, "run_functions_eagerly")
+    assert (line, "TFG402") in found
+    assert_unverified(plan, (line, "TFG402"), "inside main()", "does not run")
+    assert plan.targets == []
+
+
+def _fake(source: str, needle: str, code: str) -> tuple[ModulePlan, int]:
+    line = line_of(source, needle)
+    column = source.splitlines()[line - 1].index(needle.strip()) + 1
+    finding = Finding(
+        path=PATH,
+        line=line,
+        column=column,
+        code=code,
+        name="x",
+        message="m",
+        severity=Severity.INFO,
+    )
+    return plan_module(PATH, source, [finding], Config(), "pkg.mod", {}), line
+
+
+def test_call_site_codes_are_checked_against_the_call_they_name() -> None:
+    # A TFG303 claim at a call with no varying Python value, and a TFG403 claim at a call
+    # outside any timed block, must not become experiments that confirm them.
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def step(x):
+            return x * 2.0
+
+
+        x = tf.ones([2])
+        for _ in range(3):
+            step(x)
+        """
+    )
+    plan, line = _fake(source, "    step(x)", "TFG303")
+    assert_unverified(plan, (line, "TFG303"), "no argument", "varies")
+    plan, line = _fake(source, "    step(x)", "TFG403")
+    assert_unverified(plan, (line, "TFG403"), "not the first call", "timed block")
+
+
+def test_lambdas_bound_to_module_names_are_reached_by_name() -> None:
+    source = src(
+        """
+        import random
+
+        import tensorflow as tf
+
+        scale = lambda x: x * random.random()
+        step = tf.function(lambda x: x - random.random())
+        scaled = tf.function(scale)
+        ds = tf.data.Dataset.range(3).map(lambda i: i + random.randint(0, 3))
+        """
+    )
+    plan, _ = plan_for(source)
+    by_path = {(t.kind, t.path) for t in plan.targets}
+    assert {("wrap", "scale"), ("function", "step")} <= by_path
+    inline = line_of(source, "ds = ")
+    assert_unverified(plan, (inline, "TFG103"), "lambda")
+
+
+def test_retracing_keyword_of_a_positional_parameter_is_staged_at_its_place() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def step(x, rate):
+            return x * rate
+
+
+        def sweep(x):
+            for lr in [0.1, 0.01]:
+                step(x, rate=lr)
+        """
+    )
+    plan, found = plan_for(source)
+    line = line_of(source, "step(x, rate=lr)")
+    assert (line, "TFG303") in found
+    (target,) = plan.targets
+    assert target.retrace == ((line, "rate", 1, "float"),)

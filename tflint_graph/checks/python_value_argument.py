@@ -23,7 +23,12 @@ from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.scopes import ImportAssignment
 from tflint_graph.model.values import assigned_value, module_constant
 from tflint_graph.traced import traced_of
-from tflint_graph.traced.callsites import callback_hook, loops_around, tf_function_calls
+from tflint_graph.traced.callsites import (
+    TfFunctionRef,
+    callback_hook,
+    loops_around,
+    tf_function_calls,
+)
 
 # Builtins that turn a Python scalar into another Python scalar.
 _SCALAR_BUILTINS = frozenset({"int", "float", "str", "round", "abs", "min", "max"})
@@ -116,26 +121,7 @@ for batch in tf.data.Dataset.range(4):
 
     def check(self) -> None:
         for call, ref in tf_function_calls(self.ctx):
-            if ref.info.signature:
-                continue  # Python numbers at TensorSpec positions become tensors
-            at = self.ctx.enclosing_function(call)
-            if at is not None and at in self.ctx.traced:
-                continue  # a call from traced code retraces only while its caller traces
-            # Where the call repeats, innermost first: its loops, then a Keras hook body.
-            regions: list[cst.CSTNode] = list(loops_around(self.ctx, call))
-            if at is not None and callback_hook(self.ctx, at):
-                regions.append(at)
-            if not regions:
-                continue
-            values = _Values(self)
-            culprits: list[tuple[cst.Arg, cst.CSTNode]] = []
-            for arg in call.args:
-                if arg.star:
-                    continue
-                loops = values.loops(arg.value, container=True)
-                hit = next((r for r in regions if loops and r in loops), None)
-                if hit is not None:
-                    culprits.append((arg, hit))
+            culprits = varying_arguments(self.ctx, call, ref)
             if culprits:
                 self._report(call, ref.info.display, ref.info.reduce_retracing, culprits)
 
@@ -172,12 +158,41 @@ for batch in tf.data.Dataset.range(4):
         )
 
 
+def varying_arguments(
+    ctx: ModuleContext, call: cst.Call, ref: TfFunctionRef
+) -> list[tuple[cst.Arg, cst.CSTNode]]:
+    """The arguments of a call of a tf.function that are Python values changing from one
+    repetition of the call to the next, each with the loop (or Keras hook) it changes in;
+    empty when the call retraces on no value (dynamic mode stages these arguments)."""
+    if ref.info.signature:
+        return []  # Python numbers at TensorSpec positions become tensors
+    at = ctx.enclosing_function(call)
+    if at is not None and at in ctx.traced:
+        return []  # a call from traced code retraces only while its caller traces
+    # Where the call repeats, innermost first: its loops, then a Keras hook body.
+    regions: list[cst.CSTNode] = list(loops_around(ctx, call))
+    if at is not None and callback_hook(ctx, at):
+        regions.append(at)
+    if not regions:
+        return []
+    values = _Values(ctx)
+    culprits: list[tuple[cst.Arg, cst.CSTNode]] = []
+    for arg in call.args:
+        if arg.star:
+            continue
+        loops = values.loops(arg.value, container=True)
+        hit = next((r for r in regions if loops and r in loops), None)
+        if hit is not None:
+            culprits.append((arg, hit))
+    return culprits
+
+
 class _Values:
     """Which expressions are Python scalars, and in which loops they change."""
 
-    def __init__(self, rule: PythonValueArgument) -> None:
-        self.ctx = rule.ctx
-        self.traced = traced_of(rule.ctx)
+    def __init__(self, ctx: ModuleContext) -> None:
+        self.ctx = ctx
+        self.traced = traced_of(ctx)
         self._visiting: set[tuple[int, str]] = set()
 
     def loops(self, expr: cst.BaseExpression, container: bool = False) -> Loops | None:

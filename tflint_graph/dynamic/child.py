@@ -31,17 +31,23 @@ import ast
 import builtins
 import collections
 import contextlib
+import datetime
 import importlib
+import inspect
 import io
 import json
 import logging
 import os
+import pathlib
 import pickle
 import random
 import re
+import secrets
+import shutil
 import statistics
 import sys
 import time
+import uuid
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from types import FrameType, ModuleType
@@ -97,6 +103,8 @@ class Probe:
         self.eager_hits: dict[str, dict[str, dict[str, int]]] = {}
         self.lines: dict[str, set[int]] = {}
         self.patched: dict[int, tuple[Any, Any]] = {}
+        self.inside = 0  # how many probed calls are running (see ``patch``)
+        self.probed: dict[str, str] = {}  # probe name -> kind, for tests and the report
 
     # -- AutoGraph source maps
     def install_loader_hook(self) -> None:
@@ -118,6 +126,11 @@ class Probe:
             return result
 
         ag_loader.load_ast = load_ast
+        # Functions AutoGraph converted during the import (a module-level ``ds.map(fn)``)
+        # are cached without a source map: convert them again, through the hook.
+        with contextlib.suppress(Exception):
+            transpiler = ag_api._TRANSPILER
+            transpiler._cache = type(transpiler._cache)()
 
     def locate(self, filename: str, line: int) -> tuple[str, int] | None:
         """(user file, line) of a line of a user file or of AutoGraph's code made from one."""
@@ -140,7 +153,9 @@ class Probe:
             real = _real(frame.f_code.co_filename)
             if real in self.files or real in self.generated:
                 return self.locate(real, frame.f_lineno)
-            if real not in self.transparent:
+            # Frozen stdlib modules (``<frozen os>``, ``<frozen _collections_abc>``: the code
+            # behind os.environ.get and os.getenv) are library code to look through, like logging.
+            if real not in self.transparent and not real.startswith("<frozen "):
                 return None
             frame = frame.f_back
             depth += 1
@@ -164,64 +179,48 @@ class Probe:
             eager = self.eager_hits.setdefault(self.phase, {}).setdefault(str(line), {})
             eager[key] = eager.get(key, 0) + 1
 
-    def patch(self, owner: Any, attr: str, kind: str, name: str) -> None:
+    def patch(
+        self,
+        owner: Any,
+        attr: str,
+        kind: str,
+        name: str,
+        when: Callable[..., bool] | None = None,
+    ) -> None:
+        """Replace ``owner.attr`` by a wrapper that counts a hit at its caller's line (only
+        where ``when(*args, **kwargs)`` holds, when given).  A probed call made while
+        another probed call runs is the library's own work (``np.save`` opens a file,
+        ``os.getenv`` reads ``os.environ``, a logging record reads the clock), not a second
+        effect of the user's line: it is not counted."""
         original = getattr(owner, attr, None)
         if original is None:
             return
         probe = self
 
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            probe.hit(kind, name, sys._getframe(1))
-            return original(*args, **kwargs)
+            if probe.inside:
+                return original(*args, **kwargs)
+            if when is None or when(*args, **kwargs):
+                probe.hit(kind, name, sys._getframe(1))
+            probe.inside += 1
+            try:
+                return original(*args, **kwargs)
+            finally:
+                probe.inside -= 1
 
         wrapper.__name__ = getattr(original, "__name__", name)
         wrapper.__doc__ = getattr(original, "__doc__", None)
         patched = tf.autograph.experimental.do_not_convert(wrapper)
         setattr(owner, attr, patched)
         self.patched[id(original)] = (original, patched)
+        self.probed[name] = kind
 
     def install_probes(self) -> None:
         self.patch(builtins, "print", "print", "print")
-        for name in (
-            "random",
-            "randint",
-            "uniform",
-            "choice",
-            "choices",
-            "shuffle",
-            "sample",
-            "gauss",
-            "randrange",
-            "normalvariate",
-            "getrandbits",
-        ):
-            self.patch(random, name, "random", "random." + name)
-        for name in (
-            "rand",
-            "randn",
-            "randint",
-            "random",
-            "random_sample",
-            "uniform",
-            "normal",
-            "choice",
-            "shuffle",
-            "permutation",
-            "standard_normal",
-            "binomial",
-            "poisson",
-        ):
-            self.patch(np.random, name, "random", "numpy.random." + name)
-        for name in (
-            "time",
-            "perf_counter",
-            "monotonic",
-            "time_ns",
-            "perf_counter_ns",
-            "process_time",
-        ):
-            self.patch(time, name, "clock", "time." + name)
+        self.install_random_probes()
+        self.install_clock_probes()
         self.patch(os, "getenv", "clock", "os.getenv")
+        self.patch(os, "getenvb", "clock", "os.getenvb")
         # os.environ[...] and os.environ.get(...) (Mapping.get calls __getitem__).
         self.patch(type(os.environ), "__getitem__", "clock", "os.environ")
         self.transparent.add(_real(os.__file__))
@@ -262,16 +261,231 @@ class Probe:
                 "log_every_n_seconds",
             ):
                 self.patch(absl_logging, name, "logging", "absl.logging")
-        self.patch(builtins, "open", "io", "open")
-        self.patch(io, "open", "io", "io.open")
+        # The child's standard input is not a terminal: a trace-time input() would end the
+        # trace with EOFError before the function's other findings could be seen, so there
+        # it reads an empty line (the probe still counts the call).
+        real_input = builtins.input
+
+        def no_terminal_input(prompt: object = "") -> str:
+            stdin = sys.stdin
+            return real_input(prompt) if stdin is not None and stdin.isatty() else ""
+
+        builtins.input = no_terminal_input
         self.patch(builtins, "input", "io", "input")
-        for name in ("makedirs", "mkdir", "remove", "rename"):
-            self.patch(os, name, "io", "os." + name)
         for owner, label in ((json, "json"), (pickle, "pickle")):
             self.patch(owner, "dump", "io", label + ".dump")
-        for name in ("save", "savez", "savetxt"):
-            self.patch(np, name, "io", "numpy." + name)
+        self.install_file_probes()
         self.rebind()
+
+    def install_random_probes(self) -> None:
+        """Every draw of ``random``, ``numpy.random``, ``secrets`` and ``uuid`` (TFG103).
+
+        Every public function of ``random`` and of NumPy's legacy API (bound methods of a
+        hidden instance, plus aliases such as ``ranf``) is patched on the module, where user
+        code looks it up, so new ones are probed too; seeding, state, classes and NumPy's
+        test runner are not draws (generators: see ``install_generator_probes``)."""
+        not_draws = {"seed", "getstate", "setstate", "get_state", "set_state"}
+        skip = not_draws | {"get_bit_generator", "set_bit_generator", "test", "default_rng"}
+        for module, label in ((random, "random."), (np.random, "numpy.random.")):
+            for name in dir(module):
+                value = getattr(module, name)
+                if name.startswith("_") or name in skip or isinstance(value, (type, ModuleType)):
+                    continue
+                if callable(value):
+                    self.patch(module, name, "random", label + name)
+        # random.Random() / SystemRandom() instances: Python classes, patched in place (each
+        # on the methods it defines itself).  Draws made inside random.py (choice ->
+        # _randbelow -> getrandbits) run inside a probed call and are not counted again.
+        for cls in (random.Random, random.SystemRandom):
+            own = set(vars(cls)) | ({"random", "getrandbits"} if cls is random.Random else set())
+            for name in sorted(own):
+                if (
+                    not name.startswith("_")
+                    and name not in not_draws
+                    and callable(getattr(cls, name, None))
+                ):
+                    self.patch(cls, name, "random", f"random.{cls.__name__}.{name}")
+        for name in ("token_bytes", "token_hex", "token_urlsafe", "randbelow", "choice"):
+            self.patch(secrets, name, "random", "secrets." + name)
+        self.patch(secrets, "randbits", "random", "secrets.randbits")
+        for name in ("uuid1", "uuid4"):  # uuid3/uuid5 hash their arguments: not random
+            self.patch(uuid, name, "random", "uuid." + name)
+        self.patch(os, "urandom", "random", "os.urandom")
+        self.install_generator_probes()
+
+    def install_generator_probes(self) -> None:
+        """``np.random.default_rng()`` generators and ``RandomState`` instances.
+
+        Both are C types whose methods cannot be replaced; a subclass with probed methods
+        can, and stays an instance of the C type for ``isinstance``.  ``default_rng`` and
+        ``RandomState`` return the subclass from now on (generators made in ``__init__`` or
+        in traced code), and generators the import already made (``rng =
+        np.random.default_rng(0)`` at module level) are replaced by one drawing from the
+        same bit generator, so the stream of numbers is unchanged."""
+        probe = self
+        made: dict[type, type] = {}
+        for base, label in (
+            (np.random.Generator, "Generator"),
+            (np.random.RandomState, "RandomState"),
+        ):
+            methods = {
+                name: _probed_method(probe, getattr(base, name), f"numpy.random.{label}.{name}")
+                for name in dir(base)
+                if not name.startswith("_")
+                and name not in ("spawn", "seed", "get_state", "set_state", "bit_generator")
+                and callable(getattr(base, name))
+            }
+            made[base] = _lookalike(base, methods)
+        generator, legacy = made[np.random.Generator], made[np.random.RandomState]
+        original_rng = np.random.default_rng
+
+        def default_rng(seed: Any = None) -> Any:
+            if probe.inside:
+                return original_rng(seed)
+            probe.hit("random", "numpy.random.default_rng", sys._getframe(1))
+            if isinstance(seed, np.random.Generator):
+                return seed  # default_rng(g) returns g itself
+            return generator(original_rng(seed).bit_generator)
+
+        self._replace(np.random, "default_rng", default_rng, "random", "numpy.random.default_rng")
+        self._replace(np.random, "RandomState", legacy, "random", "numpy.random.RandomState")
+        for key, value in list(vars(self.module).items()):
+            if type(value) is np.random.Generator:
+                setattr(self.module, key, generator(value.bit_generator))
+            elif type(value) is np.random.RandomState:
+                with contextlib.suppress(Exception):
+                    setattr(self.module, key, legacy(value._bit_generator))
+
+    def _replace(self, owner: Any, attr: str, new: Any, kind: str, name: str) -> None:
+        """Put ``new`` (which counts its own hits) in place of ``owner.attr``."""
+        original = getattr(owner, attr)
+        setattr(owner, attr, new)
+        self.patched[id(original)] = (original, new)
+        self.probed[name] = kind
+
+    def install_clock_probes(self) -> None:
+        """Clock reads (TFG104): ``time``'s clocks; ``localtime``/``gmtime``/``ctime``/
+        ``asctime``/``strftime`` only when called without a time (then they read the
+        clock); ``datetime.now/utcnow/today`` and ``date.today``."""
+        for name in (
+            "time",
+            "time_ns",
+            "perf_counter",
+            "perf_counter_ns",
+            "monotonic",
+            "monotonic_ns",
+            "process_time",
+            "process_time_ns",
+            "thread_time",
+            "thread_time_ns",
+        ):
+            self.patch(time, name, "clock", "time." + name)
+
+        def no_time(*args: Any, **kwargs: Any) -> bool:
+            return not args or args[0] is None
+
+        for name in ("localtime", "gmtime", "ctime", "asctime"):
+            self.patch(time, name, "clock", "time." + name, when=no_time)
+        self.patch(
+            time,
+            "strftime",
+            "clock",
+            "time.strftime",
+            when=lambda *args, **kwargs: len(args) < 2 or args[1] is None,
+        )
+        self.install_datetime_probes()
+
+    def install_datetime_probes(self) -> None:
+        """``datetime.datetime`` and ``datetime.date`` are C types: their classmethods cannot
+        be replaced.  The ``datetime`` module gets subclasses whose ``now``/``utcnow``/
+        ``today`` count a hit; a metaclass keeps ``isinstance(d, datetime.datetime)`` true
+        for instances of the real class (made by libraries, or before the probes)."""
+        probe = self
+        for real, names in (
+            (_real_datetime, ("now", "utcnow", "today")),
+            (_real_date, ("today",)),
+        ):
+
+            class _Meta(type):
+                def __instancecheck__(cls, obj: Any, real: type = real) -> bool:
+                    return isinstance(obj, real)
+
+                def __subclasscheck__(cls, sub: type, real: type = real) -> bool:
+                    return issubclass(sub, real)
+
+            # getattr(real, name) is the classmethod bound to the real class: it returns an
+            # instance of the real class, which the metaclass still counts as one of these.
+            methods = {
+                name: classmethod(
+                    _probed_method(
+                        probe, getattr(real, name), f"datetime.{real.__name__}.{name}", bound=True
+                    )
+                )
+                for name in names
+            }
+            probed = _lookalike(real, methods)
+            self._replace(datetime, real.__name__, probed, "clock", f"datetime.{real.__name__}")
+            for name in names:
+                self.probed[f"datetime.{real.__name__}.{name}"] = "clock"
+
+    def install_file_probes(self) -> None:
+        """File writes (TFG108): ``open`` (whose file's ``write``/``writelines``/``flush``
+        count at the line that calls them), ``os``/``shutil`` file operations, ``pathlib``
+        writes, NumPy's savers, ``tf.io.gfile``."""
+        self._patch_open(builtins, "open", "open")
+        self._patch_open(io, "open", "io.open")
+        for name in (
+            "makedirs",
+            "mkdir",
+            "remove",
+            "unlink",
+            "rename",
+            "replace",
+            "rmdir",
+            "removedirs",
+            "system",
+        ):
+            self.patch(os, name, "io", "os." + name)
+        for name in ("copy", "copy2", "copyfile", "copytree", "move", "rmtree"):
+            self.patch(shutil, name, "io", "shutil." + name)
+        for name in ("write_text", "write_bytes", "open", "mkdir", "touch", "unlink"):
+            self.patch(pathlib.Path, name, "io", "Path." + name)
+        for name in ("save", "savez", "savez_compressed", "savetxt"):
+            self.patch(np, name, "io", "numpy." + name)
+        with contextlib.suppress(Exception):
+            from tensorflow.python.lib.io import file_io
+
+            # tf.io.gfile.GFile is file_io.FileIO: its constructor and its writes.
+            for name in ("__init__", "write"):
+                label = "GFile" if name == "__init__" else "GFile.write"
+                self.patch(file_io.FileIO, name, "io", "tensorflow.io.gfile." + label)
+            for name in ("makedirs", "mkdir", "remove", "rename", "copy", "rmtree"):
+                self.patch(tf.io.gfile, name, "io", "tensorflow.io.gfile." + name)
+
+    def _patch_open(self, owner: Any, attr: str, name: str) -> None:
+        """``open`` counts a hit, and a file it opens for the module's code counts one at
+        each line that writes to it (file objects are C types: the module gets a thin
+        proxy; library code keeps the real file)."""
+        original = getattr(owner, attr)
+        probe = self
+
+        def opener(*args: Any, **kwargs: Any) -> Any:
+            if probe.inside:
+                return original(*args, **kwargs)
+            frame = sys._getframe(1)
+            probe.hit("io", name, frame)
+            probe.inside += 1
+            try:
+                handle = original(*args, **kwargs)
+            finally:
+                probe.inside -= 1
+            return _ProbedFile(handle, probe) if probe.caller_line(frame) is not None else handle
+
+        opener.__name__ = getattr(original, "__name__", attr)
+        opener.__doc__ = getattr(original, "__doc__", None)
+        self._replace(owner, attr, tf.autograph.experimental.do_not_convert(opener), "io", name)
+        for method in ("write", "writelines", "flush"):
+            self.probed["file." + method] = "io"
 
     def rebind(self, module: ModuleType | None = None) -> None:
         """``from time import time`` binds the original in the module: rebind to the probe."""
@@ -339,6 +553,87 @@ class Probe:
         """The deepest module line the exception passed through."""
         lines = self.exception_lines(exc)
         return lines[-1] if lines else None
+
+
+_real_datetime = datetime.datetime
+_real_date = datetime.date
+
+
+def _probed_method(probe: Probe, original: Any, name: str, bound: bool = False) -> Any:
+    """A method for a subclass of a C type that counts a hit at its caller's line, then
+    calls ``original`` (a method descriptor, or with ``bound`` an already bound method)."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not probe.inside:
+            probe.hit("random" if name.startswith("numpy") else "clock", name, sys._getframe(1))
+        probe.inside += 1
+        try:
+            return original(*args, **kwargs) if bound else original(self, *args, **kwargs)
+        finally:
+            probe.inside -= 1
+
+    method.__name__ = getattr(original, "__name__", name)
+    method.__doc__ = getattr(original, "__doc__", None)
+    probe.probed[name] = "random" if name.startswith("numpy") else "clock"
+    return tf.autograph.experimental.do_not_convert(method)
+
+
+def _lookalike(real: type, methods: dict[str, Any]) -> type:
+    """A subclass of ``real`` with ``methods``, for which ``isinstance``/``issubclass`` answer
+    as for ``real`` itself (instances made by the real class still count)."""
+
+    class _Meta(type):
+        def __instancecheck__(cls, obj: Any) -> bool:
+            return isinstance(obj, real)
+
+        def __subclasscheck__(cls, sub: type) -> bool:
+            return issubclass(sub, real)
+
+    probed = _Meta(real.__name__, (real,), dict(methods))
+    probed.__module__ = real.__module__
+    probed.__qualname__ = real.__qualname__
+    return probed
+
+
+class _ProbedFile:
+    """A file opened by the module's code: ``write``/``writelines``/``flush`` count a hit at
+    the calling line; everything else is the real file's."""
+
+    def __init__(self, handle: Any, probe: Probe) -> None:
+        self._handle = handle
+        self._probe = probe
+
+    def _count(self, name: str) -> None:
+        if not self._probe.inside:
+            self._probe.hit("io", "file." + name, sys._getframe(2))
+
+    def write(self, *args: Any) -> Any:
+        self._count("write")
+        return self._handle.write(*args)
+
+    def writelines(self, *args: Any) -> Any:
+        self._count("writelines")
+        return self._handle.writelines(*args)
+
+    def flush(self) -> Any:
+        self._count("flush")
+        return self._handle.flush()
+
+    def __enter__(self) -> _ProbedFile:
+        self._handle.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self._handle.__exit__(*exc)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._handle)
+
+    def __next__(self) -> Any:
+        return next(self._handle)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._handle, name)
 
 
 def _first_line(text: str) -> str:
@@ -590,7 +885,15 @@ class TargetCaller:
         self.train_fn: Any = None
         path = target["path"].split(".")
         obj: Any = module
-        if self.kind in ("method", "keras_call", "keras_step"):
+        static = None
+        if self.kind == "method" and len(path) == 2:
+            cls = getattr(module, path[0], None)
+            static = inspect.getattr_static(cls, path[1], None) if isinstance(cls, type) else None
+        if isinstance(static, (staticmethod, classmethod)):
+            # Called on the class: no instance (nor constructor arguments) needed.
+            obj = getattr(module, path[0])
+            path = path[1:]
+        elif self.kind in ("method", "keras_call", "keras_step"):
             cls = getattr(module, path[0], None)
             if not isinstance(cls, type):
                 raise Unreachable(f"class {path[0]} not found in the module")
@@ -1279,6 +1582,10 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
         if device_error:
             entry["error"] = device_error
             continue
+        if target["kind"] == "module":  # TFG402: a module-level check, nothing to call
+            entry["switch"] = _switch_check(probe)
+            used = True
+            continue
         chosen = None
         attempts = list(target["attempts"])
         if target.get("roles") and target["kind"] in ("function", "wrap", "method") and attempts:
@@ -1336,6 +1643,187 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
     report({"device": device, "tf_version": tf.__version__, "targets": results})
 
 
+# Python values staged for TFG303, by the kind of value the flagged call passes.
+_STAGED: dict[str, list[Any]] = {"int": [1, 2, 3], "float": [0.5, 1.5, 2.5], "str": ["a", "b", "c"]}
+
+
+def _retrace(runner: TargetCaller, result: dict[str, Any], spec: list[Any]) -> dict[str, Any]:
+    """TFG303: call the tf.function with distinct Python values at the parameter the flagged
+    call varies, then with the first value again, and read the tracing count after each."""
+    _line, param, index, kind = spec
+    args, kwargs = result["sets"][0]
+    failed = []
+    for staged in [kind] + [k for k in _STAGED if k != kind]:
+        values = _STAGED[staged]
+        counts = []
+        try:
+            # A fresh copy per experiment: calls staged for another flagged call of the same
+            # tf.function (same values) must not already be in the cache.
+            fresh = _fresh(runner)
+            fresh(*args, **kwargs)
+            before = int(fresh.experimental_get_tracing_count())
+            for value in [*values, values[0]]:
+                call_args, call_kwargs = list(args), dict(kwargs)
+                if index is not None and index < len(call_args):
+                    call_args[index] = value
+                else:
+                    call_kwargs[param] = value
+                fresh(*call_args, **call_kwargs)
+                counts.append(int(fresh.experimental_get_tracing_count()))
+        except Exception as exc:
+            failed.append(f"{staged}s: {type(exc).__name__}: {_first_line(str(exc))[:100]}")
+            continue
+        return {
+            "param": param,
+            "kind": staged,
+            "values": [repr(v) for v in values],
+            "before": before,
+            "counts": counts,
+        }
+    return {"error": "calls with staged Python values raised (" + "; ".join(failed) + ")"}
+
+
+def _fresh(runner: TargetCaller) -> Any:
+    """A new tf.function like the target's, with an empty cache (its first call traces)."""
+    if runner.kind == "map":  # the callback itself: traced in a graph as tf.data does
+        return tf.function(runner.fn)
+    clone = getattr(runner.fn, "_clone", None)
+    if clone is not None:
+        return clone(None)
+    return tf.function(runner.fn.python_function)
+
+
+def _first_call(runner: TargetCaller, result: dict[str, Any], repeats: int = 5) -> dict[str, Any]:
+    """TFG403: the first call of a fresh copy of the tf.function (it traces) against the
+    median of warm calls, as a benchmark without warm-up would see them."""
+    args, kwargs = result["sets"][0]
+    try:
+        fresh = _fresh(runner)
+        start = _perf_counter()
+        _outputs(fresh(*args, **kwargs))
+        first = _perf_counter() - start
+        traces = int(fresh.experimental_get_tracing_count())
+        samples = []
+        for _ in range(repeats):
+            start = _perf_counter()
+            _outputs(fresh(*args, **kwargs))
+            samples.append(_perf_counter() - start)
+    except Exception as exc:
+        return {"error": f"{type(exc).__name__}: {_first_line(str(exc))[:150]}"}
+    return {
+        "first_ms": first * 1e3,
+        "warm_ms": statistics.median(samples) * 1e3,
+        "traces": traces,
+        "repeats": repeats,
+    }
+
+
+def _graph_ops(graph: Any, modfile: str, first: int, last: int) -> tuple[int, int]:
+    """(ops in the graph and the functions it calls, ops created by module lines ``first``
+    to ``last``): each op keeps the Python stack that created it, AutoGraph's mapped back."""
+    total = in_lines = 0
+    seen: set[int] = set()
+    todo = [graph]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for op in current.get_operations():
+            total += 1
+            with contextlib.suppress(Exception):
+                if any(
+                    first <= frame.lineno <= last and _real(frame.filename) == modfile
+                    for frame in op.traceback
+                ):
+                    in_lines += 1
+        for fn in getattr(current, "_functions", {}).values():
+            inner = getattr(fn, "graph", None)
+            if inner is not None:
+                todo.append(inner)
+    return total, in_lines
+
+
+def _graph_size(runner: TargetCaller, result: dict[str, Any], loop: list[Any]) -> dict[str, Any]:
+    """TFG305: trace a fresh copy and count the graph's ops, and those the loop's body
+    created; when a module global sets the count, trace again with a smaller one."""
+    line, last, count, name = loop
+    args, kwargs = result["sets"][0]
+    modfile = _real(runner.module.__file__ or "")
+
+    def measure(cached: bool) -> tuple[int, int, float | None]:
+        # The graph the calls already traced costs nothing to read; a fresh trace (a
+        # Dataset.map callback has no cached one, a staged count needs one) is timed.
+        fn = runner.fn if cached and runner.kind != "map" else _fresh(runner)
+        start = _perf_counter()
+        concrete = fn.get_concrete_function(*args, **kwargs)
+        seconds = None if fn is runner.fn else _perf_counter() - start
+        return (*_graph_ops(concrete.graph, modfile, line, last), seconds)
+
+    try:
+        total, in_loop, seconds = measure(cached=True)
+    except Exception as exc:
+        return {
+            "error": f"tracing again raised {type(exc).__name__}: {_first_line(str(exc))[:150]}"
+        }
+    out: dict[str, Any] = {"count": count, "ops": total, "loop_ops": in_loop, "seconds": seconds}
+    old = getattr(runner.module, name, None) if name else None
+    if isinstance(old, int) and not isinstance(old, bool) and old > 2:
+        small = max(2, old // 10)
+        setattr(runner.module, name, small)
+        try:
+            staged_total, staged_loop, staged_seconds = measure(cached=False)
+            out["staged"] = {
+                "name": name,
+                "old": old,
+                "new": small,
+                "ops": staged_total,
+                "loop_ops": staged_loop,
+                "seconds": staged_seconds,
+            }
+        except Exception as exc:
+            out["staged"] = {"error": f"{type(exc).__name__}: {_first_line(str(exc))[:100]}"}
+        finally:
+            setattr(runner.module, name, old)
+    return out
+
+
+def _switch_check(probe: Probe) -> dict[str, Any]:
+    """TFG402: whether functions run eagerly after the import, and which module lines set
+    it: the module is executed again with ``run_functions_eagerly`` recording its callers
+    (from eager mode off, so only what the module itself does shows)."""
+    after_import = bool(tf.config.functions_run_eagerly())
+    seen: list[list[Any]] = []
+    saved = []
+    reset = tf.config.run_functions_eagerly
+    for owner in (tf.config, tf.compat.v1.config):
+        for name in ("run_functions_eagerly", "experimental_run_functions_eagerly"):
+            original = getattr(owner, name, None)
+            if original is None:
+                continue
+            saved.append((owner, name, original))
+
+            def recorder(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+                value = args[0] if args else next(iter(kwargs.values()), None)
+                seen.append([probe.caller_line(sys._getframe(1)), bool(value)])
+                return _original(*args, **kwargs)
+
+            setattr(owner, name, recorder)
+    try:
+        reset(False)
+        reloaded = _reload(probe)
+        after_reload = bool(tf.config.functions_run_eagerly())
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
+    return {
+        "after_import": after_import,
+        "after_reload": after_reload,
+        "reloaded": reloaded,
+        "calls": seen,
+    }
+
+
 def _experiments(
     runner: TargetCaller,
     target: dict[str, Any],
@@ -1353,6 +1841,16 @@ def _experiments(
             experiments["shapes"] = _shapes(runner, result, attempt, params.get("unknown_dim", 2))
         if target.get("timing"):
             experiments["timing"] = _timing(runner, result)
+        for spec in target.get("retrace", []):
+            experiments[f"retrace:{spec[0]}"] = _retrace(runner, result, spec)
+        if target.get("first_call"):
+            experiments["first_call"] = _first_call(runner, result)
+        for loop in target.get("loops", []):
+            experiments[f"graph:{loop[0]}"] = _graph_size(runner, result, loop)
     elif target.get("eager_diff") and runner.kind != "map":
         experiments["eager_diff"] = _eager_diff(runner, result)
+    if not result["calls"][0]["exception"] and runner.kind == "map":
+        # A Dataset.map callback's graph is measured too (traced with one element's specs).
+        for loop in target.get("loops", []):
+            experiments[f"graph:{loop[0]}"] = _graph_size(runner, result, loop)
     result["experiments"] = experiments

@@ -3,9 +3,12 @@
 For one module, every finding is placed in the traced function that holds it; that function's
 traced *root* in the same module (the ``tf.function``, Keras step, ``Dataset.map`` callback...
 its chain starts at) is what the child calls, because calling the root traces every helper on
-the way.  A root is reachable when it is a module-level function or a method of a module-level
-class; lambdas, nested functions and roots that only another module's code traces are not, and
-their findings get ``unverified`` with that reason.
+the way.  A root is reachable when it is a module-level function, a method of a module-level
+class, or a lambda a module-level name holds (``scale = lambda x: ...``, ``step =
+tf.function(lambda x: ...)``); inline lambdas, nested functions and roots that only another
+module's code traces are not, and their findings get ``unverified`` with that reason.
+Findings at a call of a tf.function (TFG303, TFG403) target the module-level tf.function the
+call names; TFG402 gets a module-level target with nothing to call.
 
 Inputs, in order of trust: a config example (``"pkg.mod:fn"``), a literal ``input_signature``,
 then annotations and guesses (small float32 tensors of a few ranks, tried in turn by the child
@@ -22,9 +25,13 @@ import ast
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import libcst as cst
 
+from tflint_graph.checks.benchmark_includes_tracing import BenchmarkIncludesTracing
+from tflint_graph.checks.large_unrolled_loop import LargeUnrolledLoop
+from tflint_graph.checks.python_value_argument import varying_arguments
 from tflint_graph.core.config import Config
 from tflint_graph.core.examples import Example, PyValue, TensorSpecLite, from_signature_source
 from tflint_graph.core.finding import Finding
@@ -44,7 +51,9 @@ from tflint_graph.dynamic.verdicts import (
 )
 from tflint_graph.model import walk
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
+from tflint_graph.model.scopes import GlobalScope
 from tflint_graph.traced import find_traced
+from tflint_graph.traced.callsites import tf_function_calls
 
 # Codes dynamic mode can check, and why the others are left alone.
 CHECKED = (
@@ -55,19 +64,23 @@ CHECKED = (
         "TFG109",
         "TFG209",
         "TFG301",
+        "TFG303",
+        "TFG305",
         "TFG401",
+        "TFG402",
+        "TFG403",
     }
 )
 NOT_CHECKED: Mapping[str, str] = {
     "TFG206": "it needs an input that makes the op fail at run time",
     "TFG302": "it is about the calling code, which dynamic mode does not run",
-    "TFG303": "it is about the calling code, which dynamic mode does not run",
     "TFG304": "XLA recompilation needs a device run with many shapes",
-    "TFG305": "an unrolled loop is a matter of graph size, not of behaviour",
-    "TFG402": "it is a setting, not traced code",
-    "TFG403": "it is about a benchmark in the calling code",
     "TFG404": "a body without TensorFlow ops behaves the same traced or not",
 }
+# Codes reported at a call of a tf.function in the calling code: the child calls the
+# tf.function itself and stages what the call site does (distinct Python values, a first
+# call).
+CALL_SITE_CODES = frozenset({"TFG303", "TFG403"})
 
 # Shapes tried, in turn, for tensor parameters the source does not describe.
 GUESSED_SHAPES: tuple[tuple[int, ...], ...] = ((2, 3), (2, 4, 4, 3), (4,), ())
@@ -131,12 +144,28 @@ def plan_module(
     lines = source.splitlines()
     local_names: dict[Finding, frozenset[str]] = {}
     by_entry: dict[cst.CSTNode, tuple[_Entry, list[Finding]]] = {}
+    extras: dict[Finding, tuple[str, tuple[Any, ...]]] = {}
+    switches = [f for f in wanted if f.code == "TFG402"]
+    if switches:
+        _plan_switches(ctx, switches, module_name, plan)
     for f in wanted:
-        holder = _holder(ctx, f)
-        entry = _entry_for(ctx, holder, f)
-        if isinstance(entry, str):
-            plan.verdicts[(f.line, f.code)] = Verdict(UNVERIFIED, entry)
+        if f.code == "TFG402":
             continue
+        holder = None if f.code in CALL_SITE_CODES else _holder(ctx, f)
+        reached = (
+            _call_site_entry(ctx, f) if f.code in CALL_SITE_CODES else _entry_for(ctx, holder, f)
+        )
+        if isinstance(reached, str):
+            plan.verdicts[(f.line, f.code)] = Verdict(UNVERIFIED, reached)
+            continue
+        entry, extra = reached if isinstance(reached, tuple) else (reached, None)
+        if f.code == "TFG305":
+            extra = _loop_extra(ctx, f)
+            if isinstance(extra, str):
+                plan.verdicts[(f.line, f.code)] = Verdict(UNVERIFIED, extra)
+                continue
+        if extra is not None:
+            extras[f] = extra
         local_names[f] = _locals(holder.node if holder is not None else entry.node)
         by_entry.setdefault(entry.node, (entry, []))[1].append(f)
     for entry, found in sorted(
@@ -196,6 +225,9 @@ def plan_module(
                 autograph=entry.autograph,
                 roles=roles,
                 note=note,
+                retrace=tuple(e[1] for f in found if (e := extras.get(f)) and e[0] == "retrace"),
+                first_call=tuple(f.line for f in found if f.code == "TFG403"),
+                loops=tuple(e[1] for f in found if (e := extras.get(f)) and e[0] == "loop"),
             )
         )
     return plan
@@ -209,7 +241,7 @@ def _join(*parts: str) -> str:
 class _Entry:
     """The function the child calls for some findings, and how."""
 
-    node: cst.FunctionDef
+    node: FunctionNode  # a lambda when a module-level name holds it
     kind: str
     qualname: str
     input_signature: cst.BaseExpression | None = None
@@ -243,7 +275,6 @@ def _entry_for(ctx: ModuleContext, holder: TracedFunction | None, finding: Findi
     root = chain[-1]
     reach = _reach(ctx, root)
     if not isinstance(reach, str):
-        assert isinstance(root.node, cst.FunctionDef)
         return _Entry(root.node, *reach, root.input_signature, root.autograph)
     # The root cannot be called: take the outermost callable function below it.
     for fn in reversed(chain[:-1]):
@@ -258,6 +289,194 @@ def _entry_for(ctx: ModuleContext, holder: TracedFunction | None, finding: Findi
                     note=f"via tf.function({below[1]}()): {reach}",
                 )
     return reach
+
+
+def _plan_switches(
+    ctx: ModuleContext, findings: Sequence[Finding], module_name: str, plan: ModulePlan
+) -> None:
+    """TFG402 needs no call: the child re-runs the module's import and reads
+    ``tf.config.functions_run_eagerly()`` after it.  Only a statement the import runs can
+    show anything: one inside a function, or under ``if __name__ == "__main__":``, cannot."""
+    checked = []
+    for f in findings:
+        node = _node_at(ctx, f, cst.Call)
+        if node is None:
+            reason = "no call of tf.config.run_functions_eagerly at the finding"
+        elif (fn := ctx.enclosing_function(node)) is not None:
+            name = getattr(getattr(fn, "name", None), "value", "a lambda")
+            reason = f"the call is inside {name}(), which importing the module does not run"
+        elif any(
+            isinstance(a, cst.If) and "__main__" in ctx.code(a.test) for a in ctx.ancestors(node)
+        ):
+            reason = 'the call is under `if __name__ == "__main__":`, which dynamic mode never runs'
+        else:
+            checked.append(f)
+            continue
+        plan.verdicts[(f.line, f.code)] = Verdict(UNVERIFIED, reason)
+    if checked:
+        plan.targets.append(
+            Target(
+                path="",
+                findings=tuple(sorted({(f.line, f.code) for f in checked})),
+                kind="module",
+                module=module_name,
+            )
+        )
+
+
+def _node_at(ctx: ModuleContext, finding: Finding, kind: type) -> Any:
+    """The outermost node of type ``kind`` that starts where the finding does."""
+    where = (finding.line, finding.column - 1)
+    for node in _Nodes(kind).of(ctx.module):
+        span = ctx.position(node)
+        if (span.start.line, span.start.column) == where:
+            return node
+    return None
+
+
+class _Nodes(walk.Visitor):
+    def __init__(self, kind: type) -> None:
+        self.kind = kind
+        self.found: list[cst.CSTNode] = []
+
+    def of(self, module: cst.Module) -> list[cst.CSTNode]:
+        self.walk(module)
+        return self.found
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, self.kind):
+            self.found.append(node)
+        return True
+
+
+def _call_site_entry(
+    ctx: ModuleContext, finding: Finding
+) -> tuple[_Entry, tuple[str, tuple[Any, ...]] | None] | str:
+    """For TFG303/TFG403 (reported at a call in the calling code): the module-level
+    tf.function the call names, and for TFG303 what to stage: the parameter that receives
+    the varying Python value, and its kind (int, float or str) as the call passes it."""
+    where = (finding.line, finding.column - 1)
+    site = None
+    for call, ref in tf_function_calls(ctx):
+        span = ctx.position(call)
+        if (span.start.line, span.start.column) == where:
+            site = (call, ref)
+            break
+    if site is None:
+        return "not a call of a tf.function of this module"
+    call, ref = site
+    func = call.func
+    node = ref.node
+    shown = ctx.code(func)
+    bound = ctx.bindings(func) if isinstance(func, cst.Name) else ()
+    cls = ctx.enclosing_class(node) if isinstance(node, cst.FunctionDef) else None
+    signature = ref.keyword("input_signature")
+    signature = signature if _given_expr(signature) else None
+    autograph = ref.keyword("autograph")
+    converted = not (isinstance(autograph, cst.Name) and autograph.value == "False")
+    params = [*node.params.posonly_params, *node.params.params] if node is not None else []
+    if (
+        isinstance(func, cst.Attribute)
+        and isinstance(node, cst.FunctionDef)
+        and cls is not None
+        and isinstance(ctx.parent(cls), cst.Module)
+    ):
+        # `trainer.step(x, i)` / `self.step(x, i)`: the method, on an instance the child
+        # constructs (the bound parameter is not the call's first argument).
+        reach = _reach_def(ctx, node, TraceKind.DECORATED)
+        if isinstance(reach, str):
+            return reach
+        entry = _Entry(node, "method", reach[1], signature, converted)
+        static = any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+            for d in node.decorators
+        )
+        params = params if static else params[1:]
+    elif (
+        not isinstance(func, cst.Name)
+        or not isinstance(node, cst.FunctionDef | cst.Lambda)
+        or len(bound) != 1
+        or not isinstance(bound[0].scope, GlobalScope)
+    ):
+        return f"{shown} is not a tf.function of this module dynamic mode can call by name"
+    else:
+        entry = _Entry(node, "function", func.value, signature, converted)
+    if finding.code == "TFG403":
+        sink: list[Finding] = []
+        BenchmarkIncludesTracing(ctx, sink).check()
+        if not any((g.line, g.column) == (finding.line, finding.column) for g in sink):
+            return "the call is not the first call of a tf.function in a timed block"
+        return entry, None
+    culprits = varying_arguments(ctx, call, ref)
+    if not culprits:
+        return f"no argument of this call of {shown} is a Python value that varies"
+    arg, region = culprits[0]
+    if arg.keyword is not None:
+        # `step(x, rate=lr)` with `rate` positional: the child passes the inputs it builds
+        # positionally, so the staged value goes at the parameter's place.
+        param = arg.keyword.value
+        names = [p.name.value for p in params]
+        index = names.index(param) if param in names else None
+    else:
+        index = call.args.index(arg)
+        if any(a.star or a.keyword is not None for a in call.args[:index]) or index >= len(params):
+            return f"the varying argument of {shown} cannot be matched to a parameter"
+        param = params[index].name.value
+    kind = _value_kind(arg.value)
+    swept = region.iter if isinstance(region, cst.For) else None
+    if (
+        isinstance(arg.value, cst.Name)
+        and isinstance(swept, cst.List | cst.Tuple)
+        and swept.elements
+    ):
+        kind = _value_kind(swept.elements[0].value)  # `for lr in [0.1, 0.01]: step(x, lr)`
+    if kind is None:
+        return f"`{ctx.code(arg.value)}` is a container: dynamic mode stages scalars only"
+    return entry, ("retrace", (finding.line, param, index, kind))
+
+
+def _given_expr(expr: cst.BaseExpression | None) -> bool:
+    return expr is not None and not (isinstance(expr, cst.Name) and expr.value == "None")
+
+
+def _value_kind(expr: cst.BaseExpression) -> str | None:
+    """The Python type a varying argument has, from how the call writes it (``i`` from a
+    ``range``: int; ``0.1 * i``, ``i / 2``: float; an f-string: str); None for a container."""
+    if isinstance(expr, cst.List | cst.Tuple | cst.Set | cst.Dict):
+        return None
+    if isinstance(expr, cst.FormattedString | cst.SimpleString | cst.ConcatenatedString):
+        return "str"
+    if isinstance(expr, cst.Float):
+        return "float"
+    if isinstance(expr, cst.UnaryOperation):
+        return _value_kind(expr.expression)
+    if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr.operator, cst.Divide):
+            return "float"
+        kinds = {_value_kind(expr.left), _value_kind(expr.right)}
+        return "str" if "str" in kinds else "float" if "float" in kinds else "int"
+    named = isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name)
+    if named and expr.func.value in ("float", "str"):  # type: ignore[attr-defined]
+        return str(expr.func.value)  # type: ignore[attr-defined]
+    return "int"
+
+
+def _loop_extra(ctx: ModuleContext, finding: Finding) -> tuple[str, tuple[Any, ...]] | str:
+    """TFG305: the loop's lines, how many times it runs, and the module global that sets
+    that count (dynamic mode traces once more with a smaller one), if any."""
+    node = _node_at(ctx, finding, cst.For)
+    if not isinstance(node, cst.For):
+        return "no for loop at the finding"
+    count = LargeUnrolledLoop(ctx, [])._count(node.iter)
+    if count is None:
+        return "the number of iterations is not known"
+    span = ctx.position(node)
+    name = ""
+    if isinstance(node.iter, cst.Call):
+        names = [a.value.value for a in node.iter.args if isinstance(a.value, cst.Name)]
+        if len(names) == 1 and len(node.iter.args) == 1:
+            name = names[0]
+    return "loop", (finding.line, span.end.line, count, name)
 
 
 def _enclosing_def(ctx: ModuleContext, finding: Finding) -> cst.FunctionDef | None:
@@ -374,8 +593,33 @@ def _reach(ctx: ModuleContext, root: TracedFunction) -> tuple[str, str] | str:
     """(target kind, qualname) of a root the child can get hold of, or why not."""
     node = root.node
     if isinstance(node, cst.Lambda):
-        return f"{root.display} is a lambda: dynamic mode can only call named functions"
+        named = _lambda_name(ctx, node, root.kind)
+        if named is None:
+            return f"{root.display} is a lambda: dynamic mode can only call named functions"
+        return named
     return _reach_def(ctx, node, root.kind)
+
+
+def _lambda_name(ctx: ModuleContext, node: cst.Lambda, kind: TraceKind) -> tuple[str, str] | None:
+    """A lambda the child can get by a module-level name: ``scale = lambda x: ...`` (traced
+    through ``tf.function(scale)`` or ``ds.map(scale)``), or ``step =
+    tf.function(lambda x: ...)`` (the tf.function itself)."""
+    parent = ctx.parent(node)
+    wrapped = isinstance(parent, cst.Arg)
+    if wrapped:
+        call = ctx.parent(parent)
+        if not isinstance(call, cst.Call) or len(call.args) < 1 or call.args[0] is not parent:
+            return None
+        parent = ctx.parent(call)
+    if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
+        return None
+    target = parent.targets[0].target
+    line = ctx.parent(parent)
+    if not isinstance(target, cst.Name) or not isinstance(ctx.parent(line), cst.Module):
+        return None
+    if wrapped:
+        return ("function", target.value) if kind is TraceKind.WRAPPED else None
+    return ("map" if kind is TraceKind.DATASET else "wrap"), target.value
 
 
 def _reach_def(ctx: ModuleContext, node: cst.FunctionDef, kind: TraceKind) -> tuple[str, str] | str:
@@ -401,13 +645,13 @@ def _reach_def(ctx: ModuleContext, node: cst.FunctionDef, kind: TraceKind) -> tu
     return "method", qualname
 
 
-def _params(node: cst.FunctionDef, method: bool) -> tuple[list[cst.Param], list[cst.Param]]:
+def _params(node: FunctionNode, method: bool) -> tuple[list[cst.Param], list[cst.Param]]:
     """Required positional and required keyword-only parameters (``self``/``cls`` dropped,
     except for a ``staticmethod``)."""
     positional = [*node.params.posonly_params, *node.params.params]
     static = any(
         isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
-        for d in node.decorators
+        for d in getattr(node, "decorators", ())  # a lambda has none
     )
     if method and positional and not static:
         positional = positional[1:]

@@ -33,7 +33,28 @@ graph building (*eager*, at call time).  Per code:
 - TFG301 (staged): ``confirmed`` when new batch sizes make the tracing count grow.
 - TFG401 (staged): the median call time traced and eager after warm-up, and their ratio:
   ``confirmed`` when the graph is less than 1.5x faster than running the body eagerly.
+- TFG303 (at a call of a module-level tf.function): staged calls with distinct Python
+  values (ints, floats or strings, as the flagged call passes) at the parameter the call
+  varies, then the first value again: ``confirmed`` when each distinct value traced once
+  more and the repeated one did not; ``not-reproduced`` when the tracing count stayed.
+- TFG403 (at a first call in a timed block the rule still reports): a fresh copy of the
+  tf.function, its first call (which traces) against the median warm call: ``confirmed``
+  when it traced and took more than twice a warm call.
+- TFG305: the traced graph's ops, counted by the module line that created them:
+  ``confirmed`` when the loop's lines created at least one op per iteration (unrolled); with
+  a module global as the count, a fresh, timed trace with a tenth of it shows the graph
+  shrink.
+- TFG402 (module level, no call): the module is executed again with
+  ``run_functions_eagerly`` recording its callers: ``confirmed`` when the flagged line
+  passed True and ``functions_run_eagerly()`` is True after the import (and was after the
+  real import); ``not-reproduced`` when a later line turned it off; ``unverified`` when the
+  line does not run on import.
 - anything else: ``unverified`` (no dynamic check).
+
+Probed effects are counted at the module line that calls the probed function, looking
+through AutoGraph's generated code, logging, and frozen stdlib modules (``os.environ.get``
+runs in ``<frozen _collections_abc>``); a probed call made inside another (``np.save``
+opening its file) is not counted again.
 """
 
 from __future__ import annotations
@@ -218,6 +239,12 @@ class Target:
     roles: tuple[str, ...] = ()
     # How the target was reached when that is not obvious ("via tf.function(helper())...").
     note: str = ""
+    # TFG303: (call line, parameter, positional index or None, "int"/"float"/"str") to stage
+    # distinct Python values for.  TFG403: the lines of first calls in a timed block.
+    # TFG305: (loop line, last line, iterations, module global that sets the count or "").
+    retrace: tuple[tuple[int, str, int | None, str], ...] = ()
+    first_call: tuple[int, ...] = ()
+    loops: tuple[tuple[int, int, int, str], ...] = ()
 
 
 @dataclass
@@ -310,6 +337,9 @@ def params_for(
                 "eager_diff": t.eager_diff,
                 "shapes": t.shapes,
                 "timing": t.timing,
+                "retrace": [list(r) for r in t.retrace],
+                "first_call": list(t.first_call),
+                "loops": [list(loop) for loop in t.loops],
             }
         )
     return {"calls": CALLS, "device": device, "unknown_dim": unknown, "targets": out}
@@ -387,6 +417,8 @@ class _Judge:
     def _verdict(self, line: int, code: str) -> Verdict:
         if self.entry.get("error"):
             return Verdict(UNVERIFIED, str(self.entry["error"]))
+        if code == "TFG402":
+            return self._switch(line, self.entry.get("switch"))
         if self.result is None:
             return Verdict(UNVERIFIED, self._no_attempt())
         first = self.calls[0]
@@ -405,6 +437,12 @@ class _Judge:
             return self._shapes(experiments.get("shapes"))
         if code == "TFG401":
             return self._timing(experiments.get("timing"))
+        if code == "TFG303":
+            return self._retrace(line, experiments.get(f"retrace:{line}"))
+        if code == "TFG403":
+            return self._first_call(experiments.get("first_call"))
+        if code == "TFG305":
+            return self._graph(line, experiments.get(f"graph:{line}"))
         return Verdict(UNVERIFIED, f"no dynamic check for {code}")
 
     def _no_attempt(self) -> str:
@@ -655,6 +693,113 @@ class _Judge:
                 CONFIRMED, f"{shown} ({speedup:.2f}x): the graph buys no speed-up{self.suffix}"
             )
         return Verdict(NOT_REPRODUCED, f"{shown}: the graph is {speedup:.1f}x faster{self.suffix}")
+
+    def _not_run(self, what: str) -> Verdict:
+        """No experiment result: the first or a later call raised, or nothing ran."""
+        exc = self.calls[0].get("exception") if self.calls else None
+        if exc is not None:
+            return Verdict(UNVERIFIED, f"the first call raised {_raised(exc)}{self.suffix}")
+        return Verdict(UNVERIFIED, f"no {what} ran{self.suffix}")
+
+    def _retrace(self, line: int, exp: dict[str, Any] | None) -> Verdict:
+        if exp is None:
+            return self._not_run("retracing check")
+        if exp.get("error"):
+            return Verdict(UNVERIFIED, exp["error"] + self.suffix)
+        param, values, before, counts = exp["param"], exp["values"], exp["before"], exp["counts"]
+        if None in counts:
+            return Verdict(UNVERIFIED, "the tracing count is not available")
+        n = len(values)
+        new, repeat = counts[n - 1] - before, counts[-1] - counts[n - 1]
+        shown = ", ".join(values)
+        staged = (
+            f"staged: called {self.target.path}() with {param}={shown} (Python {exp['kind']}s, "
+            f"as the call at line {line} passes a varying one), then {param}={values[0]} again"
+        )
+        if new >= n and repeat == 0:
+            return Verdict(
+                CONFIRMED,
+                f"{staged}: tracing count {before} -> {counts[n - 1]} over {n} calls, one new "
+                f"graph per distinct value, and none for the repeated value{self.suffix}",
+            )
+        if new == 0:
+            return Verdict(NOT_REPRODUCED, f"{staged}: tracing count stayed {before}{self.suffix}")
+        return Verdict(
+            UNVERIFIED,
+            f"{staged}: tracing count {before} -> {counts[-1]}, not one trace per distinct "
+            f"value{self.suffix}",
+        )
+
+    def _first_call(self, exp: dict[str, Any] | None) -> Verdict:
+        if exp is None:
+            return self._not_run("first-call timing")
+        if exp.get("error"):
+            return Verdict(UNVERIFIED, exp["error"] + self.suffix)
+        first, warm, traces = float(exp["first_ms"]), float(exp["warm_ms"]), exp["traces"]
+        shown = (
+            f"staged: a fresh copy of {self.target.path}() took {first:.1f} ms on its first "
+            f"call (tracing count 0 -> {traces}) and {warm:.2f} ms per warm call (median of "
+            f"{exp['repeats']})"
+        )
+        if traces >= 1 and first > 2 * warm:
+            ratio = first / warm if warm > 0 else float("inf")
+            return Verdict(
+                CONFIRMED,
+                f"{shown}: a timed first call measures tracing ({ratio:.0f}x a warm call)"
+                f"{self.suffix}",
+            )
+        return Verdict(
+            NOT_REPRODUCED, f"{shown}: tracing adds little to the first call{self.suffix}"
+        )
+
+    def _graph(self, line: int, exp: dict[str, Any] | None) -> Verdict:
+        if exp is None:
+            return self._not_run("graph measurement")
+        if exp.get("error"):
+            return Verdict(UNVERIFIED, exp["error"] + self.suffix)
+        count, ops, in_loop = exp["count"], exp["ops"], exp["loop_ops"]
+        took = "" if exp.get("seconds") is None else f" in {float(exp['seconds']):.2f} s"
+        shown = (
+            f"tracing {self.target.path}() built a graph of {ops} ops{took}, {in_loop} of them "
+            f"created by the loop at line {line} ({count} iterations)"
+        )
+        staged = exp.get("staged") or {}
+        if staged.get("error"):
+            shown += f"; staged: a smaller {staged.get('name', 'count')} raised {staged['error']}"
+        elif staged:
+            shown += (
+                f"; staged: with {staged['name']} = {staged['new']} instead of {staged['old']}, "
+                f"{staged['ops']} ops ({staged['loop_ops']} from the loop) in "
+                f"{float(staged['seconds']):.2f} s"
+            )
+        if in_loop >= count:
+            return Verdict(
+                CONFIRMED, f"{shown}: the loop is unrolled, one copy per iteration{self.suffix}"
+            )
+        return Verdict(
+            NOT_REPRODUCED,
+            f"{shown}: fewer ops than iterations, so the loop is not unrolled into the graph"
+            f"{self.suffix}",
+        )
+
+    def _switch(self, line: int, exp: dict[str, Any] | None) -> Verdict:
+        if exp is None:
+            return Verdict(UNVERIFIED, "the import was not checked")
+        if not exp.get("reloaded"):
+            return Verdict(UNVERIFIED, "executing the module again for the check failed")
+        here = [value for at, value in exp.get("calls", ()) if at == line]
+        if not here:
+            return Verdict(UNVERIFIED, f"line {line} did not run while importing the module")
+        after = "True" if exp["after_reload"] else "False"
+        ran = (
+            f"run_functions_eagerly({here[-1]}) ran at line {line} while importing the module; "
+            f"tf.config.functions_run_eagerly() is {after} after the import"
+        )
+        if here[-1] and exp["after_reload"] and exp.get("after_import"):
+            return Verdict(
+                CONFIRMED, f"{ran}: every tf.function of the program runs eagerly, untraced"
+            )
+        return Verdict(NOT_REPRODUCED, ran)
 
 
 def verdicts_from_report(report: Any, targets: Sequence[Target]) -> dict[tuple[int, str], Verdict]:

@@ -1,0 +1,100 @@
+"""Verdicts of the cheap checks (TFG303/305/402/403) from made-up child reports: what each
+criterion accepts and, as much, what it refuses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tflint_graph.dynamic.verdicts import (
+    CONFIRMED,
+    NOT_REPRODUCED,
+    UNVERIFIED,
+    Target,
+    Verdict,
+    verdicts_from_report,
+)
+
+_CALLS = [{"exception": None, "hits": {}, "lines": []}] * 3
+
+
+def _judge(target: Target, experiments: dict[str, Any], **entry: Any) -> Verdict:
+    body = {"id": 0, "error": None, "chosen": 0, **entry}
+    body.setdefault(
+        "attempts",
+        [
+            {
+                "source": "guessed",
+                "inputs": "float32[2,3]",
+                "calls": _CALLS,
+                "experiments": experiments,
+            }
+        ],
+    )
+    ((_, verdict),) = verdicts_from_report({"targets": [body]}, [target]).items()
+    return verdict
+
+
+def _retrace(counts: list[int]) -> Verdict:
+    target = Target("step", ((9, "TFG303"),), kind="function", retrace=((9, "i", 1, "int"),))
+    exp = {"param": "i", "kind": "int", "values": ["1", "2", "3"], "before": 1, "counts": counts}
+    return _judge(target, {"retrace:9": exp})
+
+
+def test_retracing_confirmed_only_for_one_trace_per_distinct_value() -> None:
+    confirmed = _retrace([2, 3, 4, 4])
+    assert confirmed.status == CONFIRMED
+    assert confirmed.evidence.startswith("staged: called step() with i=1, 2, 3 (Python ints")
+    assert "tracing count 1 -> 4 over 3 calls" in confirmed.evidence
+    # Tracing again on a repeated value is some other retracing, not the value's.
+    assert _retrace([2, 3, 4, 5]).status == UNVERIFIED
+    assert _retrace([1, 1, 1, 1]).status == NOT_REPRODUCED
+
+
+def _first_call(first_ms: float, warm_ms: float, traces: int = 1) -> Verdict:
+    target = Target("bench", ((20, "TFG403"),), kind="function", first_call=(20,))
+    exp = {"first_ms": first_ms, "warm_ms": warm_ms, "traces": traces, "repeats": 5}
+    return _judge(target, {"first_call": exp})
+
+
+def test_first_call_confirmed_when_tracing_dominates_it() -> None:
+    verdict = _first_call(120.0, 0.5)
+    assert verdict.status == CONFIRMED
+    assert "took 120.0 ms on its first call (tracing count 0 -> 1)" in verdict.evidence
+    assert "0.50 ms per warm call" in verdict.evidence
+    assert _first_call(0.9, 0.5).status == NOT_REPRODUCED
+    assert _first_call(120.0, 0.5, traces=0).status == NOT_REPRODUCED
+
+
+def _graph(loop_ops: int, staged: dict[str, Any] | None = None) -> Verdict:
+    target = Target("unrolled", ((7, "TFG305"),), kind="function", loops=((7, 8, 500, "N"),))
+    exp: dict[str, Any] = {"count": 500, "ops": loop_ops + 2, "loop_ops": loop_ops, "seconds": None}
+    if staged:
+        exp["staged"] = staged
+    return _judge(target, {"graph:7": exp})
+
+
+def test_unrolled_loop_confirmed_by_one_op_per_iteration_at_its_lines() -> None:
+    staged = {"name": "N", "old": 500, "new": 50, "ops": 102, "loop_ops": 100, "seconds": 0.1}
+    verdict = _graph(1000, staged)
+    assert verdict.status == CONFIRMED
+    assert "1000 of them created by the loop at line 7 (500 iterations)" in verdict.evidence
+    assert "staged: with N = 50 instead of 500, 102 ops (100 from the loop) in 0.10 s" in (
+        verdict.evidence
+    )
+    assert _graph(3).status == NOT_REPRODUCED  # a tf.while_loop: a few ops, not 500 copies
+
+
+def _switch(calls: list[list[Any]], after: bool, reloaded: bool = True) -> Verdict:
+    target = Target("", ((5, "TFG402"),), kind="module")
+    switch = {"after_import": after, "after_reload": after, "reloaded": reloaded, "calls": calls}
+    return _judge(target, {}, switch=switch, attempts=[], chosen=None)
+
+
+def test_eager_switch_confirmed_only_for_the_flagged_line_left_on() -> None:
+    verdict = _switch([[5, True]], after=True)
+    assert verdict.status == CONFIRMED
+    assert "ran at line 5 while importing the module" in verdict.evidence
+    assert _switch([[5, True], [6, False]], after=False).status == NOT_REPRODUCED
+    # Another line switched it on: nothing about line 5.
+    assert _switch([[9, True]], after=True).status == UNVERIFIED
+    assert _switch([[5, True]], after=True, reloaded=False).status == UNVERIFIED

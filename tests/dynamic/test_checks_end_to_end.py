@@ -1,0 +1,324 @@
+"""Probes for every entry point, the cheap checks (TFG303/305/402/403) and the contexts
+dynamic mode could not reach before (named lambdas, static methods, reducers), end to end
+with real TensorFlow children: one project of three small modules, one run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process isolation")
+
+PROBES = """
+import datetime
+import os
+import pathlib
+import random
+import secrets
+import shutil
+import time
+import uuid
+from datetime import date
+
+import numpy as np
+import tensorflow as tf
+
+RNG = np.random.default_rng(0)
+
+
+@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+def draws(x):
+    a = random.vonmisesvariate(0.0, 1.0)  # TFG103
+    b = np.random.zipf(2.0)  # TFG103
+    c = RNG.uniform()  # TFG103
+    d = secrets.randbelow(10)  # TFG103
+    e = uuid.uuid4()  # TFG103
+    return x + a + b + c + d + len(str(e))
+
+
+@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+def clocks(x):
+    now = datetime.datetime.now()  # TFG104
+    day = date.today()  # TFG104
+    home = os.environ.get("HOME", "")  # TFG104
+    fixed = time.strftime("%Y", time.gmtime(0))  # TFG104
+    same = isinstance(datetime.datetime(2020, 1, 1), datetime.datetime)
+    return x + now.year + day.year + len(home) + len(fixed) + same
+
+
+@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+def files(x):
+    with open("trace.log", "w") as fh:  # TFG108
+        fh.write("traced")  # TFG108
+    pathlib.Path("note.txt").write_text("traced")  # TFG108
+    os.makedirs("out", exist_ok=True)  # TFG108
+    shutil.rmtree("out")  # TFG108
+    name = input("name? ")  # TFG108
+    return x + len(name)
+"""
+
+CHEAP = """
+import time
+
+import tensorflow as tf
+
+STEPS = 150
+
+
+@tf.function
+def step(x, epoch):
+    return x * 2.0
+
+
+@tf.function
+def bench(x):
+    return tf.reduce_sum(x * 2.0)
+
+
+@tf.function
+def unrolled(x):
+    for i in range(STEPS):  # TFG305
+        x = x + 1.0
+    return x
+
+
+def histogram(image):
+    bins = []
+    for b in range(120):  # TFG305
+        bins.append(tf.reduce_mean(image - float(b)))
+    return tf.stack(bins)
+
+
+hist = tf.data.Dataset.from_tensor_slices(tf.ones([2, 3])).map(histogram)
+
+
+class Trainer:
+    @tf.function
+    def step(self, x, epoch):
+        return x * 2.0
+
+    def fit(self, x):
+        for epoch in range(5):
+            self.step(x, epoch)  # TFG303
+
+
+def train():
+    x = tf.ones([2])
+    for epoch in range(10):
+        step(x, epoch)  # TFG303
+    for e in range(3):
+        step(x, e)  # TFG303
+    start = time.perf_counter()
+    for _ in range(100):
+        bench(x)  # TFG403
+    return time.perf_counter() - start
+"""
+
+# Its own module: with functions run eagerly nothing else of the module traces.
+EAGER = """
+import tensorflow as tf
+
+tf.config.run_functions_eagerly(True)  # TFG402
+
+if __name__ == "__main__":
+    tf.config.run_functions_eagerly(True)  # TFG402
+"""
+
+SWITCHED_BACK = """
+import tensorflow as tf
+
+tf.config.run_functions_eagerly(True)  # TFG402
+tf.config.run_functions_eagerly(False)
+"""
+
+CONTEXTS = """
+import random
+
+import keras
+import tensorflow as tf
+
+scale = lambda x: x * random.random()  # TFG103
+step = tf.function(lambda x: x - random.random())  # TFG103
+scaled = tf.function(scale)
+ds = tf.data.Dataset.range(4).map(lambda i: tf.cast(i, tf.float32))
+
+
+def reducer(state, element):
+    print("reducing")  # TFG101
+    return state + element
+
+
+total = ds.reduce(tf.constant(0.0), reducer)
+
+
+class Ops:
+    def __init__(self, factor):
+        self.factor = factor
+
+    @staticmethod
+    @tf.function
+    def double(x):
+        print("double")  # TFG101
+        return x * 2.0
+
+
+class Plain(keras.layers.Layer):
+    def call(self, inputs):
+        print("plain call")  # TFG101
+        return inputs * 2.0
+"""
+
+MODULES = {
+    "probes.py": PROBES,
+    "cheap.py": CHEAP,
+    "eager.py": EAGER,
+    "switched.py": SWITCHED_BACK,
+    "contexts.py": CONTEXTS,
+}
+
+
+# The machine may be busy: the default 60 s per module is not what these tests are about.
+_JSON = ("--output-format", "json", "--jobs", "2", "--dynamic-timeout", "400")
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], dict]:
+    pytest.importorskip("tensorflow")
+    root = tmp_path_factory.mktemp("checks")
+    for name, source in MODULES.items():
+        (root / name).write_text(textwrap.dedent(source), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "tflint_graph", ".", "--dynamic", "--no-cache", *_JSON],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    return {
+        (Path(f["path"]).name, f["line"]): f["dynamic"] | {"code": f["code"]}
+        for f in json.loads(proc.stdout)["findings"]
+    }
+
+
+def _at(run: dict, module: str, text: str) -> dict:
+    lines = textwrap.dedent(MODULES[module]).splitlines()
+    number = next(i for i, line in enumerate(lines, start=1) if text in line)
+    return run[(module, number)]
+
+
+@pytest.mark.parametrize(
+    ("text", "probe"),
+    [
+        ("random.vonmisesvariate", "random.vonmisesvariate"),
+        ("np.random.zipf", "numpy.random.zipf"),
+        ("RNG.uniform", "numpy.random.Generator.uniform"),
+        ("secrets.randbelow", "secrets.randbelow"),
+        ("uuid.uuid4", "uuid.uuid4"),
+        ("datetime.datetime.now", "datetime.datetime.now"),
+        ("date.today", "datetime.date.today"),
+        ('os.environ.get("HOME"', "os.environ"),
+        ('open("trace.log"', "open"),
+        ('fh.write("traced")', "file.write"),
+        ("write_text", "Path.write_text"),
+        ("os.makedirs", "os.makedirs"),
+        ("shutil.rmtree", "shutil.rmtree"),
+        ("input(", "input"),
+    ],
+)
+def test_every_entry_point_is_probed_at_its_line(run: dict, text: str, probe: str) -> None:
+    found = _at(run, "probes.py", text)
+    assert found["status"] == "confirmed", found
+    assert found["evidence"].startswith(f"{probe} ran 1 time on the first call"), found
+
+
+def test_a_formatted_fixed_time_reads_no_clock(run: dict) -> None:
+    # strftime/gmtime given a time are flagged statically but read no clock: no hit.
+    found = _at(run, "probes.py", "time.strftime")
+    assert found["status"] == "unverified"
+    assert "no clock call was seen" in found["evidence"]
+
+
+def test_retracing_per_python_value_is_staged_and_counted(run: dict) -> None:
+    found = _at(run, "cheap.py", " step(x, epoch)  #")
+    assert found["status"] == "confirmed", found
+    assert "staged: called step() with epoch=1, 2, 3 (Python ints" in found["evidence"]
+    assert "tracing count 1 -> 4 over 3 calls" in found["evidence"]
+
+
+def test_each_retracing_call_of_one_function_is_staged_on_its_own_copy(run: dict) -> None:
+    # The same values staged for the first call must not already be cached for the second.
+    found = _at(run, "cheap.py", " step(x, e)  #")
+    assert found["status"] == "confirmed", found
+    line = next(
+        i
+        for i, text in enumerate(textwrap.dedent(CHEAP).splitlines(), start=1)
+        if " step(x, e)  #" in text
+    )
+    assert "staged: called step() with epoch=1, 2, 3" in found["evidence"]
+    assert f"as the call at line {line} passes" in found["evidence"]
+    assert "tracing count 1 -> 4 over 3 calls" in found["evidence"]
+
+
+def test_retracing_of_a_method_is_staged_on_an_instance(run: dict) -> None:
+    found = _at(run, "cheap.py", "self.step(x, epoch)  #")
+    assert found["status"] == "confirmed", found
+    assert "staged: called Trainer.step() with epoch=1, 2, 3" in found["evidence"]
+
+
+def test_a_timed_first_call_is_compared_with_a_warm_one(run: dict) -> None:
+    found = _at(run, "cheap.py", "bench(x)  #")
+    assert found["status"] == "confirmed", found
+    assert "staged: a fresh copy of bench() took" in found["evidence"]
+    assert "tracing count 0 -> 1" in found["evidence"]
+
+
+def test_an_unrolled_loop_shows_in_the_graph_and_scales_with_its_global(run: dict) -> None:
+    found = _at(run, "cheap.py", "for i in range(STEPS)")
+    assert found["status"] == "confirmed", found
+    assert "300 of them created by the loop" in found["evidence"]  # 2 ops per iteration
+    assert "staged: with STEPS = 15 instead of 150, " in found["evidence"]
+    assert "(30 from the loop)" in found["evidence"]
+
+
+def test_a_dataset_callbacks_unrolled_loop_is_measured_too(run: dict) -> None:
+    found = _at(run, "cheap.py", "for b in range(120)")
+    assert found["status"] == "confirmed", found
+    assert "(120 iterations)" in found["evidence"]
+
+
+def test_eager_switch_at_import_is_confirmed_and_guarded_ones_are_not_run(run: dict) -> None:
+    found = _at(run, "eager.py", "tf.config.run_functions_eagerly(True)  # TFG402")
+    assert found["status"] == "confirmed", found
+    assert "functions_run_eagerly() is True after the import" in found["evidence"]
+    guarded = run[("eager.py", len(textwrap.dedent(EAGER).splitlines()))]
+    assert guarded["status"] == "unverified"
+    assert "__main__" in guarded["evidence"]
+
+
+def test_eager_switch_turned_off_again_is_not_reproduced(run: dict) -> None:
+    found = _at(run, "switched.py", "(True)")
+    assert found["status"] == "not-reproduced", found
+    assert "is False after the import" in found["evidence"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "scale = lambda",
+        "step = tf.function(lambda",
+        'print("reducing")',
+        'print("double")',
+        'print("plain call")',
+    ],
+)
+def test_named_lambdas_static_methods_reducers_and_plain_calls_are_reached(
+    run: dict, text: str
+) -> None:
+    found = _at(run, "contexts.py", text)
+    assert found["status"] == "confirmed", found
