@@ -1608,7 +1608,8 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
                 ]
                 break
             used = True
-            if not signature_read and attempt["source"] in ("guessed", "annotations"):
+            guessed = ("guessed", "annotations", "the module's own calls")
+            if not signature_read and attempt["source"] in guessed:
                 signature_read = True
                 # The source's signature was not a literal (it names module constants): the
                 # tf.function the import built holds it.

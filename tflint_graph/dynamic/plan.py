@@ -718,7 +718,9 @@ def _attempts(
     passed: dict[str, str] = {}
     if calls is not None and kind != "map" and any(d is None for d in described):
         # A Python value the module's own calls pass (`augment(image, 0.5)`) is no tensor.
-        literals = calls.literals(node.name.value, names, method=method)
+        # The name the module calls it by (a lambda bound to a name has no name of its own).
+        called = entry.qualname.rpartition(".")[2]
+        literals = calls.literals(called, names, method=method)
         described = [
             PyValue(literals[n]) if d is None and _plain(literals.get(n, _NO_VALUE)) else d
             for d, n in zip(described, names, strict=True)
@@ -727,7 +729,7 @@ def _attempts(
         # with `model = build_model()`): tried first, then the guesses without them.
         passed = {
             n: text
-            for n, text in calls.arguments(node.name.value, names, method=method).items()
+            for n, text in calls.arguments(called, names, method=method).items()
             if described[names.index(n)] is None
         }
     attempts = []
