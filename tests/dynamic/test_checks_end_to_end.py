@@ -234,7 +234,7 @@ def _at(run: dict, module: str, text: str) -> dict:
 def test_every_entry_point_is_probed_at_its_line(run: dict, text: str, probe: str) -> None:
     found = _at(run, "probes.py", text)
     assert found["status"] == "confirmed", found
-    assert found["evidence"].startswith(f"{probe} ran 1 time on the first call"), found
+    assert found["evidence"].startswith(f"{probe} ran 1 time while tracing"), found
 
 
 def test_a_formatted_fixed_time_reads_no_clock(run: dict) -> None:

@@ -349,7 +349,9 @@ class Probe:
 
         self._replace(np.random, "default_rng", default_rng, "random", "numpy.random.default_rng")
         self._replace(np.random, "RandomState", legacy, "random", "numpy.random.RandomState")
-        for key, value in list(vars(self.module).items()):
+        # Generators the module made at import (none yet in a test session: no module).
+        made = vars(self.module) if self.module is not None else {}
+        for key, value in list(made.items()):
             if type(value) is np.random.Generator:
                 setattr(self.module, key, generator(value.bit_generator))
             elif type(value) is np.random.RandomState:

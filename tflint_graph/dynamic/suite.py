@@ -179,6 +179,13 @@ def _unreached(key: tuple[str, int], record: SessionRecord, ran: Seen | None) ->
     return Verdict(NOT_REACHED, NOT_REACHED_EVIDENCE)
 
 
+def _eager_status(seen: Seen) -> str:
+    """Python that ran at call time is no trace-time-only statement, unless the tests forced
+    every function to run eagerly: then nothing was traced, and the claim was not tested (a
+    user told "not reproduced" would dismiss a real bug)."""
+    return UNVERIFIED if seen.forced >= seen.eager else NOT_REPRODUCED
+
+
 def _eagerly(seen: Seen) -> str:
     names = _names(seen.eager_entries.values())
     if seen.forced:
@@ -251,7 +258,7 @@ def _probe(key: tuple[str, int], code: str, record: SessionRecord, ran: Seen | N
     if seen.eager:
         during = f"{_times(seen.graph)} while tracing and " if seen.graph else ""
         return Verdict(
-            NOT_REPRODUCED,
+            _eager_status(seen),
             f"{what} ran {during}{_times(seen.eager)} {_eagerly(seen)}{_in(seen.test)}",
         )
     if seen.graph:
@@ -305,7 +312,7 @@ def _raises(key: tuple[str, int], code: str, record: SessionRecord, ran: Seen | 
         )
     if ran.eager:
         return Verdict(
-            NOT_REPRODUCED,
+            _eager_status(ran),
             f"line {line} ran, but only {_eagerly(ran)}; eagerly it does not raise{_in(ran.test)}",
         )
     return Verdict(
@@ -323,7 +330,7 @@ def _state(key: tuple[str, int], code: str, record: SessionRecord, ran: Seen | N
     assert ran is not None
     if ran.eager:
         return Verdict(
-            NOT_REPRODUCED, f"line {line} ran {_eagerly(ran)}: it runs per call{_in(ran.test)}"
+            _eager_status(ran), f"line {line} ran {_eagerly(ran)}: it runs per call{_in(ran.test)}"
         )
     if not ran.graph:
         return Verdict(
