@@ -1624,3 +1624,49 @@ def test_retracing_keyword_of_a_positional_parameter_is_staged_at_its_place() ->
     assert (line, "TFG303") in found
     (target,) = plan.targets
     assert target.retrace == ((line, "rate", 1, "float"),)
+
+
+FALLBACK_SOURCE = src(
+    """
+    import argparse
+    import tensorflow as tf
+
+    class Trainer(tf.Module):
+        def __init__(self, strategy, num_classes):
+            self.strategy = strategy
+            self.num_classes = num_classes
+
+        @tf.function
+        def step(self, batch):
+            features, labels = batch
+            print(features)
+            return labels
+
+    if __name__ == "__main__":
+        args = argparse.ArgumentParser().parse_args()
+        trainer = Trainer(tf.distribute.get_strategy(), args.num_classes)
+    """
+)
+
+
+def test_a_module_call_that_needs_the_script_has_a_guessed_fallback() -> None:
+    plan, _ = plan_for(FALLBACK_SOURCE)
+    target = only_target(plan, "Trainer.step")
+    # The script's own call needs its parsed options: the guess is kept for when it fails.
+    assert [str(a) for a in target.ctor] == [
+        "tf.distribute.get_strategy()",
+        "argparse.ArgumentParser().parse_args().num_classes",
+    ]
+    assert set(target.fallback_ctor_kwargs) == {"strategy", "num_classes"}
+    assert str(target.fallback_ctor_kwargs["strategy"]).endswith("distribute.get_strategy()")
+    assert target.fallback_ctor_kwargs["num_classes"] == PyValue(4)
+    assert "guessed, as the module's own call failed" in target.fallback_note
+
+
+def test_a_parameter_the_body_unpacks_is_a_tuple() -> None:
+    plan, _ = plan_for(FALLBACK_SOURCE)
+    (batch,) = only_target(plan, "Trainer.step").attempts[-1].args
+    assert isinstance(batch, TupleSpec)
+    features, labels = batch.items
+    assert isinstance(features, TensorSpecLite) and features.dtype == "float32"
+    assert labels == TensorSpecLite("int32", features.shape[:1], values=(0, 2))

@@ -883,6 +883,8 @@ class TargetCaller:
         self.dataset_iter: Any = None
         self.sets: list[list[Any]] = []
         self.keras_train = False
+        # Why the module's own constructor call was not used (a guessed one was).
+        self.fallback = ""
         self.train_iter: Any = None
         self.train_fn: Any = None
         path = target["path"].split(".")
@@ -901,7 +903,7 @@ class TargetCaller:
                 raise Unreachable(f"class {path[0]} not found in the module")
             try:
                 self.owner = cls(*ctor, **ctor_kwargs)
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:
                 how = "with guessed arguments" if ctor_kwargs or ctor else "without arguments"
                 raise Unreachable(
                     f"{path[0]}() could not be constructed {how} "
@@ -1523,13 +1525,28 @@ def _signature_attempt(runner: TargetCaller, unknown: int) -> dict[str, Any] | N
 
 def _runner(module: ModuleType, target: dict[str, Any]) -> TargetCaller:
     try:
+        return _built(module, target)
+    except Unreachable as exc:
+        fallback = target.get("fallback_ctor_kwargs")
+        if not fallback:
+            raise
+        reason = str(exc)
+    runner = TargetCaller(
+        module, target, [], {k: make_input(s, 1, module=module) for k, s in fallback.items()}
+    )
+    runner.fallback = reason
+    return runner
+
+
+def _built(module: ModuleType, target: dict[str, Any]) -> TargetCaller:
+    try:
         ctor = [make_input(s, 1, module=module) for s in target.get("ctor", [])]
         ctor_kwargs = {
             k: make_input(s, 1, module=module) for k, s in target.get("ctor_kwargs", {}).items()
         }
     except Unreachable:
         raise
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # argparse exits when the options are missing
         raise Unreachable(
             f"the constructor arguments could not be built ({type(exc).__name__}: "
             f"{_first_line(str(exc))[:120]})"
@@ -1610,6 +1627,8 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
                 ]
                 break
             used = True
+            if runner.fallback:
+                entry["ctor_fallback"] = runner.fallback
             guessed = ("guessed", "annotations", "the module's own calls")
             if not signature_read and attempt["source"] in guessed:
                 signature_read = True

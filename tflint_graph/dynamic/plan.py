@@ -177,23 +177,37 @@ def plan_module(
         ctor_example = examples.get(f"{module_name}:{class_name}") if class_name else None
         ctor: tuple[Spec, ...] = ()
         ctor_kwargs: dict[str, Spec] = {}
+        fallback: dict[str, Spec] = {}
+        fallback_note = ""
         note = entry.note
         own = calls.constructor(class_name) if class_name and calls is not None else None
         if ctor_example is not None:
             ctor, ctor_kwargs = tuple(ctor_example.args), dict(ctor_example.kwargs)
-        elif own is not None:
-            ctor = tuple(SourceExpr(a) for a in own.args)
-            ctor_kwargs = {k: SourceExpr(v) for k, v in own.kwargs}
-            note = _join(
-                note,
-                f"constructed as {own.shown(class_name)}, as the module does on line {own.line}",
-            )
-        elif class_name:
-            guessed_ctor = _ctor_guess(ctx, class_name)
+        else:
+            guessed_ctor = _ctor_guess(ctx, class_name) if class_name else None
+            guessed_note = ""
             if guessed_ctor:
+                shown = ", ".join(
+                    f"{k}={v.value!r}" if isinstance(v, PyValue) else f"{k}=<default strategy>"
+                    for k, v in guessed_ctor.items()
+                )
+                guessed_note = _join(note, f"constructed as {class_name}({shown}), guessed")
+            if own is not None:
+                ctor = tuple(SourceExpr(a) for a in own.args)
+                ctor_kwargs = {k: SourceExpr(v) for k, v in own.kwargs}
+                # The module's own arguments may need what only its script sets up (parsed
+                # command-line options): the guess stays as a fallback.
+                if guessed_ctor:
+                    fallback = dict(guessed_ctor)
+                    fallback_note = guessed_note + ", as the module's own call failed"
+                note = _join(
+                    note,
+                    f"constructed as {own.shown(class_name)}, as the module does on line "
+                    f"{own.line}",
+                )
+            elif guessed_ctor:
                 ctor_kwargs = dict(guessed_ctor)
-                shown = ", ".join(f"{k}={v.value!r}" for k, v in guessed_ctor.items())
-                note = _join(note, f"constructed as {class_name}({shown}), guessed")
+                note = guessed_note
         watches = tuple(
             w
             for f in found
@@ -215,6 +229,8 @@ def plan_module(
                 module=module_name,
                 ctor=ctor,
                 ctor_kwargs=ctor_kwargs,
+                fallback_ctor_kwargs=fallback,
+                fallback_note=fallback_note,
                 compile_args=tuple(SourceExpr(a) for a in compiled.args) if compiled else (),
                 compile_kwargs={k: SourceExpr(v) for k, v in compiled.kwargs} if compiled else {},
                 watches=watches,
@@ -529,7 +545,12 @@ _FLOAT_PARAM = re.compile(
 )
 
 
-def _ctor_guess(ctx: ModuleContext, class_name: str) -> dict[str, PyValue] | None:
+# A distribution strategy parameter: the default strategy every TensorFlow program has.
+_STRATEGY_PARAM = re.compile(r"^(strategy|\w+_strategy)$")
+_DEFAULT_STRATEGY = SourceExpr("__import__('tensorflow').distribute.get_strategy()")
+
+
+def _ctor_guess(ctx: ModuleContext, class_name: str) -> dict[str, PyValue | SourceExpr] | None:
     """Keyword arguments for ``Class(...)`` from the names and annotations of its
     ``__init__``'s required parameters (``units`` → 4, ``dropout`` → 0.1); None when there is
     nothing to guess or some parameter cannot be guessed."""
@@ -550,12 +571,15 @@ def _ctor_guess(ctx: ModuleContext, class_name: str) -> dict[str, PyValue] | Non
     if init is None:
         return None
     required, keyword_only = _params(init, method=True)
-    guesses: dict[str, PyValue] = {}
+    guesses: dict[str, PyValue | SourceExpr] = {}
     for param in [*required, *keyword_only]:
         described = _annotation(ctx, param)
         name = param.name.value
+        value: PyValue | SourceExpr
         if isinstance(described, PyValue):
             value = described
+        elif _STRATEGY_PARAM.match(name):
+            value = _DEFAULT_STRATEGY
         elif _INT_PARAM.match(name):
             value = PyValue(4)
         elif _FLOAT_PARAM.match(name):
@@ -732,6 +756,8 @@ def _attempts(
             for n, text in calls.arguments(called, names, method=method).items()
             if described[names.index(n)] is None
         }
+    # `features, labels = inputs`: a parameter the body unpacks is a tuple of that many parts.
+    unpacked = {n: parts for n, parts in _unpacked(node).items() if n in names}
     attempts = []
     for with_calls in (True, False) if passed else (False,):
         for shape in GUESSED_SHAPES:
@@ -740,6 +766,8 @@ def _attempts(
                 if isinstance(d, (PyValue, TensorSpecLite, TupleSpec))
                 else SourceExpr(passed[name])
                 if with_calls and name in passed
+                else _unpacked_guess(unpacked[name], shape, kind == "map")
+                if name in unpacked
                 else _guess(name, shape, per_element=kind == "map")
                 for d, name in zip(described, names, strict=True)
             ]
@@ -785,6 +813,34 @@ def _role(name: str) -> str:
     if _LIST_NAME.search(name):
         return "list"
     return "string" if _STRING_NAME.search(name) else "tensor"
+
+
+def _unpacked(node: FunctionNode) -> dict[str, tuple[str, ...]]:
+    """Parameters the body unpacks (``x, y = batch``): name -> the names of the parts."""
+    if not isinstance(node, cst.FunctionDef):
+        return {}
+    found: dict[str, tuple[str, ...]] = {}
+    for stmt in node.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Tuple)
+                and isinstance(small.value, cst.Name)
+            ):
+                parts = [e.value for e in small.targets[0].target.elements]
+                if all(isinstance(p, cst.Name) for p in parts):
+                    found.setdefault(
+                        small.value.value,
+                        tuple(p.value for p in parts if isinstance(p, cst.Name)),
+                    )
+    return found
+
+
+def _unpacked_guess(parts: tuple[str, ...], shape: tuple[int, ...], per_element: bool) -> Spec:
+    return TupleSpec(tuple(_guess(p, shape, per_element=per_element) for p in parts))
 
 
 def _guess(name: str, shape: tuple[int, ...], *, per_element: bool) -> Spec:

@@ -224,6 +224,10 @@ class Target:
     module: str = ""
     ctor: tuple[Spec, ...] = ()
     ctor_kwargs: Mapping[str, Spec] = field(default_factory=dict)
+    # Guessed constructor arguments tried when the module's own call fails, and the note
+    # that then replaces ``note``.
+    fallback_ctor_kwargs: Mapping[str, Spec] = field(default_factory=dict)
+    fallback_note: str = ""
     # The module's own ``model.compile(...)`` for a Keras step (else a default compile).
     compile_args: tuple[Spec, ...] = ()
     compile_kwargs: Mapping[str, Spec] = field(default_factory=dict)
@@ -316,6 +320,9 @@ def params_for(
                 ),
                 "ctor": [spec_json(s, unknown) for s in t.ctor],
                 "ctor_kwargs": {k: spec_json(s, unknown) for k, s in t.ctor_kwargs.items()},
+                "fallback_ctor_kwargs": {
+                    k: spec_json(s, unknown) for k, s in t.fallback_ctor_kwargs.items()
+                },
                 "compile_args": [spec_json(s, unknown) for s in t.compile_args],
                 "compile_kwargs": {k: spec_json(s, unknown) for k, s in t.compile_kwargs.items()},
                 "options": {"autograph": t.autograph},
@@ -397,19 +404,20 @@ class _Judge:
         self.valued = calls[1:] if self.symbolic else calls
         inputs = result.get("inputs")
         self.inputs = str(inputs or "")
+        note = target.fallback_note if entry.get("ctor_fallback") else target.note
         source = result.get("source")
         traced_with = result.get("traced_with")
         shown = f"{inputs} (traced as {traced_with})" if traced_with else inputs
         if not inputs:
-            self.suffix = f"; {target.note}" if target.note else ""
+            self.suffix = f"; {note}" if note else ""
         elif source == "guessed":
             self.suffix = f"; guessed inputs {shown}"
         else:
             self.suffix = f"; inputs {shown} from {source}"
         if result.get("via"):
             self.suffix += f"; called through {result['via']}"
-        if inputs and target.note:
-            self.suffix += f"; {target.note}"
+        if inputs and note:
+            self.suffix += f"; {note}"
 
     def verdict(self, line: int, code: str) -> Verdict:
         return dataclasses.replace(self._verdict(line, code), inputs=self.inputs)
