@@ -123,3 +123,22 @@ def test_every_draw_tfg103_flags_is_probed(probed: dict[str, str]) -> None:
 
 def test_probes_are_only_of_the_kinds_verdicts_know(probed: dict[str, str]) -> None:
     assert set(probed.values()) <= set(PROBE_KINDS.values())
+
+
+def test_a_probe_keeps_the_identity_of_what_it_replaces() -> None:
+    # Other tools name a function by module and name (pytest-benchmark looks up its timer,
+    # "time.perf_counter", from the patched function itself): the probe must lead back there.
+    pytest.importorskip("tensorflow")
+    import time
+
+    from tflint_graph.dynamic import child
+
+    def probe(*args: object) -> float:
+        return time.perf_counter()
+
+    child._looks_like(probe, time.perf_counter, "perf_counter")
+    assert (probe.__module__, probe.__name__, probe.__qualname__) == (
+        "time",
+        "perf_counter",
+        "perf_counter",
+    )

@@ -76,6 +76,17 @@ def _real(filename: str) -> str:
     return found
 
 
+def _looks_like(wrapper: Any, original: Any, name: str) -> None:
+    """Give a probe the identity of what it replaces: code that names a function by its
+    module and name (pytest-benchmark's ``time.perf_counter`` timer) must find the original."""
+    wrapper.__name__ = getattr(original, "__name__", name)
+    wrapper.__qualname__ = getattr(original, "__qualname__", wrapper.__name__)
+    wrapper.__doc__ = getattr(original, "__doc__", None)
+    module = getattr(original, "__module__", None)
+    if isinstance(module, str):
+        wrapper.__module__ = module
+
+
 class Probe:
     """Line attribution and the per-phase record of one child run.
 
@@ -208,8 +219,7 @@ class Probe:
             finally:
                 probe.inside -= 1
 
-        wrapper.__name__ = getattr(original, "__name__", name)
-        wrapper.__doc__ = getattr(original, "__doc__", None)
+        _looks_like(wrapper, original, name)
         patched = tf.autograph.experimental.do_not_convert(wrapper)
         setattr(owner, attr, patched)
         self.patched[id(original)] = (original, patched)
@@ -483,8 +493,7 @@ class Probe:
                 probe.inside -= 1
             return _ProbedFile(handle, probe) if probe.caller_line(frame) is not None else handle
 
-        opener.__name__ = getattr(original, "__name__", attr)
-        opener.__doc__ = getattr(original, "__doc__", None)
+        _looks_like(opener, original, attr)
         self._replace(owner, attr, tf.autograph.experimental.do_not_convert(opener), "io", name)
         for method in ("write", "writelines", "flush"):
             self.probed["file." + method] = "io"
@@ -574,7 +583,7 @@ def _probed_method(probe: Probe, original: Any, name: str, bound: bool = False) 
         finally:
             probe.inside -= 1
 
-    method.__name__ = getattr(original, "__name__", name)
+    _looks_like(method, original, name)
     method.__doc__ = getattr(original, "__doc__", None)
     probe.probed[name] = "random" if name.startswith("numpy") else "clock"
     return tf.autograph.experimental.do_not_convert(method)
