@@ -416,3 +416,34 @@ def test_a_dict_filled_while_tracing_is_confirmed_with_its_contents(tmp_path: Pa
     assert finding["code"] == "TFG102"
     assert finding["dynamic"]["status"] == "confirmed", finding["dynamic"]
     assert "{'steps': 0} -> {'steps': 1}" in finding["dynamic"]["evidence"]
+
+
+def test_a_module_call_that_exits_falls_back_to_guesses(tmp_path: Path) -> None:
+    # The script's own call needs its command line: evaluating it exits (argparse), which
+    # must cost that attempt only, not the module's findings.
+    pytest.importorskip("tensorflow")
+    (tmp_path / "m.py").write_text(
+        textwrap.dedent(
+            """\
+            import argparse
+            import tensorflow as tf
+
+
+            @tf.function
+            def step(x, scale):
+                print("step", x)
+                return x * scale
+
+
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--scale", type=float, required=True)
+                step(tf.zeros([2]), parser.parse_args().scale)
+            """
+        ),
+        encoding="utf-8",
+    )
+    proc = _cli("m.py", "--dynamic", "--no-cache", "--output-format", "json", cwd=tmp_path)
+    (finding,) = json.loads(proc.stdout)["findings"]
+    assert finding["dynamic"]["status"] == "confirmed", finding["dynamic"]
+    assert "guessed inputs" in finding["dynamic"]["evidence"]

@@ -1650,7 +1650,7 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
                     attempt = real
             try:
                 result = _attempt(probe, runner, target, attempt, calls, device or "")
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:  # the module's own argument expressions may exit
                 result = {
                     "source": attempt["source"],
                     "inputs": attempt["shown"],

@@ -140,7 +140,7 @@ def plan_module(
             plan.verdicts[(f.line, f.code)] = Verdict(UNVERIFIED, f"could not analyse: {exc}")
         return plan
     tree = _ast(source)
-    calls = ModuleCalls(tree) if tree is not None else None
+    calls = _module_calls(tree)
     lines = source.splitlines()
     local_names: dict[Finding, frozenset[str]] = {}
     by_entry: dict[cst.CSTNode, tuple[_Entry, list[Finding]]] = {}
@@ -588,6 +588,16 @@ def _ctor_guess(ctx: ModuleContext, class_name: str) -> dict[str, PyValue | Sour
             return None
         guesses[name] = value
     return guesses or None
+
+
+def _module_calls(tree: ast.Module | None) -> ModuleCalls | None:
+    """The module's own calls, or None for a tree too deep to index (the guesses remain)."""
+    if tree is None:
+        return None
+    try:
+        return ModuleCalls(tree)
+    except RecursionError:
+        return None
 
 
 def _ast(source: str) -> ast.Module | None:
