@@ -140,30 +140,11 @@ class ModuleCalls:
             kwargs.append((kw.arg, text))
         return CallSources(tuple(args), tuple(kwargs), call.lineno)
 
-    def literals(self, name: str, params: list[str], method: bool) -> dict[str, object]:
-        """Python literals the module's own calls of ``name`` pass for ``params`` (the first
-        call that passes one wins): ``augment(image, 0.5)`` makes ``strength`` 0.5."""
-        found: dict[str, object] = {}
-        for call in self.calls_of(name):
-            # ``obj.method(...)`` for a method, a plain ``name(...)`` for a function.
-            if isinstance(call.func, ast.Attribute) != method:
-                continue
-            given = list(zip(params, call.args, strict=False))
-            given += [(k.arg, k.value) for k in call.keywords if k.arg in params]
-            for param, expr in given:
-                if param in found or isinstance(expr, ast.Starred):
-                    continue
-                try:
-                    found[param] = ast.literal_eval(expr)
-                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                    continue
-        return found
-
-    def arguments(self, name: str, params: list[str], method: bool) -> dict[str, str]:
-        """Source text over module-level names that the module's own calls of ``name`` pass
-        for ``params`` (the first call that can give one wins): ``optimizer_step(model,
-        optimizer, x, y)`` under the main guard gives ``model`` as ``build_model()``."""
-        found: dict[str, str] = {}
+    def _passed(
+        self, name: str, params: list[str], method: bool
+    ) -> Iterator[tuple[str, ast.expr, Scope]]:
+        """(parameter, argument, scope of the call) for the module's own calls of ``name``,
+        in source order: ``obj.name(...)`` for a method, a plain ``name(...)`` else."""
         for call in self.calls_of(name):
             if isinstance(call.func, ast.Attribute) != method:
                 continue
@@ -171,11 +152,33 @@ class ModuleCalls:
             given = list(zip(params, call.args, strict=False))
             given += [(k.arg, k.value) for k in call.keywords if k.arg in params]
             for param, expr in given:
-                if param in found or isinstance(expr, ast.Starred):
-                    continue
-                text = self._resolve(expr, scope, 0)
-                if text is not None:
-                    found[param] = text
+                if not isinstance(expr, ast.Starred):
+                    yield param, expr, scope
+
+    def literals(self, name: str, params: list[str], method: bool) -> dict[str, object]:
+        """Python literals the module's own calls of ``name`` pass for ``params`` (the first
+        call that passes one wins): ``augment(image, 0.5)`` makes ``strength`` 0.5."""
+        found: dict[str, object] = {}
+        for param, expr, _ in self._passed(name, params, method):
+            if param in found:
+                continue
+            try:
+                found[param] = ast.literal_eval(expr)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+        return found
+
+    def arguments(self, name: str, params: list[str], method: bool) -> dict[str, str]:
+        """Source text over module-level names that the module's own calls of ``name`` pass
+        for ``params`` (the first call that can give one wins): ``optimizer_step(model,
+        optimizer, x, y)`` under the main guard gives ``model`` as ``build_model()``."""
+        found: dict[str, str] = {}
+        for param, expr, scope in self._passed(name, params, method):
+            if param in found:
+                continue
+            text = self._resolve(expr, scope, 0)
+            if text is not None:
+                found[param] = text
         return found
 
     def constructor(self, class_name: str) -> CallSources | None:
@@ -247,7 +250,7 @@ class ModuleCalls:
             every = [*params.posonlyargs, *params.args, *params.kwonlyargs]
             if any(a.arg == name for a in every):
                 return True
-        return self._single_value(name, scope) is not None or self._assigned(name, scope) > 0
+        return self._assigned(name, scope) > 0
 
     def _assigned(self, name: str, scope: Scope) -> int:
         count = 0

@@ -770,7 +770,7 @@ def symbolic_input(spec: dict[str, Any], module: ModuleType | None = None) -> An
         if tf.is_tensor(value) or isinstance(value, np.ndarray):
             return tf.TensorSpec(value.shape, tf.as_dtype(value.dtype))
         return value
-    shape = spec.get("relaxed", spec["shape"]) if "relaxed" in spec else spec["shape"]
+    shape = spec.get("relaxed", spec["shape"])
     return tf.TensorSpec(shape, getattr(tf, spec["dtype"]))
 
 
@@ -1019,7 +1019,7 @@ class TargetCaller:
 
     def tracing_count(self) -> int | None:
         # Keras's train function hides its tf.functions (Keras 2's is one).
-        fn = getattr(self, "train_fn", None) if self.keras_train else self.fn
+        fn = self.train_fn if self.keras_train else self.fn
         getter = getattr(fn, "experimental_get_tracing_count", None)
         if getter is None:
             return None
