@@ -18,6 +18,7 @@ from tflint_graph.dynamic.plan import GUESSED_SHAPES, NOT_CHECKED, ModulePlan, p
 from tflint_graph.dynamic.verdicts import (
     UNVERIFIED,
     Attempt,
+    DictSpec,
     SourceExpr,
     Target,
     TupleSpec,
@@ -533,7 +534,105 @@ def test_other_keras_steps_are_keras_step_targets(step: str) -> None:
     plan, _ = plan_for(KERAS)
     target = only_target(plan, f"Net.{step}")
     assert target.kind == "keras_step"
-    assert all(isinstance(a.args[0], TupleSpec) for a in target.attempts)
+    assert any(isinstance(a.args[0], TupleSpec) for a in target.attempts)
+
+
+def step_data(body: str) -> list[object]:
+    """The ``data`` argument of each attempt for a ``train_step`` with ``body``."""
+    lines = [
+        "import keras",
+        "import tensorflow as tf",
+        "",
+        "",
+        "class Net(keras.Model):",
+        "    def train_step(self, data):",
+        *("        " + line for line in body.splitlines()),
+        "        self.steps += 1",
+        "        return {}",
+        "",
+    ]
+    plan, _ = plan_for("\n".join(lines))
+    return [a.args[0] for a in only_target(plan, "Net.train_step").attempts]
+
+
+def test_a_step_that_uses_its_data_whole_gets_one_tensor_first() -> None:
+    # A GAN's train_step takes a batch of real images, not (x, y).
+    first, second, *_ = step_data(
+        "fake = self.generator(tf.random.normal((2, 8)))\nboth = tf.concat([fake, data], axis=0)"
+    )
+    assert isinstance(first, TensorSpecLite)
+    assert isinstance(second, TupleSpec)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "x, y = keras.utils.unpack_x_y_sample_weight(data)",
+        "x = data[0]\ny = data[1]",
+        "if isinstance(data, tuple):\n    x, y = data",
+        "return super().train_step(data)",
+    ],
+)
+def test_a_step_that_splits_its_data_gets_x_and_y(body: str) -> None:
+    attempts = step_data(body)
+    assert attempts and all(isinstance(d, TupleSpec) and len(d.items) == 2 for d in attempts)
+
+
+def test_a_step_unpacking_three_parts_gets_sample_weights_too() -> None:
+    attempts = step_data("x, y, sample_weight = data")
+    assert all(isinstance(d, TupleSpec) and len(d.items) == 3 for d in attempts)
+
+
+def test_a_step_reading_named_features_gets_a_dict() -> None:
+    (first, *_) = step_data('images = data["image"]\nlabels = data["label"]')
+    assert isinstance(first, DictSpec)
+    items = dict(first.items)
+    assert set(items) == {"image", "label"}
+    assert items["label"].dtype == "int32"
+    assert items["image"].dtype == "float32"
+
+
+def test_a_parameter_read_by_key_is_a_dict_of_columns() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def featurize(features):
+            print("featurize")
+            age = features["age"] / 100.0
+            return tf.concat([age, features.get("income", age)], axis=0)
+        """
+    )
+    plan, _ = plan_for(source)
+    (target,) = plan.targets
+    spec = target.attempts[0].args[0]
+    assert isinstance(spec, DictSpec)
+    assert [k for k, _ in spec.items] == ["age", "income"]
+    assert all(v.shape == GUESSED_SHAPES[0][:1] for _, v in spec.items)
+
+
+def test_replay_batch_names_are_one_value_per_example() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def update(obs, actions, rewards, next_obs, dones):
+            print("update")
+            best = tf.reduce_max(next_obs, axis=1) + obs[:, 0]
+            return rewards + (1.0 - dones) * best - tf.cast(actions, tf.float32)
+        """
+    )
+    plan, _ = plan_for(source)
+    (target,) = plan.targets
+    obs, actions, rewards, next_obs, dones = target.attempts[0].args
+    batch = GUESSED_SHAPES[0][0]
+    assert obs == next_obs == f32(*GUESSED_SHAPES[0])
+    assert rewards == dones == f32(batch)
+    assert actions.dtype == "int32" and actions.shape == (batch,)
 
 
 def test_keras_step_config_example_becomes_one_tuple() -> None:

@@ -486,12 +486,16 @@ class Probe:
                 return original(*args, **kwargs)
             frame = sys._getframe(1)
             probe.hit("io", name, frame)
+            ours = probe.caller_line(frame) is not None
             probe.inside += 1
             try:
+                if ours and args:
+                    mode = args[1] if len(args) > 1 else kwargs.get("mode")
+                    args = (_scratch_path(args[0], mode), *args[1:])
                 handle = original(*args, **kwargs)
             finally:
                 probe.inside -= 1
-            return _ProbedFile(handle, probe) if probe.caller_line(frame) is not None else handle
+            return _ProbedFile(handle, probe) if ours else handle
 
         _looks_like(opener, original, attr)
         self._replace(owner, attr, tf.autograph.experimental.do_not_convert(opener), "io", name)
@@ -568,6 +572,25 @@ class Probe:
 
 _real_datetime = datetime.datetime
 _real_date = datetime.date
+
+
+def _scratch_path(path: Any, mode: Any) -> Any:
+    """Where the module's own code may write ``path``: inside the child's folder (its cwd,
+    the scratch folder).  A log file under ``/var/log`` or in a folder the project creates
+    first would make the trace raise before the finding's line runs, and nothing may be
+    written outside the scratch folder anyway."""
+    if not isinstance(mode, str) or not any(c in mode for c in "wax+"):
+        return path
+    try:
+        target = os.path.abspath(os.fspath(path))
+    except TypeError:  # a file descriptor
+        return path
+    here = os.getcwd()
+    if os.path.commonpath([here, target]) != here:
+        target = os.path.join(here, "outside", target.lstrip(os.sep))
+    with contextlib.suppress(OSError):
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+    return target
 
 
 def _probed_method(probe: Probe, original: Any, name: str, bound: bool = False) -> Any:
@@ -719,9 +742,15 @@ def make_input(
     if spec["kind"] == "py":
         return ast.literal_eval(spec["repr"])
     if spec["kind"] == "expr":
-        return _evaluated(spec["source"], module)
+        value = _evaluated(spec, module)
+        if batch is not None and _batched(value):
+            # New batch sizes of the module's own tensor (TFG301): its first row repeated.
+            return tf.repeat(value[:1], batch, axis=0)
+        return value
     if spec["kind"] == "tuple":
         return tuple(make_input(s, seed, batch, module) for s in spec["items"])
+    if spec["kind"] == "dict":
+        return {k: make_input(s, seed, batch, module) for k, s in spec["items"].items()}
     rng = np.random.default_rng(seed)
     shape = list(spec["shape"])
     if batch is not None and shape:
@@ -730,7 +759,10 @@ def make_input(
     dtype = getattr(tf, dtype_name)
     if dtype_name == "string":
         n = int(np.prod(shape)) if shape else 1
-        values = np.array([f"s{seed}_{i}" for i in range(n)], dtype=object).reshape(shape)
+        # A CSV line has as many fields as decode_csv wants: "1" parses as a number or a string.
+        texts = [",".join(["1"] * spec["fields"])] * n if spec.get("fields") else None
+        texts = texts or [f"s{seed}_{i}" for i in range(n)]
+        values = np.array(texts, dtype=object).reshape(shape)
         return tf.constant(values, dtype=tf.string)
     if dtype_name == "bool":
         return tf.constant(rng.random(shape) < 0.5)
@@ -746,16 +778,19 @@ def make_input(
 
 # Values of the module's own expressions, evaluated once per module state (a model or an
 # optimizer must be the same object on every call); cleared when the module is executed again.
-_EVALUATED: dict[str, Any] = {}
+# Keyed by the argument too: two arguments spelt alike (a GAN's two `Adam(2e-4)`) are two
+# objects, as in the module's own call.
+_EVALUATED: dict[tuple[str, int], Any] = {}
 
 
-def _evaluated(source: str, module: ModuleType | None) -> Any:
+def _evaluated(spec: dict[str, Any], module: ModuleType | None) -> Any:
     """An argument the module's own code passes, evaluated over the module's own names."""
     if module is None:
         raise Unreachable("an argument from the module's own call needs the module")
-    if source not in _EVALUATED:
-        _EVALUATED[source] = eval(compile(source, "<module call>", "eval"), vars(module))
-    return _EVALUATED[source]
+    key = (spec["source"], id(spec))
+    if key not in _EVALUATED:
+        _EVALUATED[key] = eval(compile(spec["source"], "<module call>", "eval"), vars(module))
+    return _EVALUATED[key]
 
 
 def symbolic_input(spec: dict[str, Any], module: ModuleType | None = None) -> Any:
@@ -765,8 +800,10 @@ def symbolic_input(spec: dict[str, Any], module: ModuleType | None = None) -> An
         return ast.literal_eval(spec["repr"])
     if spec["kind"] == "tuple":
         return tuple(symbolic_input(s, module) for s in spec["items"])
+    if spec["kind"] == "dict":
+        return {k: symbolic_input(s, module) for k, s in spec["items"].items()}
     if spec["kind"] == "expr":
-        value = _evaluated(spec["source"], module)
+        value = _evaluated(spec, module)
         if tf.is_tensor(value) or isinstance(value, np.ndarray):
             return tf.TensorSpec(value.shape, tf.as_dtype(value.dtype))
         return value
@@ -774,10 +811,25 @@ def symbolic_input(spec: dict[str, Any], module: ModuleType | None = None) -> An
     return tf.TensorSpec(shape, getattr(tf, spec["dtype"]))
 
 
-def _has_batch(spec: dict[str, Any]) -> bool:
-    if spec["kind"] == "tuple":
-        return any(_has_batch(s) for s in spec["items"])
+def _has_batch(spec: dict[str, Any], module: ModuleType | None = None) -> bool:
+    if spec["kind"] in ("tuple", "dict"):
+        return any(_has_batch(s, module) for s in _items(spec))
+    if spec["kind"] == "expr":
+        try:
+            return _batched(_evaluated(spec, module))
+        except Exception:
+            return False
     return spec["kind"] == "tensor" and bool(spec["shape"])
+
+
+def _batched(value: Any) -> bool:
+    return tf.is_tensor(value) and value.shape.rank is not None and value.shape.rank >= 1
+
+
+def _items(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The parts of a tuple or dict spec."""
+    items = spec["items"]
+    return list(items.values()) if isinstance(items, dict) else list(items)
 
 
 def _fingerprint(value: Any) -> tuple[Any, str]:
@@ -977,13 +1029,15 @@ class TargetCaller:
     def traces_symbolically(self) -> bool:
         # A Dataset.map callback is traced by .map() itself, before any element exists;
         # Keras's train function takes an iterator, and traces on its first call.
-        return (
-            self.kind != "map"
-            and not self.keras_train
-            and hasattr(self.fn, "get_concrete_function")
+        return not self.keras_train and (
+            self.kind == "map" or hasattr(self.fn, "get_concrete_function")
         )
 
     def trace(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        if self.kind == "map":
+            # .map() traces the callback on the element's spec, before any element runs.
+            self._make_dataset(self.sets[0])
+            return None
         return self.fn.get_concrete_function(*args, **kwargs)
 
     def call(self, args: list[Any], kwargs: dict[str, Any], index: int) -> Any:
@@ -991,8 +1045,7 @@ class TargetCaller:
             return self._keras_train_call(index)
         if self.kind != "map":
             return self.fn(*args, **kwargs)
-        if index == 0:
-            self.dataset_iter = None
+        if self.dataset_iter is None:
             self._make_dataset(args)
         return next(self.dataset_iter)
 
@@ -1013,7 +1066,10 @@ class TargetCaller:
 
     def _make_dataset(self, args: list[Any]) -> None:
         # The three input sets become three elements; map traces once, at .map().
-        element = tuple(tf.stack([s[i] for s in self.sets]) for i in range(len(args)))
+        element = tuple(
+            tf.nest.map_structure(lambda *parts: tf.stack(parts), *[s[i] for s in self.sets])
+            for i in range(len(args))
+        )
         ds = tf.data.Dataset.from_tensor_slices(element if len(element) > 1 else element[0])
         self.dataset_iter = iter(ds.map(self.fn))
 
@@ -1071,7 +1127,7 @@ def _attempt(
     if runner.keras_train:
         result["via"] = "Keras's own train function (make_train_function), one batch per call"
     if runner.kind == "map" and (
-        attempt.get("kwargs") or any(s["kind"] != "tensor" for s in attempt["args"])
+        attempt.get("kwargs") or not all(_tensors_only(s) for s in attempt["args"])
     ):
         result["error"] = "a Dataset.map callback takes tensors only"
         return result
@@ -1129,6 +1185,12 @@ def _attempt(
     result["tracing_count"] = runner.tracing_count()
     result["sets"] = sets
     return result
+
+
+def _tensors_only(spec: dict[str, Any]) -> bool:
+    if spec["kind"] in ("tuple", "dict"):
+        return all(_tensors_only(s) for s in _items(spec))
+    return spec["kind"] == "tensor"
 
 
 def _usable(result: dict[str, Any], target: dict[str, Any]) -> bool:
@@ -1269,7 +1331,7 @@ def _shapes(
     runner: TargetCaller, result: dict[str, Any], attempt: dict[str, Any], base: int
 ) -> dict[str, Any]:
     """New batch sizes, same dtypes: how many new traces (TFG301)."""
-    if not any(_has_batch(s) for s in attempt["args"]):
+    if not any(_has_batch(s, runner.module) for s in attempt["args"]):
         return {"error": "no argument has a batch dimension to vary"}
     before = runner.tracing_count()
     sizes = [base + 1, base + 2]
@@ -1325,10 +1387,72 @@ def _shown(spec: dict[str, Any], *, relaxed: bool = False) -> str:
         return text if len(text) <= 40 else text[:37] + "..."
     if spec["kind"] == "tuple":
         return "(" + ", ".join(_shown(s, relaxed=relaxed) for s in spec["items"]) + ")"
+    if spec["kind"] == "dict":
+        shown = (f"{k}: {_shown(v, relaxed=relaxed)}" for k, v in spec["items"].items())
+        return "{" + ", ".join(shown) + "}"
     shape = spec.get("relaxed") if relaxed and "relaxed" in spec else spec["shape"]
     if shape is None:
         return f"{spec['dtype']}[?]"
     return f"{spec['dtype']}[{','.join(str(d) for d in shape)}]"
+
+
+def _keras_model_type() -> Any:
+    try:
+        import keras
+
+        return keras.Model
+    except ImportError:
+        return tf.keras.Model
+
+
+def _io_shapes(model: Any) -> tuple[list[int], list[int]] | None:
+    """(input shape, output shape) of a model with one known input and one output, the
+    unknown dims given a small size."""
+    try:
+        inputs, outputs = list(model.inputs or ()), list(model.outputs or ())
+    except Exception:
+        return None
+    if len(inputs) != 1 or len(outputs) != 1:
+        return None
+    try:
+        x_shape = [2] + [2 if d is None else int(d) for d in tuple(inputs[0].shape)[1:]]
+        out_shape = [2] + [2 if d is None else int(d) for d in tuple(outputs[0].shape)[1:]]
+    except (TypeError, ValueError):
+        return None
+    return x_shape, out_shape
+
+
+def _step_attempts(owner: Any, first: dict[str, Any]) -> list[dict[str, Any]]:
+    """Guesses for a Keras step shaped like the models it holds: the model itself when it
+    is functional, else its sub-models (a GAN's discriminator takes the real images, its
+    generator the noise: both are tried, in the order the constructor set them)."""
+    data = first["args"][0] if first["args"] else None
+    if data is None or data["kind"] not in ("tuple", "tensor"):
+        return []
+    model_type = _keras_model_type()
+    models = [owner] + [v for v in vars(owner).values() if isinstance(v, model_type)]
+    out = []
+    seen = []
+    for model in models:
+        shapes = _io_shapes(model)
+        if shapes is None or shapes in seen:
+            continue
+        seen.append(shapes)
+        x_shape, out_shape = shapes
+        x = _tensor_spec("float32", x_shape)
+        spec = x
+        if data["kind"] == "tuple":
+            spec = {
+                "kind": "tuple",
+                "items": [x, _tensor_spec("float32", out_shape), *data["items"][2:]],
+            }
+        out.append({"source": "guessed", "shown": _shown(spec), "args": [spec], "kwargs": {}})
+    return out[:3]
+
+
+def _tensor_spec(dtype: str, shape: list[int]) -> dict[str, Any]:
+    # Traced with an unknown batch size, as Keras's own train function does.
+    return {"kind": "tensor", "dtype": dtype, "shape": shape, "relaxed": [None, *shape[1:]]}
 
 
 def _model_attempts(
@@ -1337,27 +1461,16 @@ def _model_attempts(
     """Guesses shaped like a Keras model the module has built at import (``model =
     build_model()`` with an ``Input``): a step function usually feeds it a batch, and its
     labels are class ids or match the model's output."""
-    try:
-        import keras
-
-        model_type: Any = keras.Model
-    except ImportError:
-        model_type = tf.keras.Model
+    model_type = _keras_model_type()
     roles = target["roles"]
     if "tensor" not in roles or len(roles) != len(first["args"]):
         return []
     for name in sorted(vars(module)):
         model = vars(module)[name]
-        if not isinstance(model, model_type):
+        shapes = _io_shapes(model) if isinstance(model, model_type) else None
+        if shapes is None:
             continue
-        try:
-            inputs, outputs = list(model.inputs or ()), list(model.outputs or ())
-        except Exception:
-            continue
-        if len(inputs) != 1 or len(outputs) != 1:
-            continue
-        x_shape = [2] + [2 if d is None else int(d) for d in tuple(inputs[0].shape)[1:]]
-        out_shape = [2] + [2 if d is None else int(d) for d in tuple(outputs[0].shape)[1:]]
+        x_shape, out_shape = shapes
         x = {"kind": "tensor", "dtype": "float32", "shape": x_shape}
         classes = out_shape[-1] if len(out_shape) > 1 and out_shape[-1] > 1 else 2
         labels = [
@@ -1389,6 +1502,8 @@ _SPEC_CLASH = re.compile(
     r"Can not cast TensorSpec\(shape=\(([^)]*)\), dtype=tf\.(\w+)[^)]*\) to "
     r"TensorSpec\(shape=\(([^)]*)\), dtype=tf\.(\w+)"
 )
+# tf.io.decode_csv on a guessed string: "Expect 2 fields but have 1 in record 0".
+_CSV_CLASH = re.compile(r"Expect (\d+) fields but have \d+ in record")
 _RANK_CLASH = re.compile(r"target\.shape=\(([^)]*)\), output\.shape=\(([^)]*)\)")
 # Keras: "expected axis -1 of input shape to have value 4, but received input with shape (2, 3)"
 _AXIS_CLASH = re.compile(
@@ -1437,6 +1552,15 @@ def _fix_for(message: str) -> Fix | None:
             return spec
 
         return retype
+    if m := _CSV_CLASH.search(message):
+        fields = int(m.group(1))
+
+        def as_csv(spec: dict[str, Any]) -> dict[str, Any]:
+            if spec["kind"] == "tensor" and spec["dtype"] == "string":
+                return {**spec, "fields": fields}
+            return spec
+
+        return as_csv
     sizes = _last_dims(message)
     if sizes is not None:
         old, new = sizes
@@ -1480,12 +1604,19 @@ def _adapted(attempt: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] 
     ):
         return None
     exc = result["calls"][0].get("exception") or {}
-    found = _fix_for(exc.get("detail") or exc.get("message", ""))
+    message = exc.get("detail") or exc.get("message", "")
+    if m := _ALLOWED_CLASH.search(message):
+        return _retyped_one(attempt, *m.groups())
+    found = _fix_for(message)
     if found is None:
         return None
     fix_spec = found
 
     def fix(spec: dict[str, Any]) -> dict[str, Any]:
+        if spec["kind"] == "tuple":
+            return {**spec, "items": [fix(s) for s in spec["items"]]}
+        if spec["kind"] == "dict":
+            return {**spec, "items": {k: fix(v) for k, v in spec["items"].items()}}
         fixed = fix_spec(spec)
         if "relaxed" in spec and fixed.get("shape") != spec.get("shape"):
             # The symbolic trace takes the new sizes too, keeping the unknown dims unknown.
@@ -1504,6 +1635,60 @@ def _adapted(attempt: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] 
         return None
     shown = ", ".join([_shown(a) for a in args] + [f"{k}={_shown(v)}" for k, v in kwargs.items()])
     return {"source": attempt["source"], "shown": shown, "args": args, "kwargs": kwargs}
+
+
+# "Value passed to parameter 'indices' has DataType float32 not in list of allowed values:
+# int32, int64": one argument (which one, the message does not say) must be integers.
+_ALLOWED_CLASH = re.compile(
+    r"Value passed to parameter '(\w+)' has DataType (\w+) not in list of allowed values: "
+    r"([\w, ]+)"
+)
+
+
+def _retyped_one(
+    attempt: dict[str, Any], param: str, have: str, allowed: str
+) -> dict[str, Any] | None:
+    """The guess with one more argument of dtype ``have`` made integers (0 and 1, in range
+    as indices): the first such argument, or, when the last retry retyped one for the same
+    op parameter and it still fails, the next one instead."""
+    wanted = [t.strip() for t in allowed.split(",")]
+    want = next((t for t in ("int32", "int64") if t in wanted), None)
+    if want is None:
+        return None
+    args = list(attempt["args"])
+    keys = [("arg", i) for i in range(len(args))] + [("kw", k) for k in attempt.get("kwargs", {})]
+    kwargs = dict(attempt.get("kwargs", {}))
+
+    def get(key: tuple[str, Any]) -> dict[str, Any]:
+        return args[key[1]] if key[0] == "arg" else kwargs[key[1]]
+
+    def put(key: tuple[str, Any], spec: dict[str, Any]) -> None:
+        if key[0] == "arg":
+            args[key[1]] = spec
+        else:
+            kwargs[key[1]] = spec
+
+    start = 0
+    last = attempt.get("retyped")
+    if last and last["param"] == param:
+        # That argument was not the one: put it back, try the next.
+        put(tuple(last["key"]), last["spec"])
+        start = keys.index(tuple(last["key"])) + 1
+    for key in keys[start:]:
+        spec = get(key)
+        if spec["kind"] == "tensor" and spec["dtype"] == have:
+            put(key, {**spec, "dtype": want, "values": [0, 2]})
+            shown = ", ".join(
+                [_shown(a) for a in args] + [f"{k}={_shown(v)}" for k, v in kwargs.items()]
+            )
+            return {
+                "source": attempt["source"],
+                "shown": shown,
+                "args": args,
+                "kwargs": kwargs,
+                "retyped": {"param": param, "key": list(key), "spec": spec},
+            }
+    return None
 
 
 def _signature_attempt(runner: TargetCaller, unknown: int) -> dict[str, Any] | None:
@@ -1620,6 +1805,7 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
             attempts = _model_attempts(module, target, attempts[0]) + attempts
         adapted = 0
         signature_read = False
+        shaped = target["kind"] != "keras_step"  # step guesses shaped by its models added
         for attempt in attempts:
             # A failed guess may have built a model for the wrong shape: start each attempt
             # from a freshly executed module, as the import left it.
@@ -1639,6 +1825,13 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
             if runner.fallback:
                 entry["ctor_fallback"] = runner.fallback
             guessed = ("guessed", "annotations", "the module's own calls")
+            if not shaped and runner.owner is not None and attempt["source"] == "guessed":
+                shaped = True
+                extra = _step_attempts(runner.owner, attempt)
+                if extra:
+                    at = attempts.index(attempt)
+                    attempts[at:at] = extra
+                    attempt = extra[0]
             if not signature_read and attempt["source"] in guessed:
                 signature_read = True
                 # The source's signature was not a literal (it names module constants): the
@@ -1663,7 +1856,7 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
                 chosen = (attempt, result)
                 break
             retyped = _adapted(attempt, result)
-            if retyped is not None and adapted < 4:
+            if retyped is not None and adapted < 6:
                 adapted += 1
                 attempts.insert(attempts.index(attempt) + 1, retyped)
         if chosen is not None:

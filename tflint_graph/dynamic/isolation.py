@@ -190,6 +190,7 @@ try:
                 limit = min(limit, hard)
             resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     sys.path[0:1] = _cfg["sys_path"]
+    sys.path.extend(_cfg.get("fallback_path", ()))
     sys.argv = [_cfg["module_path"]]
     _phase = "import"
     _send({"event": "phase", "phase": _phase})
@@ -348,6 +349,25 @@ class ChildResult:
     traceback: str = ""
 
 
+# Files that mark the top of a checkout (where its scripts are run from).
+_CHECKOUT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def _fallback_path(root: Path, levels: int = 3) -> list[str]:
+    """Folders above ``root`` up to the checkout's top, for the end of the child's
+    ``sys.path``: a script in ``bench/`` or ``scripts/`` imports the project's package as it
+    does when run from the checkout (``python -m scripts.x``, an editable install).  At the
+    end, they never shadow an installed module."""
+    out: list[str] = []
+    folder = root
+    for _ in range(levels):
+        if any((folder / m).exists() for m in _CHECKOUT_MARKERS) or folder.parent == folder:
+            break
+        folder = folder.parent
+        out.append(str(folder))
+    return out
+
+
 def module_name_for(module_path: Path, project_root: Path) -> tuple[str, bool]:
     """The dotted name of ``module_path`` relative to ``project_root``.
 
@@ -496,6 +516,7 @@ def run_isolated(
                     "module_name": name,
                     "by_name": by_name,
                     "sys_path": sys_path,
+                    "fallback_path": _fallback_path(project_root),
                     "payload": payload,
                     "memory_mb": memory_mb,
                     "tmpdir": child_env.get("TMPDIR", str(scratch / _TMP)),

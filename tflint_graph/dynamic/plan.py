@@ -42,6 +42,7 @@ from tflint_graph.dynamic.verdicts import (
     UNVERIFIED,
     WATCH_CODES,
     Attempt,
+    DictSpec,
     SourceExpr,
     Spec,
     Target,
@@ -732,18 +733,7 @@ def _attempts(
             return (Attempt("input_signature", tuple(specs)),), ()
     node = entry.node
     if kind == "keras_step":
-        guesses = tuple(
-            Attempt(
-                "guessed",
-                (
-                    TupleSpec(
-                        (TensorSpecLite("float32", shape), TensorSpecLite("float32", (shape[0], 1)))
-                    ),
-                ),
-            )
-            for shape in GUESSED_SHAPES[:2]
-        )
-        return guesses, ()
+        return _step_attempts(node), ()
     required, keyword_only = _params(node, method="." in entry.qualname)
     described = [_annotation(ctx, p) for p in [*required, *keyword_only]]
     source = "annotations" if any(d is not None for d in described) else "guessed"
@@ -766,7 +756,9 @@ def _attempts(
             for n, text in calls.arguments(called, names, method=method).items()
             if described[names.index(n)] is None
         }
-    # `features, labels = inputs`: a parameter the body unpacks is a tuple of that many parts.
+    # `features, labels = inputs`: a parameter the body unpacks is a tuple of that many parts;
+    # one it subscripts with strings (`features["age"]`) a dict with those keys.
+    use = _DataUse(names).of(node)
     unpacked = {n: parts for n, parts in _unpacked(node).items() if n in names}
     attempts = []
     for with_calls in (True, False) if passed else (False,):
@@ -778,6 +770,8 @@ def _attempts(
                 if with_calls and name in passed
                 else _unpacked_guess(unpacked[name], shape, kind == "map")
                 if name in unpacked
+                else _keyed_guess(use.keys[name], shape, kind == "map")
+                if use.keys.get(name)
                 else _guess(name, shape, per_element=kind == "map")
                 for d, name in zip(described, names, strict=True)
             ]
@@ -809,6 +803,12 @@ _LABEL_NAME = re.compile(r"(^|_)(labels?|targets?|y|y_true|classes|class_ids?)$"
 _MASK_NAME = re.compile(r"(^|_)(masks?|padding_mask|attention_mask|valid)$")
 # Names that usually hold a list of tensors (what tf.clip_by_global_norm takes).
 _LIST_NAME = re.compile(r"(^|_)(grads|gradients|tensors|t_list|weights_list)$")
+# Names of one number per example (a replay batch: rewards, done flags; discrete actions).
+_PER_EXAMPLE_NAME = re.compile(
+    r"(^|_)(rewards?|dones?|terminals?|terminated|truncated|discounts?|returns?|advantages?|"
+    r"log_probs?|old_log_probs?)$"
+)
+_ACTION_NAME = re.compile(r"(^|_)(actions?|action_ids?)$")
 _STRING_NAME = re.compile(
     r"(^|_)(serialized|records?|lines?|text|texts|sentences?|paths?|filenames?|files?|protos?|"
     r"strings?|examples?)$"
@@ -822,6 +822,10 @@ def _role(name: str) -> str:
         return "mask"
     if _LIST_NAME.search(name):
         return "list"
+    if _PER_EXAMPLE_NAME.search(name):
+        return "per_example"
+    if _ACTION_NAME.search(name):
+        return "action"
     return "string" if _STRING_NAME.search(name) else "tensor"
 
 
@@ -853,6 +857,114 @@ def _unpacked_guess(parts: tuple[str, ...], shape: tuple[int, ...], per_element:
     return TupleSpec(tuple(_guess(p, shape, per_element=per_element) for p in parts))
 
 
+def _keyed_guess(keys: tuple[str, ...], shape: tuple[int, ...], per_element: bool) -> Spec:
+    # Named features are usually one value per example: a column, not an image.
+    column = shape[:1] if shape and not per_element else ()
+    return DictSpec(tuple((k, _guess(k, column, per_element=per_element)) for k in keys))
+
+
+# Keras's helpers that split a step's `data` into (x, y, sample_weight).
+_UNPACKERS = frozenset({"unpack_x_y_sample_weight", "unpack_x_y"})
+_STEPS = frozenset({"train_step", "test_step", "predict_step"})
+
+
+class _DataUse(walk.Visitor):
+    """How a function's body uses its parameters as containers: the string keys it
+    subscripts (``x["age"]``, ``x.get("age")``), the largest integer index it takes
+    (``data[1]``), and whether it hands one to Keras's unpacking helper or to a parent's
+    step (both take a tuple)."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = frozenset(names)
+        self.keys: dict[str, tuple[str, ...]] = {}
+        self.index: dict[str, int] = {}
+        self.split: set[str] = set()
+
+    def of(self, node: FunctionNode) -> _DataUse:
+        self.walk(node.body)
+        return self
+
+    def _key(self, name: str, key: str) -> None:
+        if key not in self.keys.get(name, ()):
+            self.keys[name] = (*self.keys.get(name, ()), key)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if (
+            isinstance(node, cst.Assign)
+            and isinstance(node.value, cst.Name)
+            and node.value.value in self.names
+            and any(isinstance(t.target, (cst.Tuple, cst.List)) for t in node.targets)
+        ):
+            self.split.add(node.value.value)
+        elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+            name = node.value.value
+            if name in self.names and len(node.slice) == 1:
+                index = node.slice[0].slice
+                if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+                    key = index.value.evaluated_value
+                    if isinstance(key, str):
+                        self._key(name, key)
+                elif isinstance(index, cst.Index) and isinstance(index.value, cst.Integer):
+                    self.index[name] = max(self.index.get(name, 0), int(index.value.value))
+        elif isinstance(node, cst.Call):
+            func = node.func
+            if (
+                isinstance(func, cst.Attribute)
+                and func.attr.value == "get"
+                and isinstance(func.value, cst.Name)
+                and func.value.value in self.names
+                and node.args
+                and isinstance(node.args[0].value, cst.SimpleString)
+            ):
+                key = node.args[0].value.evaluated_value
+                if isinstance(key, str):
+                    self._key(func.value.value, key)
+            called = (
+                func.attr.value
+                if isinstance(func, cst.Attribute)
+                else (func.value if isinstance(func, cst.Name) else "")
+            )
+            if called in _UNPACKERS or called in _STEPS:
+                for arg in node.args:
+                    if isinstance(arg.value, cst.Name) and arg.value.value in self.names:
+                        self.split.add(arg.value.value)
+        return True
+
+
+def _step_attempts(node: FunctionNode) -> tuple[Attempt, ...]:
+    """The ``data`` of a Keras step, as its body reads it: ``x, y = data`` (or Keras's
+    unpacking helper, or ``data[1]``) a tuple of those parts; ``data["image"]`` a dict; used
+    as it is (a GAN's real images), one tensor; unknown, a tuple ``(x, y)`` first."""
+    params = [p.name.value for p in [*node.params.posonly_params, *node.params.params][1:2]]
+    if not params:
+        return ()
+    (data,) = params
+    use = _DataUse(params).of(node)
+    parts = _unpacked(node).get(data)
+    out = []
+    for shape in GUESSED_SHAPES[:2]:
+        target = TensorSpecLite("float32", (shape[0], 1))
+        x = TensorSpecLite("float32", shape)
+        pair = TupleSpec((x, target))
+        if use.keys.get(data):
+            out.append(_keyed_guess(use.keys[data], shape, per_element=False))
+        elif parts and len(parts) > 1:
+            out.append(TupleSpec((x, target, *(target for _ in parts[2:]))))
+        elif data in use.split or use.index.get(data, 0) >= 1:
+            out.append(pair)
+        else:
+            # Not unpacked: a batch of one tensor when the body uses it as it is.
+            whole = data not in use.index and _mentions(node, data)
+            out.extend((x, pair) if whole else (pair, x))
+    return tuple(Attempt("guessed", (spec,)) for spec in out)
+
+
+def _mentions(node: FunctionNode, name: str) -> bool:
+    finder = _Nodes(cst.Name)
+    finder.walk(node.body)
+    return any(isinstance(n, cst.Name) and n.value == name for n in finder.found)
+
+
 def _guess(name: str, shape: tuple[int, ...], *, per_element: bool) -> Spec:
     """A tensor for a parameter nothing describes: float32 of ``shape``, except that labels
     are int32 and serialized records strings, one per batch row (a scalar for a
@@ -868,9 +980,11 @@ def _guess(name: str, shape: tuple[int, ...], *, per_element: bool) -> Spec:
     if role == "mask":
         # A mask covers the batch and sequence axes of the tensor it goes with.
         return TensorSpecLite("bool", shape[:2])
-    if role == "label":
-        # Class ids: 0 and 1 are in range for any classifier.
+    if role in ("label", "action"):
+        # Class ids: 0 and 1 are in range for any classifier (or discrete action space).
         return TensorSpecLite("int32", row, values=(0, 2))
+    if role == "per_example":
+        return TensorSpecLite("float32", row)
     return TensorSpecLite("string", row)
 
 

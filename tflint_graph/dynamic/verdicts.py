@@ -76,6 +76,7 @@ __all__ = [
     "NOT_REPRODUCED",
     "UNVERIFIED",
     "Attempt",
+    "DictSpec",
     "ProbeRun",
     "SourceExpr",
     "Target",
@@ -161,6 +162,17 @@ class TupleSpec:
 
 
 @dataclass(frozen=True)
+class DictSpec:
+    """One argument that is a dict of tensors (a dataset element of named features, the
+    ``data`` of a step fed from one): key -> spec."""
+
+    items: tuple[tuple[str, ArgSpec], ...]
+
+    def __str__(self) -> str:
+        return "{" + ", ".join(f"{k}: {v}" for k, v in self.items) + "}"
+
+
+@dataclass(frozen=True)
 class SourceExpr:
     """An argument the module's own code passes (see :mod:`~tflint_graph.dynamic.calls`):
     source text over the module's names, evaluated in the child in the module's namespace."""
@@ -171,7 +183,7 @@ class SourceExpr:
         return self.text
 
 
-Spec = ArgSpec | TupleSpec | SourceExpr
+Spec = ArgSpec | TupleSpec | DictSpec | SourceExpr
 
 
 @dataclass(frozen=True)
@@ -297,6 +309,8 @@ def spec_json(spec: Spec, unknown: int = 2) -> dict[str, Any]:
         return out
     if isinstance(spec, TupleSpec):
         return {"kind": "tuple", "items": [spec_json(s, unknown) for s in spec.items]}
+    if isinstance(spec, DictSpec):
+        return {"kind": "dict", "items": {k: spec_json(s, unknown) for k, s in spec.items}}
     if isinstance(spec, SourceExpr):
         return {"kind": "expr", "source": spec.text}
     raise TypeError(f"not an argument spec: {spec!r}")

@@ -1,0 +1,173 @@
+"""Inputs dynamic mode finds for code whose arguments are not plain float batches (SPEC §4,
+"trace before running"): a step fed one tensor, features read by key, integer indices, CSV
+lines, a log file in a folder that does not exist, a script importing its project's package.
+
+One ``--dynamic`` run over a small project serves every test (each module costs a child
+process that imports TensorFlow).  Every labelled line is a real bug that must come back
+``confirmed``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process isolation")
+
+MODULES = {
+    "pyproject.toml": "[project]\nname = 'guesses'\nversion = '0'\n",
+    # A GAN-style step: `data` is a batch of real images, shaped by the discriminator.
+    "gan.py": """
+        import keras
+        import tensorflow as tf
+
+
+        class TinyGAN(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.discriminator = keras.Sequential(
+                    [keras.Input((6,)), keras.layers.Dense(1)]
+                )
+                self.seen = 0
+
+            def train_step(self, real):
+                fake = tf.random.normal(tf.shape(real))
+                both = tf.concat([fake, real], axis=0)
+                score = tf.reduce_mean(self.discriminator(both))
+                self.seen += 1  # TFG106
+                return {"score": score}
+        """,
+    # A Dataset.map callback whose element is a dict of named features.
+    "features.py": """
+        import tensorflow as tf
+
+        STATS = {"rows": 0}
+
+
+        def featurize(row):
+            STATS["rows"] += 1  # TFG102
+            return tf.stack([row["age"] / 100.0, row["income"] / 1e5])
+
+
+        def make(ds):
+            return ds.map(featurize)
+        """,
+    # An op that needs integers: which argument, the error does not say.
+    "lookup.py": """
+        import tensorflow as tf
+
+
+        @tf.function
+        def pick(table, which):
+            print("picking", which)  # TFG101
+            return tf.gather(table, which)
+        """,
+    # CSV lines parsed while tracing a map callback.
+    "csvlines.py": """
+        import tensorflow as tf
+
+        SEEN = []
+
+
+        def parse(line):
+            label, value = tf.io.decode_csv(line, record_defaults=[[0], [0.0]])
+            SEEN.append(label)  # TFG102
+            return value, label
+
+
+        def make(lines):
+            return tf.data.TextLineDataset(lines).map(parse)
+        """,
+    # A trace-time log written into a folder that does not exist here.
+    "audit.py": """
+        import json
+        import tensorflow as tf
+
+
+        @tf.function
+        def serve(x):
+            with open("/nonexistent-tflint-graph-logs/requests.jsonl", "a") as f:  # TFG108
+                json.dump({"served": 1}, f)  # TFG108
+            return x * 2.0
+        """,
+    # A script beside the package, importing it as it does when run from the checkout.
+    "tools/__init__.py": "",
+    "mypkg/__init__.py": "",
+    "mypkg/scale.py": """
+        FACTOR = 2.0
+        """,
+    "scripts/run_scale.py": """
+        import tensorflow as tf
+
+        from mypkg.scale import FACTOR
+
+
+        @tf.function
+        def scaled(x):
+            print("scaling", x)  # TFG101
+            return x * FACTOR
+        """,
+}
+
+
+JSON = ("--output-format", "json", "--jobs", "2")
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int, str], dict]:
+    pytest.importorskip("tensorflow")
+    root = tmp_path_factory.mktemp("guesses")
+    for name, text in MODULES.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "tflint_graph", ".", "--dynamic", "--no-cache", *JSON],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    findings = json.loads(proc.stdout)["findings"]
+    return {(Path(f["path"]).as_posix(), f["line"], f["code"]): f for f in findings}
+
+
+def labelled() -> list[tuple[str, int, str]]:
+    out = []
+    for name, text in MODULES.items():
+        for number, line in enumerate(textwrap.dedent(text).lstrip().splitlines(), start=1):
+            if "# TFG" in line:
+                out.append((name, number, line.rsplit("# ", 1)[1].strip()))
+    return out
+
+
+@pytest.mark.parametrize("key", labelled(), ids=lambda k: f"{k[0]}:{k[1]}:{k[2]}")
+def test_the_bug_is_found_and_confirmed(run: dict, key: tuple[str, int, str]) -> None:
+    assert key in run, sorted(run)
+    dynamic = run[key]["dynamic"]
+    assert dynamic["status"] == "confirmed", dynamic
+
+
+def test_the_step_ran_on_the_shape_its_model_takes(run: dict) -> None:
+    dynamic = run[("gan.py", 17, "TFG106")]["dynamic"]
+    assert "float32[2,6]" in dynamic["inputs"], dynamic
+
+
+def test_the_named_features_are_a_dict(run: dict) -> None:
+    dynamic = run[("features.py", 7, "TFG102")]["dynamic"]
+    assert "age:" in dynamic["inputs"] and "income:" in dynamic["inputs"], dynamic
+
+
+def test_only_the_indices_became_integers(run: dict) -> None:
+    dynamic = run[("lookup.py", 6, "TFG101")]["dynamic"]
+    assert dynamic["inputs"].startswith("float32[") and "int32[" in dynamic["inputs"], dynamic
+
+
+def test_nothing_is_written_outside_the_scratch_folder(run: dict) -> None:
+    assert not Path("/nonexistent-tflint-graph-logs").exists()
