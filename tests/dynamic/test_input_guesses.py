@@ -95,6 +95,62 @@ MODULES = {
                 json.dump({"served": 1}, f)  # TFG108
             return x * 2.0
         """,
+    # A count the body loops over: a scalar, which the op's error asks for.
+    "unroll.py": """
+        import tensorflow as tf
+
+
+        @tf.function
+        def repeat_add(x, steps):
+            print("repeating", x)  # TFG101
+            total = tf.zeros_like(x)
+            for _ in tf.range(steps):
+                total += x
+            return total
+        """,
+    # A convolutional model fed (x, y): Keras says how many dimensions it wants.
+    "segment.py": """
+        import keras
+
+
+        class Segmenter(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.conv = keras.layers.Conv2D(3, 3, padding="same")
+                self.steps_seen = 0
+
+            def call(self, x):
+                return self.conv(x)
+
+            def train_step(self, data):
+                x, y = data
+                loss = keras.ops.mean((self(x) - y) ** 2)
+                self.steps_seen += 1  # TFG106
+                return {"loss": loss}
+        """,
+    # Eager code that makes a tf.function on every call, and debug switches.
+    "eager_code.py": """
+        import tensorflow as tf
+
+
+        def per_size(sizes=(2, 3)):
+            out = []
+            for size in sizes:
+                step = tf.function(lambda x: x * 2.0)  # TFG302
+                out.append(step(tf.ones([size])))
+            return out
+
+
+        def enable_debugging():
+            tf.config.run_functions_eagerly(True)  # TFG402
+
+
+        def compare(x):
+            tf.config.run_functions_eagerly(True)  # TFG402
+            eager = tf.reduce_sum(x)
+            tf.config.run_functions_eagerly(False)
+            return eager
+        """,
     # A script beside the package, importing it as it does when run from the checkout.
     "tools/__init__.py": "",
     "mypkg/__init__.py": "",

@@ -750,19 +750,19 @@ def test_guesses_follow_parameter_names() -> None:
     )
     plan, _ = plan_for(source)
     step = only_target(plan, "train_step")
-    assert step.roles == ("tensor", "label", "string", "tensor")
+    assert step.roles == ("image", "label", "string", "tensor")
     for attempt, shape in zip(step.attempts, GUESSED_SHAPES, strict=True):
         row = shape[:1]
         assert attempt.args == (
-            f32(*shape),
+            f32(*row, 4, 4, 3),  # images: height, width, channels
             TensorSpecLite("int32", row, values=(0, 2)),
             TensorSpecLite("string", row),
             f32(*shape),
         )
     mapped = only_target(plan, "preprocess")
-    # One element of a dataset: the label is a scalar.
+    # One element of a dataset: one image, and a scalar label.
     assert mapped.attempts[0].args == (
-        f32(*GUESSED_SHAPES[0]),
+        f32(4, 4, 3),
         TensorSpecLite("int32", (), values=(0, 2)),
     )
 
@@ -966,22 +966,6 @@ UNCHECKED_SOURCES = {
             return y
         """,
         "except tf.errors",
-    ),
-    "TFG302": (
-        """
-        import tensorflow as tf
-
-
-        def train_step(x):
-            return tf.reduce_sum(tf.square(x)) * 2.0
-
-
-        x = tf.ones([4])
-        for epoch in range(10):
-            step = tf.function(train_step)
-            step(x)
-        """,
-        "tf.function(train_step)",
     ),
     "TFG404": (
         """
@@ -1626,7 +1610,7 @@ def test_timed_first_call_targets_the_tf_function_it_calls() -> None:
     assert (target.kind, target.path, target.first_call) == ("function", "step", (line,))
 
 
-def test_eager_switch_the_import_does_not_run_is_unverified_with_why() -> None:
+def test_eager_switch_inside_a_function_calls_that_function() -> None:
     source = src(
         """
         import tensorflow as tf
@@ -1639,8 +1623,52 @@ def test_eager_switch_the_import_does_not_run_is_unverified_with_why() -> None:
     plan, found = plan_for(source)
     line = line_of(source, "run_functions_eagerly")
     assert (line, "TFG402") in found
-    assert_unverified(plan, (line, "TFG402"), "inside main()", "does not run")
-    assert plan.targets == []
+    target = only_target(plan, "main")
+    assert target.kind == "caller"
+    assert (line, "TFG402") in target.findings
+
+
+def test_a_tf_function_made_in_a_loop_calls_the_function_holding_the_loop() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        def per_size(sizes=(2, 3)):
+            for size in sizes:
+                @tf.function
+                def step(x):
+                    return x * 2.0
+                step(tf.ones([size]))
+        """
+    )
+    plan, found = plan_for(source)
+    line = line_of(source, "@tf.function")
+    assert (line, "TFG302") in found
+    target = only_target(plan, "per_size")
+    assert (target.kind, target.findings) == ("caller", ((line, "TFG302"),))
+
+
+def test_a_tf_function_made_in_a_module_level_loop_is_unverified_with_why() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        def train_step(x):
+            return tf.reduce_sum(tf.square(x)) * 2.0
+
+
+        x = tf.ones([4])
+        for epoch in range(10):
+            step = tf.function(train_step)
+            step(x)
+        """
+    )
+    plan, found = plan_for(source)
+    line = line_of(source, "tf.function(train_step)")
+    assert (line, "TFG302") in found
+    assert_unverified(plan, (line, "TFG302"), "importing the module ran it")
 
 
 def _fake(source: str, needle: str, code: str) -> tuple[ModulePlan, int]:
@@ -1769,3 +1797,44 @@ def test_a_parameter_the_body_unpacks_is_a_tuple() -> None:
     features, labels = batch.items
     assert isinstance(features, TensorSpecLite) and features.dtype == "float32"
     assert labels == TensorSpecLite("int32", features.shape[:1], values=(0, 2))
+
+
+def test_a_batch_handed_to_a_strategy_step_takes_the_shape_the_step_reads() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        class Trainer:
+            def _step_fn(self, batch):
+                print("step")
+                return batch["image"] * tf.cast(batch["label"], tf.float32)
+
+            @tf.function
+            def train_step(self, batch):
+                return self.strategy.run(self._step_fn, args=(batch,))
+        """
+    )
+    plan, _ = plan_for(source)
+    target = only_target(plan, "Trainer.train_step")
+    spec = target.attempts[0].args[0]
+    assert isinstance(spec, DictSpec)
+    assert [k for k, _ in spec.items] == ["image", "label"]
+
+
+def test_image_names_are_images_whatever_the_guessed_shape() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def normalize(images):
+            print("normalize")
+            return tf.image.per_image_standardization(images)
+        """
+    )
+    plan, _ = plan_for(source)
+    (target,) = plan.targets
+    shapes = {a.args[0].shape for a in target.attempts}
+    assert all(len(shape) >= 3 and shape[-1] == 3 for shape in shapes), shapes

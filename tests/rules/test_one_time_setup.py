@@ -32,6 +32,40 @@ CASES = {
             def vocabulary(self):
                 return self.lookups
     """,
+    "an entry created once per key, through a local": """
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self):
+                self._counters = {}
+
+            def _count(self, name, n):
+                counter = self._counters.get(name)
+                if counter is None:
+                    counter = tf.Variable(tf.constant(0, tf.int64), trainable=False)
+                    self._counters[name] = counter
+                counter.assign_add(n)
+
+            @tf.function
+            def step(self, x):
+                self._count("words", tf.size(x, out_type=tf.int64))
+                return x
+    """,
+    "a lookup whose entry is never stored creates a variable per trace": """
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self):
+                self._counters = {}
+
+            @tf.function
+            def step(self, x, name):
+                counter = self._counters.get(name)
+                if counter is None:
+                    counter = tf.Variable(0.0)  # TFG205
+                counter.assign_add(tf.reduce_sum(x))
+                return x
+    """,
     "guard inside the helper the traced code calls": """
         import tensorflow as tf
 

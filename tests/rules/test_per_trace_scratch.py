@@ -51,6 +51,91 @@ CASES = {
                 if not self.built:
                     self.scale = self.add_weight(shape=())
     """,
+    "a value derived from what this call stored": """
+        import tensorflow as tf
+
+        class Actor(tf.keras.layers.Layer):
+            def call(self, s):
+                self.mu, self.sigma = self.net(s)
+                self.mu, self.sigma = self.mu * 2.0, self.sigma + 1e-5
+                return self.mu + self.sigma
+    """,
+    "derived in a branch from a value set before it": """
+        import tensorflow as tf
+
+        class Head(tf.keras.layers.Layer):
+            def call(self, x, training=None):
+                self.logits = self.dense(x)
+                if training:
+                    self.logits = self.logits * 0.9
+                return self.logits
+    """,
+    "set only in a branch, then derived: carried over": """
+        import tensorflow as tf
+
+        class Head(tf.keras.layers.Layer):
+            def call(self, x, training=None):
+                if training:
+                    self.logits = self.dense(x)
+                self.logits = self.logits * 0.9  # TFG106
+                return self.logits
+    """,
+    "an eager method that stores its own value before reading": """
+        import tensorflow as tf
+
+        class Worker:
+            @tf.function
+            def update(self, s):
+                self.mu = self.actor(s)
+                return tf.reduce_sum(self.mu)
+
+            def act(self, s):
+                self.mu = self.actor(s)
+                return self.mu.numpy()
+    """,
+    "an eager method that reads before storing": """
+        import tensorflow as tf
+
+        class Worker:
+            @tf.function
+            def update(self, s):
+                self.mu = self.actor(s)  # TFG106
+                return tf.reduce_sum(self.mu)
+
+            def act(self, s):
+                previous = self.mu.numpy()
+                self.mu = self.actor(s)
+                return previous
+    """,
+    "a library object's attribute of the same name": """
+        import argparse
+        import tensorflow as tf
+
+        parser = argparse.ArgumentParser()
+        args = parser.parse_args()
+
+        class Worker:
+            @tf.function
+            def update(self, s):
+                self.test = s[0]
+                return self.test * 2
+
+        if args.test:
+            Worker().update(tf.ones([2]))
+    """,
+    "an instance of the class read at module level": """
+        import tensorflow as tf
+
+        class Worker:
+            @tf.function
+            def update(self, s):
+                self.test = s[0]  # TFG106
+                return self.test * 2
+
+        worker = Worker()
+        worker.update(tf.ones([2]))
+        print(worker.test)
+    """,
     "a dead write": """
         import tensorflow as tf
 

@@ -87,6 +87,12 @@ DIAGNOSTICS = [
     'print("training", training, "shape", x.shape)',
     'print("tracing")',
     'print("Traced Block.call")',
+    # The keys of a Python dict of tensors are Python strings.
+    'print("tracing with keys", sorted({"a": y, "b": x}))',
+    # TensorFlow 1's words for tracing.
+    'print("TRUE_FN: I\'m evaluated at graph building time")',
+    'print("****** Building graph")',
+    'logging.info("constructing the graph for %s", x.shape)',
     # The type of an argument is fixed for each trace (a new object retraces).
     'print("traced for", x.shape, "with", type(self).__name__)',
     'print("building", x.__class__.__name__, x.shape)',
@@ -117,6 +123,8 @@ def test_trace_time_diagnostic_is_not_reported(line: str) -> None:
 REPORTED = [
     ('print("step done")', "TFG101"),
     ('print("tracing", x)', "TFG101"),
+    ('print("graph building done", y)', "TFG101"),  # a tensor value all the same
+    ('print("built the model")', "TFG101"),  # no graph named: a per-call claim
     ('print("shape", tf.shape(x))', "TFG101"),
     ('print(f"loss {y}")', "TFG101"),
     ('print(f"shape {x.shape}, sum {tf.reduce_sum(y)}")', "TFG101"),
@@ -690,3 +698,55 @@ def test_a_condition_on_python_values_is_decided_per_trace() -> None:
     )
     got = {(f.line, f.code) for f in lint_source(source, "m.py") if f.code == "TFG107"}
     assert got == expected(source)
+
+
+STRING_ARGUMENT = """
+import logging
+import tensorflow as tf
+
+
+@tf.function
+def evaluate(iterator, dataset_name, steps):
+    logging.info("evaluating %s", dataset_name)
+    if USE:
+        pass
+    return next(iterator)
+"""
+
+
+@pytest.mark.parametrize(
+    ("use", "reported"),
+    [
+        ('dataset_name == "clean"', False),
+        ('dataset_name in ("val", "test")', False),
+        ('dataset_name.startswith("ood/")', False),
+        # Nothing says it is a Python string: it may be a string tensor, read per call.
+        ("dataset_name", True),
+        ("steps > 3", True),
+    ],
+)
+def test_a_python_string_argument_is_part_of_the_trace_signature(use: str, reported: bool) -> None:
+    # Each distinct Python string traces anew, so a log showing it shows what this trace
+    # is for, like a static shape.
+    source = STRING_ARGUMENT.replace("USE", use)
+    got = {f.code for f in lint_source(source, "m.py") if f.line == 8}
+    assert got == ({"TFG107"} if reported else set())
+
+
+def test_a_python_string_argument_read_by_a_nested_step_function() -> None:
+    source = """
+import logging
+import tensorflow as tf
+
+
+@tf.function
+def evaluate(iterator, dataset_name):
+    def step_fn(inputs):
+        logging.info("dataset %s", dataset_name)
+        if dataset_name == "clean":
+            return inputs
+        return inputs * 2
+
+    return step_fn(next(iterator))
+"""
+    assert [f.code for f in lint_source(source, "m.py") if f.line == 9] == []

@@ -30,7 +30,7 @@ import libcst as cst
 from tflint_graph.checks.variable_creation import created_once
 from tflint_graph.model import walk
 from tflint_graph.model.calls import passed_for
-from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
+from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.scopes import GlobalScope
 from tflint_graph.model.tensors import holds_variable, tensors
 from tflint_graph.model.values import (
@@ -67,8 +67,14 @@ _SCALAR_TYPES = ("numbers.Real", "numbers.Number", "numbers.Integral", "numbers.
 _SCALAR_BUILTINS = ("int", "float", "bool", "str")
 # The methods where a class is set up once (Keras ``build``, ``__init__``).
 _SETUP_METHODS = frozenset({"__init__", "build", "_build", "build_from_config"})
-# "tracing", "retracing", "traced", "trace", "re-traced": the message is about the trace.
-_TRACE_WORD = re.compile(r"\b(?:re-?)?trac(?:e|ed|es|ing)\b", re.IGNORECASE)
+# "tracing", "retracing", "traced", "trace", "re-traced", and what the TF 1 era called it
+# ("graph building time", "Building graph", "constructing the graph"): the message is about
+# the trace.
+_TRACE_WORD = re.compile(
+    r"\b(?:(?:re-?)?trac(?:e|ed|es|ing)|graph[- ]?(?:building|construction)|"
+    r"(?:build|construct)(?:s|ed|ing)?\s+(?:the\s+|a\s+)?graph)\b",
+    re.IGNORECASE,
+)
 # Keywords of print/logging/warnings calls that carry the message (the others configure it).
 MESSAGE_KEYWORDS = frozenset({"msg", "message"})
 
@@ -116,6 +122,70 @@ def _type_of(expr: cst.BaseExpression, is_builtin: Callable[[cst.Name, str], boo
     if isinstance(func, cst.Name) and func.value == "type":
         return is_builtin(func, "type") if is_builtin else True
     return False
+
+
+# Builtins that read a dict's keys (or their number) when given a dict.
+_OVER_KEYS = ("sorted", "list", "tuple", "set", "len")
+
+
+def _is_dict(expr: cst.BaseExpression | None) -> bool:
+    if isinstance(expr, cst.Dict | cst.DictComp):
+        return True
+    return (
+        isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "dict"
+    )
+
+
+# Methods of `str` that a tensor does not have.
+_STR_METHODS = frozenset(
+    {"startswith", "endswith", "lower", "upper", "split", "strip", "replace", "isdigit"}
+)
+
+
+class _StringUses(walk.Visitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.found or isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+            return False
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            owner = node.func.value
+            if (
+                isinstance(owner, cst.Name)
+                and owner.value == self.name
+                and node.func.attr.value in _STR_METHODS
+            ):
+                self.found = True
+        elif isinstance(node, cst.Comparison) and _is_name(node.left, self.name):
+            for target in node.comparisons:
+                if isinstance(target.operator, cst.Equal | cst.NotEqual | cst.In | cst.NotIn):
+                    self.found |= _strings(target.comparator)
+        return True
+
+
+def _is_name(expr: cst.BaseExpression, name: str) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == name
+
+
+def _strings(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.SimpleString | cst.ConcatenatedString):
+        return True
+    if isinstance(expr, cst.Tuple | cst.List | cst.Set):
+        return bool(expr.elements) and all(_strings(e.value) for e in expr.elements)
+    return False
+
+
+def _python_string(fn: FunctionNode, name: str) -> bool:
+    """The body of ``fn`` uses ``name`` as a Python string: a ``str`` method on it, or a
+    comparison with string literals."""
+    if not isinstance(fn, cst.FunctionDef):
+        return False
+    uses = _StringUses(name)
+    for stmt in fn.body.body:
+        uses.walk(stmt)
+    return uses.found
 
 
 def says_tracing(text: str) -> bool:
@@ -228,9 +298,15 @@ class MessageReader:
             and not expr.args
         ):
             return Part.STATIC  # `features.keys()`: the names of a Python dict's entries
+        if self._keys_of_a_dict(expr):
+            return Part.STATIC  # `sorted(out)` with `out = {...}`: its keys, Python strings
         if isinstance(expr, cst.Name) and self._python_scalar_here(expr):
             # `if isinstance(rate, numbers.Real): ... log(rate)`: a Python number, which a
             # trace takes as part of its signature: the same on every call of this trace.
+            return Part.STATIC
+        if isinstance(expr, cst.Name) and self._string_parameter(expr):
+            # `if dataset_name == "clean":`, `name.startswith("ood/")`: a Python string
+            # argument, part of the trace's signature like a Python number.
             return Part.STATIC
         if (
             isinstance(expr, cst.Call)
@@ -272,6 +348,45 @@ class MessageReader:
                 for t in types
             )
             for types in narrowing_types(self.ctx, name, self.fn.node)
+        )
+
+    def _keys_of_a_dict(self, expr: cst.BaseExpression) -> bool:
+        """``sorted(d)``, ``list(d)``, ``len(d)``... of a name every binding of which in
+        this function is a Python dict (a display, a comprehension, ``dict(...)``)."""
+        if not (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Name)
+            and len(expr.args) == 1
+            and any(self._is_builtin(expr.func, b) for b in _OVER_KEYS)
+        ):
+            return False
+        arg = expr.args[0].value
+        if _is_dict(arg):
+            return True
+        if not isinstance(arg, cst.Name):
+            return False
+        found = self.ctx.bindings(arg)
+        values = [
+            assigned_value(self.ctx, a.node, with_items=False)
+            for a in found
+            if self.ctx.enclosing_function(a.node) is self.fn.node
+        ]
+        return bool(found) and len(values) == len(found) and all(_is_dict(v) for v in values)
+
+    def _string_parameter(self, name: cst.Name) -> bool:
+        """``name`` is a parameter of the traced function (or of one enclosing it, for a
+        step function nested in a tf.function) that the code uses as a Python string (see
+        ``_python_string``), and nothing rebinds it."""
+        found = self.ctx.bindings(name)
+        if len(found) != 1 or not isinstance(found[0].node, cst.Param):
+            return False
+        owner = self.ctx.parent(self.ctx.parent(found[0].node))
+        if owner is not self.fn.node and not any(
+            anc is owner for anc in self.ctx.ancestors(self.fn.node)
+        ):
+            return False
+        return _python_string(self.fn.node, name.value) or (
+            isinstance(owner, cst.FunctionDef) and _python_string(owner, name.value)
         )
 
     def _math(self, func: cst.BaseExpression) -> bool:

@@ -115,6 +115,8 @@ class Probe:
         self.lines: dict[str, set[int]] = {}
         self.patched: dict[int, tuple[Any, Any]] = {}
         self.inside = 0  # how many probed calls are running (see ``patch``)
+        # tf.functions the module's code made, per phase: (line, the Function).
+        self.created: dict[str, list[tuple[int, Any]]] = {}
         self.probed: dict[str, str] = {}  # probe name -> kind, for tests and the report
 
     # -- AutoGraph source maps
@@ -285,7 +287,40 @@ class Probe:
         for owner, label in ((json, "json"), (pickle, "pickle")):
             self.patch(owner, "dump", "io", label + ".dump")
         self.install_file_probes()
+        self.install_function_probe()
+        for owner in (tf.config, tf.compat.v1.config):
+            for name in ("run_functions_eagerly", "experimental_run_functions_eagerly"):
+                # A switch to eager (TFG402) counts where the module's code turns it on.
+                self.patch(owner, name, "switch", "run_functions_eagerly", when=_turns_on)
         self.rebind()
+
+    def install_function_probe(self) -> None:
+        """``tf.function`` records each Function the module's code makes (TFG302), as a
+        call (``tf.function(fn)``), a decorator (``@tf.function``) or a decorator factory
+        (``@tf.function(jit_compile=True)``)."""
+        original = tf.function
+        probe = self
+
+        def made(result: Any, frame: FrameType | None) -> Any:
+            line = probe.caller_line(frame)
+            if line is not None and probe.phase is not None:
+                probe.created.setdefault(probe.phase, []).append((line, result))
+            return result
+
+        def function(*args: Any, **kwargs: Any) -> Any:
+            frame = sys._getframe(1)
+            if args and callable(args[0]):
+                return made(original(*args, **kwargs), frame)
+            decorator = original(*args, **kwargs)
+
+            def apply(fn: Any) -> Any:
+                return made(decorator(fn), sys._getframe(1))
+
+            return apply
+
+        _looks_like(function, original, "function")
+        tf.function = function
+        self.patched[id(original)] = (original, function)
 
     def install_random_probes(self) -> None:
         """Every draw of ``random``, ``numpy.random``, ``secrets`` and ``uuid`` (TFG103).
@@ -958,7 +993,9 @@ class TargetCaller:
             # Called on the class: no instance (nor constructor arguments) needed.
             obj = getattr(module, path[0])
             path = path[1:]
-        elif self.kind in ("method", "keras_call", "keras_step"):
+        elif self.kind in ("method", "keras_call", "keras_step") or (
+            self.kind == "caller" and len(path) == 2
+        ):
             cls = getattr(module, path[0], None)
             if not isinstance(cls, type):
                 raise Unreachable(f"class {path[0]} not found in the module")
@@ -994,8 +1031,8 @@ class TargetCaller:
             self.keras_train = path[-1] == "train_step" and hasattr(
                 self.owner, "make_train_function"
             )
-        elif self.kind == "map" or hasattr(obj, "experimental_get_tracing_count"):
-            self.fn = obj
+        elif self.kind in ("map", "caller") or hasattr(obj, "experimental_get_tracing_count"):
+            self.fn = obj  # a caller runs as plain Python: the eager code a finding is about
         elif self.kind == "function":
             raise Unreachable(f"{target['path']} is not a tf.function")
         else:
@@ -1176,6 +1213,12 @@ def _attempt(
         for w, b, a in zip(watches, before, after, strict=True):
             if b[0] != a[0]:
                 call["changed"][w["label"]] = f"{b[1]} -> {a[1]}"
+        if runner.kind == "caller":
+            # What this call of the eager code did: tf.functions it made (and how often each
+            # traced), and whether it left every tf.function running eagerly.
+            call["created"] = [[line, _count_of(fn)] for line, fn in probe.created.get(phase, [])]
+            call["eager_after"] = bool(tf.config.functions_run_eagerly())
+            tf.config.run_functions_eagerly(False)
         call["hits"] = probe.hits.get(phase, {})
         call["eager_hits"] = probe.eager_hits.get(phase, {})
         call["lines"] = sorted(probe.lines.get(phase, ()))
@@ -1191,6 +1234,18 @@ def _tensors_only(spec: dict[str, Any]) -> bool:
     if spec["kind"] in ("tuple", "dict"):
         return all(_tensors_only(s) for s in _items(spec))
     return spec["kind"] == "tensor"
+
+
+def _turns_on(*args: Any, **kwargs: Any) -> bool:
+    return bool(args[0] if args else next(iter(kwargs.values()), False))
+
+
+def _count_of(fn: Any) -> int | None:
+    getter = getattr(fn, "experimental_get_tracing_count", None)
+    try:
+        return int(getter()) if getter is not None else None
+    except Exception:
+        return None
 
 
 def _usable(result: dict[str, Any], target: dict[str, Any]) -> bool:
@@ -1463,7 +1518,8 @@ def _model_attempts(
     labels are class ids or match the model's output."""
     model_type = _keras_model_type()
     roles = target["roles"]
-    if "tensor" not in roles or len(roles) != len(first["args"]):
+    inputs = ("tensor", "image")  # what a model's input shape replaces
+    if not set(inputs) & set(roles) or len(roles) != len(first["args"]):
         return []
     for name in sorted(vars(module)):
         model = vars(module)[name]
@@ -1480,7 +1536,7 @@ def _model_attempts(
         out = []
         for label in labels if "label" in roles else labels[:1]:
             args = [
-                x if role == "tensor" else label if role == "label" else given
+                x if role in inputs else label if role == "label" else given
                 for role, given in zip(roles, first["args"], strict=True)
             ]
             out.append(
@@ -1502,6 +1558,23 @@ _SPEC_CLASH = re.compile(
     r"Can not cast TensorSpec\(shape=\(([^)]*)\), dtype=tf\.(\w+)[^)]*\) to "
     r"TensorSpec\(shape=\(([^)]*)\), dtype=tf\.(\w+)"
 )
+# A Keras layer's input spec: "expected min_ndim=4, found ndim=2" (a Conv2D fed a matrix).
+_NDIM_CLASH = re.compile(r"expected (?:min_)?ndim=(\d+), found ndim=(\d+)")
+# An op that takes a scalar: "Shape must be rank 0 but is rank 2 for 'limit' for ... Range".
+_SCALAR_CLASH = re.compile(r"Shape must be rank 0 but is rank (\d+) for '(\w+)'")
+# "Input 'num_elements' of 'TensorListReserve' Op has type float32 that does not match
+# expected type of int32": one argument must be integers.
+_INPUT_CLASH = re.compile(
+    r"Input '(\w+)' of '\w+' Op has type (float\d+) that does not match expected type of "
+    r"(int32|int64)"
+)
+
+
+def _rank_shape(rank: int) -> list[int]:
+    """A small batch of that rank: ``[2, 3]``, ``[2, 4, 3]``, ``[2, 4, 4, 3]``..."""
+    return [2, *([4] * (rank - 2)), 3] if rank >= 2 else [2] * rank
+
+
 # tf.io.decode_csv on a guessed string: "Expect 2 fields but have 1 in record 0".
 _CSV_CLASH = re.compile(r"Expect (\d+) fields but have \d+ in record")
 _RANK_CLASH = re.compile(r"target\.shape=\(([^)]*)\), output\.shape=\(([^)]*)\)")
@@ -1552,6 +1625,16 @@ def _fix_for(message: str) -> Fix | None:
             return spec
 
         return retype
+    if m := _NDIM_CLASH.search(message):
+        wanted, found = int(m.group(1)), int(m.group(2))
+
+        def reshape(spec: dict[str, Any]) -> dict[str, Any]:
+            floats = spec["kind"] == "tensor" and spec["dtype"].startswith("float")
+            if floats and len(spec["shape"]) == found and wanted >= 1:
+                return {**spec, "shape": _rank_shape(wanted)}
+            return spec
+
+        return reshape
     if m := _CSV_CLASH.search(message):
         fields = int(m.group(1))
 
@@ -1607,6 +1690,11 @@ def _adapted(attempt: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] 
     message = exc.get("detail") or exc.get("message", "")
     if m := _ALLOWED_CLASH.search(message):
         return _retyped_one(attempt, *m.groups())
+    if m := _INPUT_CLASH.search(message):
+        param, have, want = m.groups()
+        return _retyped_one(attempt, param, have, want)
+    if m := _SCALAR_CLASH.search(message):
+        return _retyped_one(attempt, m.group(2), "", "int32", rank=int(m.group(1)))
     found = _fix_for(message)
     if found is None:
         return None
@@ -1646,11 +1734,12 @@ _ALLOWED_CLASH = re.compile(
 
 
 def _retyped_one(
-    attempt: dict[str, Any], param: str, have: str, allowed: str
+    attempt: dict[str, Any], param: str, have: str, allowed: str, rank: int | None = None
 ) -> dict[str, Any] | None:
     """The guess with one more argument of dtype ``have`` made integers (0 and 1, in range
-    as indices): the first such argument, or, when the last retry retyped one for the same
-    op parameter and it still fails, the next one instead."""
+    as indices), or, with ``rank``, one argument of that rank made a small integer scalar
+    (a ``tf.range`` limit, a count): the first such argument, or, when the last retry changed
+    one for the same op parameter and it still fails, the next one instead."""
     wanted = [t.strip() for t in allowed.split(",")]
     want = next((t for t in ("int32", "int64") if t in wanted), None)
     if want is None:
@@ -1676,18 +1765,24 @@ def _retyped_one(
         start = keys.index(tuple(last["key"])) + 1
     for key in keys[start:]:
         spec = get(key)
-        if spec["kind"] == "tensor" and spec["dtype"] == have:
+        if spec["kind"] != "tensor":
+            continue
+        if rank is not None and len(spec["shape"]) == rank:
+            put(key, {**spec, "dtype": want, "shape": [], "relaxed": [], "values": [2, 5]})
+        elif rank is None and spec["dtype"] == have:
             put(key, {**spec, "dtype": want, "values": [0, 2]})
-            shown = ", ".join(
-                [_shown(a) for a in args] + [f"{k}={_shown(v)}" for k, v in kwargs.items()]
-            )
-            return {
-                "source": attempt["source"],
-                "shown": shown,
-                "args": args,
-                "kwargs": kwargs,
-                "retyped": {"param": param, "key": list(key), "spec": spec},
-            }
+        else:
+            continue
+        shown = ", ".join(
+            [_shown(a) for a in args] + [f"{k}={_shown(v)}" for k, v in kwargs.items()]
+        )
+        return {
+            "source": attempt["source"],
+            "shown": shown,
+            "args": args,
+            "kwargs": kwargs,
+            "retyped": {"param": param, "key": list(key), "spec": spec},
+        }
     return None
 
 

@@ -51,9 +51,10 @@ from tflint_graph.dynamic.verdicts import (
     Watch,
 )
 from tflint_graph.model import walk
+from tflint_graph.model.calls import keyword
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.scopes import GlobalScope
-from tflint_graph.traced import find_traced
+from tflint_graph.traced import find_traced, traced_of
 from tflint_graph.traced.callsites import tf_function_calls
 
 # Codes dynamic mode can check, and why the others are left alone.
@@ -65,6 +66,7 @@ CHECKED = (
         "TFG109",
         "TFG209",
         "TFG301",
+        "TFG302",
         "TFG303",
         "TFG305",
         "TFG401",
@@ -74,7 +76,6 @@ CHECKED = (
 )
 NOT_CHECKED: Mapping[str, str] = {
     "TFG206": "it needs an input that makes the op fail at run time",
-    "TFG302": "it is about the calling code, which dynamic mode does not run",
     "TFG304": "XLA recompilation needs a device run with many shapes",
     "TFG404": "a body without TensorFlow ops behaves the same traced or not",
 }
@@ -82,6 +83,10 @@ NOT_CHECKED: Mapping[str, str] = {
 # tf.function itself and stages what the call site does (distinct Python values, a first
 # call).
 CALL_SITE_CODES = frozenset({"TFG303", "TFG403"})
+# Codes about what eager code does (creates a tf.function on each call, switches every
+# tf.function to eager): the child calls the function that holds the flagged line, as
+# Python, and watches.
+CALLER_CODES = frozenset({"TFG302", "TFG402"})
 
 # Shapes tried, in turn, for tensor parameters the source does not describe.
 GUESSED_SHAPES: tuple[tuple[int, ...], ...] = ((2, 3), (2, 4, 4, 3), (4,), ())
@@ -149,12 +154,19 @@ def plan_module(
     switches = [f for f in wanted if f.code == "TFG402"]
     if switches:
         _plan_switches(ctx, switches, module_name, plan)
+    at_import = {key for t in plan.targets for key in t.findings}
     for f in wanted:
-        if f.code == "TFG402":
-            continue
-        holder = None if f.code in CALL_SITE_CODES else _holder(ctx, f)
+        if f.code == "TFG402" and (
+            (f.line, f.code) in plan.verdicts or (f.line, f.code) in at_import
+        ):
+            continue  # checked at import, or not reachable at all
+        holder = None if f.code in CALL_SITE_CODES | CALLER_CODES else _holder(ctx, f)
         reached = (
-            _call_site_entry(ctx, f) if f.code in CALL_SITE_CODES else _entry_for(ctx, holder, f)
+            _call_site_entry(ctx, f)
+            if f.code in CALL_SITE_CODES
+            else _caller_entry(ctx, f)
+            if f.code in CALLER_CODES
+            else _entry_for(ctx, holder, f)
         )
         if isinstance(reached, str):
             plan.verdicts[(f.line, f.code)] = Verdict(UNVERIFIED, reached)
@@ -308,6 +320,21 @@ def _entry_for(ctx: ModuleContext, holder: TracedFunction | None, finding: Findi
     return reach
 
 
+def _caller_entry(ctx: ModuleContext, finding: Finding) -> _Entry | str:
+    """The function of the module holding a TFG302/TFG402 line, called as plain Python:
+    twice, to see whether each call makes (and traces) a new tf.function; once, to see
+    whether it switches tf.functions to eager."""
+    # `@tf.function` on a def nested in the loop: the outer function makes it each time.
+    node = _enclosing_def(ctx, finding, nested=True)
+    if node is None:
+        return "not inside a function: importing the module ran it before dynamic mode could watch"
+    reach = _reach_def(ctx, node, TraceKind.CALLEE)
+    if isinstance(reach, str):
+        return reach
+    qualname = reach[1]
+    return _Entry(node, "caller", qualname, note=f"called {qualname}() as Python")
+
+
 def _plan_switches(
     ctx: ModuleContext, findings: Sequence[Finding], module_name: str, plan: ModulePlan
 ) -> None:
@@ -319,9 +346,8 @@ def _plan_switches(
         node = _node_at(ctx, f, cst.Call)
         if node is None:
             reason = "no call of tf.config.run_functions_eagerly at the finding"
-        elif (fn := ctx.enclosing_function(node)) is not None:
-            name = getattr(getattr(fn, "name", None), "value", "a lambda")
-            reason = f"the call is inside {name}(), which importing the module does not run"
+        elif ctx.enclosing_function(node) is not None:
+            continue  # the child calls that function (see ``_caller_entry``)
         elif any(
             isinstance(a, cst.If) and "__main__" in ctx.code(a.test) for a in ctx.ancestors(node)
         ):
@@ -496,9 +522,11 @@ def _loop_extra(ctx: ModuleContext, finding: Finding) -> tuple[str, tuple[Any, .
     return "loop", (finding.line, span.end.line, count, name)
 
 
-def _enclosing_def(ctx: ModuleContext, finding: Finding) -> cst.FunctionDef | None:
+def _enclosing_def(
+    ctx: ModuleContext, finding: Finding, *, nested: bool = False
+) -> cst.FunctionDef | None:
     """The module-level function or method of a module-level class whose body holds the
-    finding directly (not inside a nested function or lambda)."""
+    finding directly (not inside a nested function or lambda, unless ``nested``)."""
     where = (finding.line, finding.column - 1)
 
     def holds(node: cst.CSTNode) -> bool:
@@ -515,7 +543,7 @@ def _enclosing_def(ctx: ModuleContext, finding: Finding) -> cst.FunctionDef | No
         if holds(fn):
             inner = _InnerFunctions()
             inner.walk(fn.body)
-            if any(holds(n) for n in inner.found):
+            if not nested and any(holds(n) for n in inner.found):
                 return None
             return fn
     return None
@@ -760,6 +788,14 @@ def _attempts(
     # one it subscripts with strings (`features["age"]`) a dict with those keys.
     use = _DataUse(names).of(node)
     unpacked = {n: parts for n, parts in _unpacked(node).items() if n in names}
+    for name, (callee, param) in _handed_on(ctx, node, names).items():
+        # `strategy.run(self._step_fn, args=(batch,))`: the callee shows what it holds.
+        if name not in unpacked and not use.keys.get(name):
+            inner = _DataUse([param]).of(callee)
+            if inner.keys.get(param):
+                use.keys[name] = inner.keys[param]
+            elif param in _unpacked(callee):
+                unpacked[name] = _unpacked(callee)[param]
     attempts = []
     for with_calls in (True, False) if passed else (False,):
         for shape in GUESSED_SHAPES:
@@ -809,6 +845,7 @@ _PER_EXAMPLE_NAME = re.compile(
     r"log_probs?|old_log_probs?)$"
 )
 _ACTION_NAME = re.compile(r"(^|_)(actions?|action_ids?)$")
+_IMAGE_NAME = re.compile(r"(^|_)(images?|imgs?|pixels|frames?|pictures?|photos?)$")
 _STRING_NAME = re.compile(
     r"(^|_)(serialized|records?|lines?|text|texts|sentences?|paths?|filenames?|files?|protos?|"
     r"strings?|examples?)$"
@@ -826,6 +863,8 @@ def _role(name: str) -> str:
         return "per_example"
     if _ACTION_NAME.search(name):
         return "action"
+    if _IMAGE_NAME.search(name):
+        return "image"
     return "string" if _STRING_NAME.search(name) else "tensor"
 
 
@@ -931,6 +970,41 @@ class _DataUse(walk.Visitor):
         return True
 
 
+# Methods that call a function with the arguments given in ``args=`` (a strategy's step).
+_RUNNERS = frozenset({"run", "experimental_run_v2"})
+
+
+def _handed_on(
+    ctx: ModuleContext, node: FunctionNode, names: Sequence[str]
+) -> dict[str, tuple[FunctionNode, str]]:
+    """Parameters of ``node`` it hands on unchanged through ``x.run(fn, args=(p, ...))``:
+    name -> (the function of this module that receives it, its parameter there)."""
+    out: dict[str, tuple[FunctionNode, str]] = {}
+    finder = _Nodes(cst.Call)
+    finder.walk(node.body)
+    for call in finder.found:
+        assert isinstance(call, cst.Call)
+        func = call.func
+        handed = keyword(call, "args")
+        if not (isinstance(func, cst.Attribute) and func.attr.value in _RUNNERS):
+            continue
+        if not isinstance(handed, cst.Tuple | cst.List) or not call.args:
+            continue
+        callees = list(traced_of(ctx).definitions.callables(call.args[0].value, node))
+        if len(callees) != 1 or not isinstance(callees[0][0], cst.FunctionDef):
+            continue
+        callee = callees[0][0]
+        params = [*callee.params.posonly_params, *callee.params.params]
+        if ctx.enclosing_class(callee) is not None and isinstance(
+            call.args[0].value, cst.Attribute
+        ):
+            params = params[1:]  # a bound method: `self` is not handed on
+        for i, el in enumerate(handed.elements):
+            if isinstance(el.value, cst.Name) and el.value.value in names and i < len(params):
+                out[el.value.value] = (callee, params[i].name.value)
+    return out
+
+
 def _step_attempts(node: FunctionNode) -> tuple[Attempt, ...]:
     """The ``data`` of a Keras step, as its body reads it: ``x, y = data`` (or Keras's
     unpacking helper, or ``data[1]``) a tuple of those parts; ``data["image"]`` a dict; used
@@ -985,6 +1059,9 @@ def _guess(name: str, shape: tuple[int, ...], *, per_element: bool) -> Spec:
         return TensorSpecLite("int32", row, values=(0, 2))
     if role == "per_example":
         return TensorSpecLite("float32", row)
+    if role == "image":
+        # Height, width and channels, whatever the batch (decoders and resizers need all 3).
+        return TensorSpecLite("float32", (*row, 4, 4, 3))
     return TensorSpecLite("string", row)
 
 

@@ -439,11 +439,15 @@ class _Judge:
     def _verdict(self, line: int, code: str) -> Verdict:
         if self.entry.get("error"):
             return Verdict(UNVERIFIED, str(self.entry["error"]))
-        if code == "TFG402":
+        if code == "TFG402" and self.target.kind != "caller":
             return self._switch(line, self.entry.get("switch"))
         if self.result is None:
             return Verdict(UNVERIFIED, self._no_attempt())
         first = self.calls[0]
+        if code == "TFG402":
+            return self._switched(line)
+        if code == "TFG302":
+            return self._recreated(line)
         if code in PROBE_KINDS:
             return self._probe(line, code, first)
         if code in WATCH_CODES:
@@ -802,6 +806,69 @@ class _Judge:
             NOT_REPRODUCED,
             f"{shown}: fewer ops than iterations, so the loop is not unrolled into the graph"
             f"{self.suffix}",
+        )
+
+    def _caller_calls(self, line: int) -> tuple[list[dict[str, Any]], str | None]:
+        """The calls of the eager code that ran to the end, or why there are none."""
+        done = [c for c in self.calls if not c.get("exception")]
+        if not done:
+            exc = self.calls[0].get("exception") if self.calls else None
+            raised = f": {_raised(exc)}" if exc else ""
+            return [], f"calling {self.target.path}() as Python raised{raised}{self.suffix}"
+        if not any(line in c.get("lines", ()) for c in done):
+            return [], f"line {line} never ran over {len(done)} calls{self.suffix}"
+        return done, None
+
+    def _recreated(self, line: int) -> Verdict:
+        """TFG302: each call of the function made a new tf.function at the line, and each
+        traced."""
+        done, why = self._caller_calls(line)
+        if why is not None:
+            return Verdict(UNVERIFIED, why)
+        made = [m for c in done for m in c.get("created", ()) if m[0] in (line, line + 1)]
+        traces = sum(m[1] or 0 for m in made)
+        calls = f"{len(done)} calls of {self.target.path}()"
+        if len(made) >= 2 and traces >= len(made):
+            return Verdict(
+                CONFIRMED,
+                f"{calls} made {len(made)} new tf.functions at line {line}, traced {traces} "
+                f"times in all: every call builds and traces a new graph{self.suffix}",
+            )
+        if len(made) >= 2:
+            return Verdict(
+                UNVERIFIED,
+                f"{calls} made {len(made)} new tf.functions at line {line}, but only "
+                f"{traces} traces ran there (the caller may call them later){self.suffix}",
+            )
+        return Verdict(
+            NOT_REPRODUCED,
+            f"{calls} made {len(made)} tf.function at line {line}: it is not made "
+            f"again on every call{self.suffix}",
+        )
+
+    def _switched(self, line: int) -> Verdict:
+        """TFG402 inside a function: calling it leaves every tf.function eager."""
+        done, why = self._caller_calls(line)
+        if why is not None:
+            return Verdict(UNVERIFIED, why)
+        if any(c.get("eager_after") for c in done):
+            return Verdict(
+                CONFIRMED,
+                f"after a call of {self.target.path}(), tf.config.functions_run_eagerly() is "
+                f"True: every tf.function of the program then runs its Python eagerly, "
+                f"untraced{self.suffix}",
+            )
+        if any(_kind_hits(c, line, "switch") for c in done):
+            return Verdict(
+                CONFIRMED,
+                f"line {line} switched every tf.function to eager execution while "
+                f"{self.target.path}() ran (it switched back before returning): what it "
+                f"called there ran its Python eagerly, untraced{self.suffix}",
+            )
+        return Verdict(
+            NOT_REPRODUCED,
+            f"line {line} ran over {len(done)} calls of {self.target.path}() but never "
+            f"turned eager execution on{self.suffix}",
         )
 
     def _switch(self, line: int, exp: dict[str, Any] | None) -> Verdict:

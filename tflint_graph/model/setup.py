@@ -26,7 +26,7 @@ from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.eager import TracingGuards
 from tflint_graph.model.names import dotted, root_name
-from tflint_graph.model.scopes import ImportAssignment
+from tflint_graph.model.scopes import Assignment, ImportAssignment, Scope
 from tflint_graph.model.values import (
     calls_in,
     declared_outer_names,
@@ -457,8 +457,41 @@ def _state_refs(
             continue
         own = ctx.function_scope(fn)
         if any(a.scope is own for a in found):
-            continue  # a local or parameter: reset on every trace
+            # A local or parameter is reset on every trace, unless it only holds what a
+            # lasting container holds: `v = self._cache.get(k)`, then `if v is None:` tests
+            # whether the container has the entry yet.
+            if expr is root:
+                yield from _looked_up(ctx, found, own)
+            continue
         yield expr
+
+
+# Lookups that answer None (or a default) when a container has no entry yet.
+_LOOKUPS = frozenset({"get"})
+
+
+def _looked_up(
+    ctx: ModuleContext, found: list[Assignment], own: Scope | None
+) -> Iterator[cst.BaseExpression]:
+    """The containers on ``self`` a local was read from, when every binding of it in the
+    function is such a lookup (``counter = self._counters.get(name)``)."""
+    out = []
+    for binding in found:
+        if binding.scope is not own or not isinstance(binding.node, cst.Name):
+            return
+        parent = ctx.parent(binding.node)
+        stmt = ctx.parent(parent) if isinstance(parent, cst.AssignTarget) else None
+        value = stmt.value if isinstance(stmt, cst.Assign) else None
+        if (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in _LOOKUPS
+            and (dotted(value.func.value) or "").startswith(("self.", "cls."))
+        ):
+            out.append(value.func.value)
+        elif not any(isinstance(anc, cst.If) for anc in ctx.ancestors(binding.node)):
+            return  # bound otherwise too, not only to the entry the guard creates
+    yield from out
 
 
 class _Chains(walk.Visitor):

@@ -21,7 +21,7 @@ from tflint_graph.model import walk
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.setup import CREATION_METHODS
-from tflint_graph.model.values import attributes_by_name
+from tflint_graph.model.values import assigned_value, attributes_by_name
 
 _SELF = ("self", "cls")
 # Methods Keras calls from its own eager code, whoever else calls them in the project.
@@ -46,11 +46,16 @@ class _Reads(walk.Visitor):
     def __init__(self) -> None:
         self.stack: list[FunctionNode | None] = [None]
         self.found: dict[str, list[Read]] = {}
+        self.written: dict[str, list[Read]] = {}  # assignment targets, by attribute name
         self._stores: set[cst.Attribute] = set()  # targets and called methods: no reads
 
     def _store(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Attribute):
             self._stores.add(target)
+            value = target.value
+            on_self = isinstance(value, cst.Name) and value.value in _SELF
+            write = Read(target, self.stack[-1], on_self, on_self or owned_by_self(value))
+            self.written.setdefault(target.attr.value, []).append(write)
         elif isinstance(target, cst.Tuple | cst.List):
             for el in target.elements:
                 self._store(el.value)
@@ -101,9 +106,32 @@ class AttributeReaders:
         reads = _Reads()
         reads.walk(ctx.module)
         self._reads = reads.found
+        self._writes = reads.written
 
     def reads(self, attr: str) -> list[Read]:
         return self._reads.get(attr, [])
+
+    def assigned_first(self, read: cst.Attribute, fn: FunctionNode | None) -> bool:
+        """``fn`` assigns the same ``self.x`` before ``read`` on every path to it (an
+        earlier statement of a block that holds the read): the read sees what this call
+        stored, never a value carried from another call or another trace."""
+        ctx = self.ctx
+        text = ctx.code(read)
+        at = ctx.source_order(read)
+        for write in self._writes.get(read.attr.value, []):
+            if write.function is not fn or ctx.code(write.node) != text:
+                continue
+            statement = _statement_of(ctx, write.node)
+            if statement is None or ctx.source_order(statement) > at:
+                continue
+            if _inside(ctx, read, statement):
+                continue  # `self.x = self.x * k`: the read runs before this write
+            block = ctx.parent(statement)
+            if isinstance(block, cst.SimpleStatementLine):
+                block = ctx.parent(block)
+            if block is not None and _inside(ctx, read, block):
+                return True
+        return False
 
     def eager_reader(self, attr: str, cls: cst.ClassDef | None) -> str | None:
         """Where code that runs eagerly reads ``.attr`` (``"summary()"``, ``"module
@@ -135,8 +163,12 @@ class AttributeReaders:
                 continue  # runs where the object is called: inside the trace, from traced code
             if read.on_self and not mine:
                 continue  # another class's own state
+            if not read.owned and self._foreign(read.node.value, 0):
+                continue  # `args.test` with `args = parser.parse_args()`: not this object
             if mine and method is not None and self._helper_of_traced_code(method, read.node):
                 continue
+            if read.owned and self.assigned_first(read.node, fn):
+                continue  # it stores its own value first: what a trace left is never read
             if read.owned and mine and method is not None:
                 if self._called_beside_the_object(method):
                     continue
@@ -146,6 +178,34 @@ class AttributeReaders:
             name = fn.name.value if isinstance(fn, cst.FunctionDef) else "a lambda"
             return f"{name}()" if isinstance(fn, cst.FunctionDef) else name
         return None
+
+    def _foreign(self, expr: cst.BaseExpression, depth: int) -> bool:
+        """``expr`` is surely no object of this module's classes: every binding of the name
+        is a literal or what a library call returns (``parser.parse_args()``,
+        ``json.load(f)``), followed through attribute calls on such values."""
+        ctx = self.ctx
+        if depth > 4:
+            return False
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            res = ctx.resolve(func)
+            if res.imported and not res.local:
+                return True
+            return isinstance(func, cst.Attribute) and self._foreign(func.value, depth + 1)
+        if isinstance(expr, cst.Attribute) and not isinstance(expr.value, cst.Name):
+            return self._foreign(expr.value, depth + 1)
+        if isinstance(expr, cst.BaseString | cst.Integer | cst.Float | cst.Dict | cst.List):
+            return True
+        if type(expr) is not cst.Name:
+            return False
+        bindings = ctx.bindings(expr)
+        if not bindings:
+            return False
+        for binding in bindings:
+            value = assigned_value(ctx, binding.node) if type(binding.node) is cst.Name else None
+            if value is None or not self._foreign(value, depth + 1):
+                return False
+        return True
 
     def _called_beside_the_object(self, method: cst.FunctionDef) -> bool:
         """``method`` is an accessor (no arguments but ``self``) that the run calls, and
@@ -305,12 +365,22 @@ def read_before(
     from an earlier call."""
     text = ctx.code(target)
     limit = ctx.source_order(statement)
-    for read in readers(ctx).reads(target.attr.value):
+    known = readers(ctx)
+    for read in known.reads(target.attr.value):
         if read.function is not fn or not read.owned or ctx.code(read.node) != text:
             continue
-        if ctx.source_order(read.node) < limit or _inside(ctx, read.node, statement):
+        earlier = ctx.source_order(read.node) < limit or _inside(ctx, read.node, statement)
+        if earlier and not known.assigned_first(read.node, fn):
             return True
     return False
+
+
+def _statement_of(ctx: ModuleContext, node: cst.CSTNode) -> cst.CSTNode | None:
+    """The small statement (or compound statement) holding ``node``."""
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+            return anc
+    return None
 
 
 def _inside(ctx: ModuleContext, node: cst.CSTNode, container: cst.CSTNode) -> bool:
