@@ -292,6 +292,8 @@ class Probe:
             for name in ("run_functions_eagerly", "experimental_run_functions_eagerly"):
                 # A switch to eager (TFG402) counts where the module's code turns it on.
                 self.patch(owner, name, "switch", "run_functions_eagerly", when=_turns_on)
+        # Read by TFG402's own check, not a probe of a trace-time effect.
+        self.probed.pop("run_functions_eagerly", None)
         self.rebind()
 
     def install_function_probe(self) -> None:
@@ -1058,8 +1060,12 @@ class TargetCaller:
             model.compile(optimizer="sgd", loss="mse")
         data = args[0]
         x = data[0] if isinstance(data, tuple) else data
-        with contextlib.suppress(Exception):
+        try:
             model(x)
+        except Exception:
+            # Not built (a dict of features the step unpacks itself): an optimizer built now
+            # would hold no variables, and refuse the model's when the step applies them.
+            return
         with contextlib.suppress(Exception):
             model.optimizer.build(model.trainable_variables)
 
@@ -1669,18 +1675,25 @@ def _fix_for(message: str) -> Fix | None:
 
         return respec
     if m := _RANK_CLASH.search(message):
-        output = _dims(m.group(2))
+        target, output = _dims(m.group(1)), _dims(m.group(2))
 
         def relabel(spec: dict[str, Any]) -> dict[str, Any]:
-            if spec["kind"] == "tensor" and spec["dtype"].startswith("int") and output:
+            # The labels a loss compared with the model's output: integer class ids, or
+            # targets of another shape, become floats shaped like the output.
+            if spec["kind"] != "tensor" or not output:
+                return spec
+            if spec["dtype"].startswith("int") or spec["shape"] == target:
                 return {**spec, "dtype": "float32", "shape": output}
             return spec
 
+        relabel.labels_only = True  # type: ignore[attr-defined]
         return relabel
     return None
 
 
-def _adapted(attempt: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] | None:
+def _adapted(
+    attempt: dict[str, Any], result: dict[str, Any], target: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
     """The guess again, corrected as the first call's error asks (see ``_fix_for``)."""
     if attempt["source"] not in ("guessed", "annotations", "the module's own calls") or not (
         result.get("calls")
@@ -1688,19 +1701,27 @@ def _adapted(attempt: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] 
         return None
     exc = result["calls"][0].get("exception") or {}
     message = exc.get("detail") or exc.get("message", "")
+    names = (target or {}).get("names") or []
     if m := _ALLOWED_CLASH.search(message):
-        return _retyped_one(attempt, *m.groups())
+        return _retyped_one(attempt, *m.groups(), message=message, names=names)
     if m := _INPUT_CLASH.search(message):
         param, have, want = m.groups()
-        return _retyped_one(attempt, param, have, want)
+        return _retyped_one(attempt, param, have, want, message=message, names=names)
     if m := _SCALAR_CLASH.search(message):
-        return _retyped_one(attempt, m.group(2), "", "int32", rank=int(m.group(1)))
+        rank = int(m.group(1))
+        return _retyped_one(attempt, m.group(2), "", "int32", rank, message=message, names=names)
     found = _fix_for(message)
     if found is None:
         return None
     fix_spec = found
 
+    labels_only = getattr(fix_spec, "labels_only", False)
+
     def fix(spec: dict[str, Any]) -> dict[str, Any]:
+        if spec["kind"] == "tuple" and labels_only:
+            # A Keras step's (x, y, ...): what a loss compared is y, never x.
+            head, *rest = spec["items"]
+            return {**spec, "items": [head, *(fix(s) for s in rest)]}
         if spec["kind"] == "tuple":
             return {**spec, "items": [fix(s) for s in spec["items"]]}
         if spec["kind"] == "dict":
@@ -1734,19 +1755,40 @@ _ALLOWED_CLASH = re.compile(
 
 
 def _retyped_one(
-    attempt: dict[str, Any], param: str, have: str, allowed: str, rank: int | None = None
+    attempt: dict[str, Any],
+    param: str,
+    have: str,
+    allowed: str,
+    rank: int | None = None,
+    *,
+    message: str = "",
+    names: list[str] | None = None,
 ) -> dict[str, Any] | None:
     """The guess with one more argument of dtype ``have`` made integers (0 and 1, in range
     as indices), or, with ``rank``, one argument of that rank made a small integer scalar
-    (a ``tf.range`` limit, a count): the first such argument, or, when the last retry changed
-    one for the same op parameter and it still fails, the next one instead."""
+    (a ``tf.range`` limit, a count).  Which one: first an argument the error names (a traced
+    function's placeholders carry its parameters' names: ``Range(range/Cast, max_len, ...)``),
+    then one named like a count, then the others in order; when the last retry changed one
+    for the same op parameter and it still fails, that one is put back and the next tried."""
     wanted = [t.strip() for t in allowed.split(",")]
     want = next((t for t in ("int32", "int64") if t in wanted), None)
     if want is None:
         return None
     args = list(attempt["args"])
-    keys = [("arg", i) for i in range(len(args))] + [("kw", k) for k in attempt.get("kwargs", {})]
     kwargs = dict(attempt.get("kwargs", {}))
+    keys = [("arg", i) for i in range(len(args))] + [("kw", k) for k in kwargs]
+    labels = list(names or ()) + list(kwargs)
+
+    def name_of(key: tuple[str, Any]) -> str:
+        if key[0] == "kw":
+            return str(key[1])
+        return labels[key[1]] if key[1] < len(labels) else ""
+
+    def rank_of(key: tuple[str, Any]) -> int:
+        name = name_of(key)
+        if name and re.search(rf"\b{re.escape(name)}\b", message):
+            return 0
+        return 1 if rank is not None and _COUNT_NAME.search(name) else 2
 
     def get(key: tuple[str, Any]) -> dict[str, Any]:
         return args[key[1]] if key[0] == "arg" else kwargs[key[1]]
@@ -1757,15 +1799,15 @@ def _retyped_one(
         else:
             kwargs[key[1]] = spec
 
-    start = 0
+    tried: list[list[Any]] = []
     last = attempt.get("retyped")
     if last and last["param"] == param:
         # That argument was not the one: put it back, try the next.
         put(tuple(last["key"]), last["spec"])
-        start = keys.index(tuple(last["key"])) + 1
-    for key in keys[start:]:
+        tried = list(last.get("tried", ()))
+    for key in sorted(keys, key=rank_of):
         spec = get(key)
-        if spec["kind"] != "tensor":
+        if spec["kind"] != "tensor" or list(key) in tried:
             continue
         if rank is not None and len(spec["shape"]) == rank:
             put(key, {**spec, "dtype": want, "shape": [], "relaxed": [], "values": [2, 5]})
@@ -1781,9 +1823,20 @@ def _retyped_one(
             "shown": shown,
             "args": args,
             "kwargs": kwargs,
-            "retyped": {"param": param, "key": list(key), "spec": spec},
+            "retyped": {
+                "param": param,
+                "key": list(key),
+                "spec": spec,
+                "tried": [*tried, list(key)],
+            },
         }
     return None
+
+
+# Parameter names of counts and lengths (a loop bound, a number of steps).
+_COUNT_NAME = re.compile(
+    r"(^|_)(n|k|num|count|counts|steps?|length|len|limit|size|depth|max_\w+|num_\w+|n_\w+)$"
+)
 
 
 def _signature_attempt(runner: TargetCaller, unknown: int) -> dict[str, Any] | None:
@@ -1843,6 +1896,25 @@ def _built(module: ModuleType, target: dict[str, Any]) -> TargetCaller:
     return TargetCaller(module, target, ctor, ctor_kwargs)
 
 
+def _bindings(module: ModuleType) -> dict[str, int]:
+    return {k: id(v) for k, v in vars(module).items()}
+
+
+def _holds_built_state(module: ModuleType, snapshot: dict[str, int]) -> bool:
+    """The module's globals may carry what a failed attempt did to them: a Keras layer or
+    model (built for the guessed shape), an optimizer (built for its variables), a
+    ``tf.Module`` or ``tf.Variable``; or a global the attempt rebound."""
+    if _bindings(module) != snapshot:
+        return True
+    kinds: list[type] = [tf.Module, tf.Variable]
+    with contextlib.suppress(ImportError, AttributeError):
+        import keras
+
+        kinds += [keras.layers.Layer, keras.optimizers.Optimizer]
+    built = tuple(kinds)
+    return any(isinstance(v, built) for v in vars(module).values())
+
+
 def _reload(probe: Probe) -> bool:
     """Execute the module again in place (its globals as the import left them)."""
     _EVALUATED.clear()
@@ -1884,6 +1956,7 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
     probe.install_probes()
     results = []
     used = False  # has any call touched the module's state yet?
+    snapshot = _bindings(module)
     for target in params["targets"]:
         entry: dict[str, Any] = {"id": target["id"], "error": None, "attempts": []}
         results.append(entry)
@@ -1901,11 +1974,17 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
         adapted = 0
         signature_read = False
         shaped = target["kind"] != "keras_step"  # step guesses shaped by its models added
-        for attempt in attempts:
-            # A failed guess may have built a model for the wrong shape: start each attempt
-            # from a freshly executed module, as the import left it.
-            if used and not _reload(probe):
-                break
+        for index, attempt in enumerate(attempts):
+            # A failed guess may have built a model for the wrong shape: start each target,
+            # and each attempt when the module holds such objects, from a freshly executed
+            # module, as the import left it.  Executing it again costs what importing it
+            # did; a module of plain functions is left as it is.
+            if used and (index == 0 or _holds_built_state(module, snapshot)):
+                if not _reload(probe):
+                    break
+                snapshot = _bindings(module)
+            elif used:
+                _EVALUATED.clear()  # the module's own arguments, built anew
             try:
                 runner = _runner(module, target)
             except Unreachable as exc:
@@ -1950,7 +2029,7 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
             if _usable(result, target):
                 chosen = (attempt, result)
                 break
-            retyped = _adapted(attempt, result)
+            retyped = _adapted(attempt, result, target)
             if retyped is not None and adapted < 6:
                 adapted += 1
                 attempts.insert(attempts.index(attempt) + 1, retyped)

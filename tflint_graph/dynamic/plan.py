@@ -253,6 +253,11 @@ def plan_module(
                 timing="TFG401" in codes,
                 autograph=entry.autograph,
                 roles=roles,
+                names=tuple(
+                    p.name.value
+                    for group in _params(entry.node, method="." in qualname)
+                    for p in group
+                ),
                 note=note,
                 retrace=tuple(e[1] for f in found if (e := extras.get(f)) and e[0] == "retrace"),
                 first_call=tuple(f.line for f in found if f.code == "TFG403"),
@@ -845,6 +850,11 @@ _PER_EXAMPLE_NAME = re.compile(
     r"log_probs?|old_log_probs?)$"
 )
 _ACTION_NAME = re.compile(r"(^|_)(actions?|action_ids?)$")
+# Integer ids an embedding looks up (token ids, item ids, start tokens).
+_IDS_NAME = re.compile(
+    r"(^|_)(tokens?|ids|token_ids|input_ids|word_ids|item_ids|user_ids|indices|idx|"
+    r"start_tokens?|prompt)$"
+)
 _IMAGE_NAME = re.compile(r"(^|_)(images?|imgs?|pixels|frames?|pictures?|photos?)$")
 _STRING_NAME = re.compile(
     r"(^|_)(serialized|records?|lines?|text|texts|sentences?|paths?|filenames?|files?|protos?|"
@@ -865,6 +875,8 @@ def _role(name: str) -> str:
         return "action"
     if _IMAGE_NAME.search(name):
         return "image"
+    if _IDS_NAME.search(name):
+        return "ids"
     return "string" if _STRING_NAME.search(name) else "tensor"
 
 
@@ -1059,6 +1071,9 @@ def _guess(name: str, shape: tuple[int, ...], *, per_element: bool) -> Spec:
         return TensorSpecLite("int32", row, values=(0, 2))
     if role == "per_example":
         return TensorSpecLite("float32", row)
+    if role == "ids":
+        # Small ids are in range for any vocabulary: a batch of sequences at most.
+        return TensorSpecLite("int32", shape[:2], values=(0, 2))
     if role == "image":
         # Height, width and channels, whatever the batch (decoders and resizers need all 3).
         return TensorSpecLite("float32", (*row, 4, 4, 3))

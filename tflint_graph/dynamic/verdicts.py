@@ -253,6 +253,9 @@ class Target:
     # "label", "string", or "fixed" when the source described it): the child refines the
     # guess with the input shape of a Keras model the module builds.
     roles: tuple[str, ...] = ()
+    # The names of the parameters the attempts fill (positional, then keyword-only): a
+    # TensorFlow error names the placeholder it rejects, which carries the name.
+    names: tuple[str, ...] = ()
     # How the target was reached when that is not obvious ("via tf.function(helper())...").
     note: str = ""
     # TFG303: (call line, parameter, positional index or None, "int"/"float"/"str") to stage
@@ -354,6 +357,7 @@ def params_for(
                     for w in t.watches
                 ],
                 "roles": list(t.roles),
+                "names": list(t.names),
                 "stale": list(t.stale),
                 "eager_diff": t.eager_diff,
                 "shapes": t.shapes,
