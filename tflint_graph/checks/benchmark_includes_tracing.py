@@ -11,10 +11,11 @@ from tflint_graph.checks.base import ModuleRule
 from tflint_graph.core.finding import Severity
 from tflint_graph.core.vocabulary import COUNTING_ITERABLES, PASS_THROUGH_ITERABLES
 from tflint_graph.model import walk
+from tflint_graph.model.autograph import loops_over_data
 from tflint_graph.model.calls import argument, keyword
-from tflint_graph.model.context import FunctionNode
+from tflint_graph.model.context import FunctionNode, ModuleContext
 from tflint_graph.model.scopes import ImportAssignment
-from tflint_graph.model.timing import CLOCKS, call_events, timed_block
+from tflint_graph.model.timing import CLOCKS, assigned_names, call_events, timed_block
 from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import TfFunctionRef, module_tf_functions, tf_function_of
 
@@ -157,7 +158,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         block = timed_block(ctx, self.traced.definitions, timer)
         if block is None:
             return
-        stmt, target, end_stmt = block.start, block.target, block.end
+        stmt, end_stmt = block.start, block.end
         scope = ctx.enclosing_function(stmt)
         start = self._pos(stmt)
         first: dict[object, tuple[cst.Call, TfFunctionRef]] = {}
@@ -169,8 +170,6 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
                 first[ref.info] = (call, ref)
         if not first:
             return
-        if not self._read_after(target.value, scope, start):
-            return  # not a start time: nothing subtracts it
         if self._deliberate(stmt) or self._deliberate(end_stmt):
             return
         end = ctx.position(end_stmt).start.line
@@ -178,6 +177,8 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         clock = ctx.code(timer.func)
         for call, ref in first.values():
             if call in reported or self._warm(call, stmt, scope, start):
+                continue
+            if self._epoch(ref) or self._later_pass(call, stmt):
                 continue
             reported.add(call)
             shown = ref.info.display
@@ -222,10 +223,32 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
             )
         return False
 
-    def _read_after(self, name: str, scope: FunctionNode | None, start: _Pos) -> bool:
-        for use in self.names.get(name, ()):
-            if self._pos(use) > start and self._within(use, scope) and not self._binding(use):
-                return True
+    def _epoch(self, ref: TfFunctionRef) -> bool:
+        """One call runs a whole epoch or evaluation pass in a graph loop over the data
+        (``for _ in tf.range(steps): strategy.run(step_fn, args=(next(iterator),))``): it
+        is traced once and then runs every step, so the timer is an epoch timer, like an
+        eager ``for batch in dataset`` loop, and a warm-up call would be an extra epoch."""
+        fn = self.ctx.traced.get(ref.node) if ref.node is not None else None
+        return fn is not None and loops_over_data(self.ctx, fn, self.traced.definitions)
+
+    def _later_pass(self, call: cst.Call, start: cst.CSTNode) -> bool:
+        """The clock starts under an ``if`` inside a loop that also makes the call, and the
+        condition does not surely hold on the loop's first pass (``for i in range(2): if i
+        == 1: start = ...``, ``if step == warmup_steps:``): an earlier pass made the call,
+        and traced it, before the clock started."""
+        ctx = self.ctx
+        around = set(map(id, ctx.ancestors(call)))
+        branches: list[tuple[cst.If, bool]] = []
+        child: cst.CSTNode = start
+        for a in ctx.ancestors(start):
+            if isinstance(a, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+                return False
+            if isinstance(a, cst.If) and child is not a.test and id(child) not in around:
+                # (a branch that holds the call too delays the call with the clock)
+                branches.append((a, child is a.body))
+            if isinstance(a, cst.For | cst.While) and id(a) in around:
+                return any(not _first_pass(ctx, a, b.test, want) for b, want in branches)
+            child = a
         return False
 
     # -- timeit.timeit(lambda: step(x), number=N) -------------------------------------
@@ -451,6 +474,126 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
     def _is_attr(self, name: cst.Name) -> bool:
         parent = self.ctx.parent(name)
         return isinstance(parent, cst.Attribute) and parent.attr is name
+
+
+def _first_pass(
+    ctx: ModuleContext, loop: cst.For | cst.While, test: cst.BaseExpression, want: bool
+) -> bool:
+    """``test`` surely evaluates to ``want`` on the first pass of ``loop``: it reads nothing
+    the loop rebinds (then it is the same on every pass, and a clock started at all starts on
+    the first), or it only reads the counter of ``for i in range(...)`` /
+    ``enumerate(...)`` (0, or the literal start), and evaluates to ``want`` there."""
+    rebound = assigned_names(loop)
+    used = {n.value for n in _names(test)}
+    if not used & rebound:
+        return True
+    known = _counter(ctx, loop)
+    if known is None or used & rebound != {known[0]}:
+        return False
+    value = _evaluate(test, {known[0]: known[1]})
+    return value is not None and bool(value) is want
+
+
+def _counter(ctx: ModuleContext, loop: cst.For | cst.While) -> tuple[str, int] | None:
+    """The loop's counter and its first value: ``for i in range(n)`` (0),
+    ``range(k, n)`` (k), ``for i, x in enumerate(xs)`` (0, or ``start=``)."""
+    if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call):
+        return None
+    res = ctx.resolve(loop.iter.func)
+    target = loop.target
+    if res.is_builtin("range") and isinstance(target, cst.Name):
+        if len(loop.iter.args) == 1:
+            return target.value, 0
+        first = _evaluate(loop.iter.args[0].value, {})
+        return (target.value, first) if first is not None else None
+    if res.is_builtin("enumerate") and isinstance(target, cst.Tuple) and target.elements:
+        counter = target.elements[0].value
+        begin = argument(loop.iter, 1, "start")
+        first = 0 if begin is None else _evaluate(begin, {})
+        if isinstance(counter, cst.Name) and first is not None:
+            return counter.value, first
+    return None
+
+
+def _evaluate(expr: cst.BaseExpression, env: dict[str, int]) -> int | None:
+    """The integer value (``True`` is 1) of a small expression over known names; None when
+    something in it is unknown."""
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    if isinstance(expr, cst.Name):
+        return env.get(expr.value)
+    if isinstance(expr, cst.UnaryOperation):
+        v = _evaluate(expr.expression, env)
+        if v is None:
+            return None
+        if isinstance(expr.operator, cst.Not):
+            return int(not v)
+        return -v if isinstance(expr.operator, cst.Minus) else None
+    if isinstance(expr, cst.BinaryOperation):
+        left, right = _evaluate(expr.left, env), _evaluate(expr.right, env)
+        if left is None or right is None:
+            return None
+        op = expr.operator
+        if isinstance(op, cst.Add):
+            return left + right
+        if isinstance(op, cst.Subtract):
+            return left - right
+        if isinstance(op, cst.Modulo) and right:
+            return left % right
+        return None
+    if isinstance(expr, cst.BooleanOperation):
+        left, right = _evaluate(expr.left, env), _evaluate(expr.right, env)
+        if isinstance(expr.operator, cst.And):
+            if left == 0 or right == 0:
+                return 0
+            return None if left is None or right is None else 1
+        if left or right:
+            return 1
+        return None if left is None or right is None else 0
+    if isinstance(expr, cst.Comparison):
+        value = _evaluate(expr.left, env)
+        for target in expr.comparisons:
+            other = _evaluate(target.comparator, env)
+            if value is None or other is None:
+                return None
+            verdict = _compare(target.operator, value, other)
+            if verdict is None:
+                return None
+            if not verdict:
+                return 0
+            value = other
+        return 1
+    return None
+
+
+def _compare(op: cst.BaseCompOp, left: int, right: int) -> bool | None:
+    if isinstance(op, cst.Equal | cst.Is):
+        return left == right
+    if isinstance(op, cst.NotEqual | cst.IsNot):
+        return left != right
+    if isinstance(op, cst.LessThan):
+        return left < right
+    if isinstance(op, cst.LessThanEqual):
+        return left <= right
+    if isinstance(op, cst.GreaterThan):
+        return left > right
+    if isinstance(op, cst.GreaterThanEqual):
+        return left >= right
+    return None
+
+
+def _names(expr: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
+    stack: list[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            found.append(node)
+        elif isinstance(node, cst.Attribute):
+            stack.append(node.value)  # `self.i`: the object, not the attribute name
+            continue
+        stack.extend(walk.children(node))
+    return found
 
 
 def _attr(call: cst.Call) -> str:

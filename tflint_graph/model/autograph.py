@@ -14,11 +14,18 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tflint_graph.model import walk
+from tflint_graph.model.calls import argument
+from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
-from tflint_graph.model.tensors import TensorInference
+from tflint_graph.model.tensors import TensorInference, tensors
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_WHILE_LOOPS = ("tensorflow.while_loop", "keras.ops.while_loop")
+# What draws the next element of a tf.data iterator: `next(it)`, `it.get_next()`.
+_DRAWS = frozenset({"get_next", "get_next_as_optional"})
+_MAX_HELPERS = 3
 
 
 def converts(fn: TracedFunction) -> bool:
@@ -80,3 +87,112 @@ def is_graph_loop(
             # Converted over datasets only; over a tensor they raise instead (TFG203).
             return any(definitions.is_dataset(a.value) for a in it.args)
     return definitions.is_dataset(it)
+
+
+def loops_over_data(
+    ctx: ModuleContext, fn: TracedFunction, definitions: Definitions, depth: int = 0
+) -> bool:
+    """One call of ``fn`` runs a graph loop over input data: an epoch or an evaluation pass
+    (``for _ in tf.range(steps): strategy.run(step_fn, args=(next(iterator),))``).
+
+    Such a loop is a ``for`` over a dataset, an iterator or a batch the caller passes
+    (AutoGraph converts it), or a graph loop (``tf.range``, a tensor ``while``,
+    ``tf.while_loop``) whose body draws ``next(iterator)``; in ``fn``'s own body or in a
+    traced helper of this module it calls.  The function is traced once, and the call runs
+    every step of the loop.  A Python ``range`` loop unrolls, and a graph loop that draws no
+    data computes one step (a decoder, a simulation): neither counts."""
+    if not fn.autograph:
+        return False  # without AutoGraph a `for` over a tensor or dataset does not trace
+    inference = tensors(ctx, fn)
+    params = _parameters(fn.node)
+    for node in _body_nodes(fn.node):
+        if isinstance(node, cst.For | cst.While):
+            if isinstance(node, cst.For) and _data_iterable(ctx, node.iter, params, definitions):
+                return True
+            if is_graph_loop(ctx, node, fn, inference, definitions) and _draws(
+                ctx, node.body, definitions
+            ):
+                return True
+        elif isinstance(node, cst.Call):
+            if definitions.resolve(node.func).is_(*_WHILE_LOOPS):
+                body = argument(node, 1, "body")
+                if body is not None and _draws_in_callable(ctx, body, fn.node, definitions):
+                    return True
+            elif depth < _MAX_HELPERS:
+                for callee, _ in definitions.callables(node.func, fn.node):
+                    helper = ctx.traced.get(callee)
+                    if (
+                        helper is not None
+                        and callee is not fn.node
+                        and loops_over_data(ctx, helper, definitions, depth + 1)
+                    ):
+                        return True
+    return False
+
+
+def _parameters(node: FunctionNode) -> set[str]:
+    """Parameters without a default: what the caller hands in (a dataset, an iterator)."""
+    ps = node.params
+    return {
+        p.name.value
+        for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params)
+        if p.default is None and p.name.value not in ("self", "cls")
+    }
+
+
+def _body_nodes(root: FunctionNode) -> list[cst.CSTNode]:
+    """Nodes of ``root``'s body, outside nested defs, classes and lambdas (their code runs
+    when something calls them: ``strategy.run(step_fn)`` runs one step)."""
+    found: list[cst.CSTNode] = []
+    stack: list[cst.CSTNode] = list(walk.children(root.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+            continue
+        found.append(node)
+        stack.extend(walk.children(node))
+    return found
+
+
+def _data_iterable(
+    ctx: ModuleContext, it: cst.BaseExpression, params: set[str], definitions: Definitions
+) -> bool:
+    """A ``for`` over this runs once per element of input data: a dataset, ``iter(dataset)``
+    or a parameter the caller passes (a dataset, an iterator, a distributed dataset)."""
+    if isinstance(it, cst.Call) and ctx.resolve(it.func).is_builtin("iter") and it.args:
+        it = it.args[0].value
+    if isinstance(it, cst.Name) and it.value in params:
+        return True
+    return definitions.is_dataset(it)
+
+
+def _draws(ctx: ModuleContext, root: cst.CSTNode, definitions: Definitions, depth: int = 0) -> bool:
+    """``root`` draws an element of an iterator, itself or in a function of this module it
+    calls (one level)."""
+    stack: list[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.FunctionDef | cst.ClassDef):
+            continue
+        if isinstance(node, cst.Call):
+            func = node.func
+            if ctx.resolve(func).is_builtin("next") or (
+                isinstance(func, cst.Attribute) and func.attr.value in _DRAWS
+            ):
+                return True
+            if depth == 0:
+                for callee, _ in definitions.callables(func, None):
+                    if _draws(ctx, callee.body, definitions, 1):
+                        return True
+        stack.extend(walk.children(node))
+    return False
+
+
+def _draws_in_callable(
+    ctx: ModuleContext, body: cst.BaseExpression, at: FunctionNode, definitions: Definitions
+) -> bool:
+    """The ``body`` callable of a ``tf.while_loop`` draws from an iterator."""
+    for callee, _ in definitions.callables(body, at):
+        if _draws(ctx, callee.body, definitions):
+            return True
+    return False

@@ -104,8 +104,14 @@ class TimedBlock:
 
 def timed_block(ctx: ModuleContext, definitions: Definitions, timer: cst.Call) -> TimedBlock | None:
     """The block the clock read ``timer`` starts; None when it is not assigned to a name as a
-    statement of its own, when no later clock read closes it, or when the closing read does
-    not measure once (a time budget, a running clock)."""
+    statement of its own, when no later clock read measures from it, or when the read that
+    does measures more than once (a time budget, a running clock).
+
+    The block ends at the clock read that computes the elapsed time from the start name:
+    ``clock() - t0``, or ``t1 = clock()`` with ``t1 - t0`` later.  Other clock reads in
+    between (another timer's start or end) do not end it; a new assignment of ``t0`` before
+    its end does: the block is then the later assignment's (notebooks assign ``start = ...``
+    in many cells, and a clock read of one cell does not measure another cell's code)."""
     assign = ctx.parent(timer)
     if not isinstance(assign, cst.Assign | cst.AnnAssign) or assign.value is not timer:
         return None
@@ -123,14 +129,96 @@ def timed_block(ctx: ModuleContext, definitions: Definitions, timer: cst.Call) -
     calls: list[cst.Call] = []
     for later in statements_after(ctx, stmt):
         for event in call_events(later):
-            if definitions.resolve(event.call.func).is_(*CLOCKS):
+            if definitions.resolve(event.call.func).is_(*CLOCKS) and _ends(
+                ctx, event.call, target.value
+            ):
                 if not _measures(ctx, event.call, later):
                     return None
                 return TimedBlock(timer, stmt, target, later, tuple(calls))
             at = ctx.position(event.call).start
             if event.sure and (at.line, at.column) > start:
                 calls.append(event.call)
+        if target.value in assigned_names(later):
+            return None  # `t0` starts anew before anything measured from this read
     return None
+
+
+def _ends(ctx: ModuleContext, read: cst.Call, start: str) -> bool:
+    """The clock read computes the time elapsed since ``start``: ``clock() - start``
+    directly, or ``end = clock()`` and a later ``end - start`` (before ``end`` is
+    reassigned)."""
+    parent = ctx.parent(read)
+    if _elapsed(parent, read, start):
+        return True
+    if not isinstance(parent, cst.Assign | cst.AnnAssign) or parent.value is not read:
+        return False
+    targets = (
+        [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+    )
+    if len(targets) != 1 or not isinstance(targets[0], cst.Name):
+        return False
+    end = targets[0].value
+    holder = ctx.parent(parent)
+    if end == start or not isinstance(holder, cst.SimpleStatementLine):
+        return False
+    for later in statements_after(ctx, holder):
+        if any(_elapsed(op, op.left, start) for op in _subtractions(later, end)):
+            return True
+        if end in assigned_names(later) or start in assigned_names(later):
+            return False
+    return False
+
+
+def _elapsed(node: cst.CSTNode | None, left: cst.CSTNode, start: str) -> bool:
+    """``node`` is ``left - start``."""
+    return (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, cst.Subtract)
+        and node.left is left
+        and isinstance(node.right, cst.Name)
+        and node.right.value == start
+    )
+
+
+def _subtractions(root: cst.CSTNode, left: str) -> Iterator[cst.BinaryOperation]:
+    """``left - ...`` anywhere in ``root`` (outside nested defs and classes)."""
+    stack: list[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.FunctionDef | cst.ClassDef):
+            continue
+        if (
+            isinstance(node, cst.BinaryOperation)
+            and isinstance(node.operator, cst.Subtract)
+            and isinstance(node.left, cst.Name)
+            and node.left.value == left
+        ):
+            yield node
+        stack.extend(walk.children(node))
+
+
+def assigned_names(stmt: cst.CSTNode) -> set[str]:
+    """Names a statement (or a compound statement's body) assigns with ``=``, ``+=``, ``:=``
+    or as a loop target."""
+    names: set[str] = set()
+    stack: list[cst.CSTNode] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+            continue
+        targets: list[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, cst.AnnAssign | cst.AugAssign | cst.NamedExpr | cst.For):
+            targets = [node.target]
+        while targets:
+            t = targets.pop()
+            if isinstance(t, cst.Name):
+                names.add(t.value)
+            elif isinstance(t, cst.Tuple | cst.List):
+                targets += [e.value for e in t.elements]
+        stack.extend(walk.children(node))
+    return names
 
 
 def statements_after(ctx: ModuleContext, stmt: cst.CSTNode) -> Iterator[cst.CSTNode]:
