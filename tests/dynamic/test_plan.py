@@ -1838,3 +1838,22 @@ def test_image_names_are_images_whatever_the_guessed_shape() -> None:
     (target,) = plan.targets
     shapes = {a.args[0].shape for a in target.attempts}
     assert all(len(shape) >= 3 and shape[-1] == 3 for shape in shapes), shapes
+
+
+def test_counters_are_small_integer_scalars() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def train_step(images, epoch, token_ids):
+            print("step")
+            return tf.cast(epoch, tf.float32) * images
+        """
+    )
+    plan, _ = plan_for(source)
+    (target,) = plan.targets
+    _, epoch, ids = target.attempts[0].args
+    assert epoch == TensorSpecLite("int32", (), values=(1, 4))
+    assert ids.dtype == "int32" and ids.values == (0, 2)

@@ -850,6 +850,11 @@ _PER_EXAMPLE_NAME = re.compile(
     r"log_probs?|old_log_probs?)$"
 )
 _ACTION_NAME = re.compile(r"(^|_)(actions?|action_ids?)$")
+# Counters and counts a function takes as a number (an epoch, a step, a length limit).
+_COUNT_NAME = re.compile(
+    r"^(epochs?|steps?|step_num|iterations?|iters?|global_step|batch_idx|timestep|"
+    r"num_\w+|max_\w+|n_\w+|\w+_steps|count|limit|max_len)$"
+)
 # Integer ids an embedding looks up (token ids, item ids, start tokens).
 _IDS_NAME = re.compile(
     r"(^|_)(tokens?|ids|token_ids|input_ids|word_ids|item_ids|user_ids|indices|idx|"
@@ -877,6 +882,8 @@ def _role(name: str) -> str:
         return "image"
     if _IDS_NAME.search(name):
         return "ids"
+    if _COUNT_NAME.search(name):
+        return "count"
     return "string" if _STRING_NAME.search(name) else "tensor"
 
 
@@ -1071,6 +1078,8 @@ def _guess(name: str, shape: tuple[int, ...], *, per_element: bool) -> Spec:
         return TensorSpecLite("int32", row, values=(0, 2))
     if role == "per_example":
         return TensorSpecLite("float32", row)
+    if role == "count":
+        return TensorSpecLite("int32", (), values=(1, 4))
     if role == "ids":
         # Small ids are in range for any vocabulary: a batch of sequences at most.
         return TensorSpecLite("int32", shape[:2], values=(0, 2))
