@@ -267,7 +267,7 @@ def _unused_after_change(
     if not changes or not _within(ctx, root.node, stop):
         return False
     first = min(ctx.line(c) for c in changes)
-    uses = _uses(ctx, root.node, stop, first, frozenset())
+    uses = _uses(ctx, root.node, stop, first, {})
     if not uses:
         return False
     for use in uses:
@@ -317,14 +317,26 @@ def _uses(
     node: FunctionNode,
     stop: FunctionNode | None,
     changed: int,
-    seen: frozenset[FunctionNode],
+    memo: dict[FunctionNode, list[cst.CSTNode] | None],
 ) -> list[cst.CSTNode] | None:
     """Where the owner's own code (``stop``'s body, or the module) uses ``node``: the nodes
     of its calls and hand-overs, through the functions that use it; None when some reference
-    could use it anywhere."""
-    if node in seen:
-        return None  # recursion
-    seen = seen | {node}
+    could use it anywhere.  ``memo`` holds each function's answer (None while it is being
+    found: a recursive use is unknown), so shared helpers are walked once."""
+    if node in memo:
+        return memo[node]
+    memo[node] = None
+    memo[node] = found = _find_uses(ctx, node, stop, changed, memo)
+    return found
+
+
+def _find_uses(
+    ctx: ModuleContext,
+    node: FunctionNode,
+    stop: FunctionNode | None,
+    changed: int,
+    memo: dict[FunctionNode, list[cst.CSTNode] | None],
+) -> list[cst.CSTNode] | None:
     refs = _references(ctx, node, node.name) if isinstance(node, cst.FunctionDef) else [node]
     if not refs:
         return None  # used by no name in sight (a method, an export): anywhere, any time
@@ -340,7 +352,7 @@ def _uses(
                 continue
             if holder is None or not _within(ctx, holder, stop):
                 return None  # used outside the owner
-            inner = _uses(ctx, holder, stop, changed, seen)
+            inner = _uses(ctx, holder, stop, changed, memo)
             if inner is None:
                 return None
             out.extend(inner)
