@@ -6,7 +6,7 @@ import libcst as cst
 
 from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
-from tflint_graph.core.vocabulary import DATASET_CALLBACK_METHODS
+from tflint_graph.core.vocabulary import CONTROL_FLOW, DATASET_CALLBACK_METHODS, STRATEGY_RUN
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
 from tflint_graph.model.scopes import Assignment, FunctionScope, GlobalScope, Scope
 from tflint_graph.model.values import assigned_value, declared_outer_names
@@ -17,9 +17,6 @@ from tflint_graph.traced import traced_of
 class _Rebinding:
     line: int
     how: str
-    # The module-level statement that rebinds (None: a function's write, which may run
-    # between any two calls).
-    at: cst.CSTNode | None = None
 
 
 def _statement_of(ctx: ModuleContext, node: cst.CSTNode) -> cst.CSTNode:
@@ -176,8 +173,10 @@ def keep(x):
         rebinding = self._rebinding(owner, node.value, found, fn.node)
         if rebinding is None:
             return
-        if isinstance(owner, GlobalScope) and _only_called_before(self.ctx, fn, rebinding):
-            return  # nothing calls the function after the rebinding (a script, a notebook)
+        stop = None if isinstance(owner, GlobalScope) else _scope_function(self.ctx, owner)
+        defined = _definition_end(self.ctx, fn.node, stop)
+        if _unused_after_change(self.ctx, fn, found, stop, defined):
+            return  # nothing uses the function after the rebinding (a script, a notebook)
         if isinstance(owner, GlobalScope) and _only_called_after(self.ctx, fn, found):
             return  # every call comes after the last binding: each trace sees the final value
         if _mapped_per_iteration(self.ctx, fn, node):
@@ -214,6 +213,8 @@ def keep(x):
         ctx = self.ctx
         if any(isinstance(a.node, cst.FunctionDef | cst.ClassDef) for a in found):
             return None
+        if _same_constant(ctx, found):
+            return None  # `n = 200000` set again to the same value: the trace's value holds
         earlier: list[cst.CSTNode] = []
         later: list[tuple[cst.CSTNode, int]] = []
         for a in sorted(found, key=lambda a: ctx.line(a.node)):
@@ -231,62 +232,225 @@ def keep(x):
                 earlier.append(stmt)
                 continue
             if isinstance(stmt, cst.AugAssign):
-                return _Rebinding(line, "is updated in place after it", stmt)
+                return _Rebinding(line, "is updated in place after it")
             if isinstance(stmt, cst.For) or _in_loop(ctx, stmt, stop):
-                return _Rebinding(line, "is rebound in a loop after it", stmt)
+                return _Rebinding(line, "is rebound in a loop after it")
             later.append((stmt, line))
         for i, (stmt, line) in enumerate(later):
             others = earlier + [s for s, _ in later[:i]]
             if any(not _exclusive(ctx, other, stmt, stop) for other in others):
-                return _Rebinding(line, "is reassigned after its definition", stmt)
+                return _Rebinding(line, "is reassigned after its definition")
         return None
 
 
-def _only_called_before(ctx: ModuleContext, fn: TracedFunction, rebinding: _Rebinding) -> bool:
-    """The traced root of ``fn`` is a module-level function that only module-level code calls
-    by name, every call before the module-level ``rebinding`` and outside any loop around it:
-    the graph never runs after the value changed (a notebook that reloads a model once it is
-    done training with it)."""
-    at = rebinding.at
+def _unused_after_change(
+    ctx: ModuleContext,
+    fn: TracedFunction,
+    found: list[Assignment],
+    stop: FunctionNode | None,
+    defined: int,
+) -> bool:
+    """Nothing uses the traced function after the name changes: in the owner's straight-line
+    code (the module, a notebook's cells in order, or the enclosing function's body) every use
+    of its traced root comes before every later rebinding, and none shares a loop with one.
+
+    A trace needs a use: a call, a hand-over that runs it right there (``strategy.run(fn)``,
+    ``tf.vectorized_map(fn, xs)``, ``tf.function(fn)(x)``), and, when a new definition follows
+    the change, ``ds.map(fn)``; a use inside a function counts where that function is used.
+    The graph of a function nothing uses again never runs with the new value.  Any other
+    reference (stored, returned, passed elsewhere) or a write from a function leaves the order
+    unknown, and the finding stands."""
+    changes = _later_rebindings(ctx, found, stop, defined)
     root = fn
     while root.parent is not None:
         root = root.parent
-    node = root.node
-    if at is None or not isinstance(node, cst.FunctionDef):
+    if not changes or not _within(ctx, root.node, stop):
         return False
+    first = min(ctx.line(c) for c in changes)
+    uses = _uses(ctx, root.node, stop, first, {})
+    if not uses:
+        return False
+    for use in uses:
+        loops = _loops(ctx, use, stop)
+        for change in changes:
+            inside = any(a is change for a in ctx.ancestors(use))
+            if ctx.line(use) >= ctx.line(change) and not inside:
+                return False  # used again after the change
+            if id(change) in loops or loops & _loops(ctx, change, stop):
+                return False  # the loop runs the use again after the change
+    return True
+
+
+def _loops(ctx: ModuleContext, node: cst.CSTNode, stop: FunctionNode | None) -> set[int]:
+    """The loops of the owner's code around ``node``."""
+    out: set[int] = set()
+    for anc in ctx.ancestors(node):
+        if anc is stop:
+            break
+        if isinstance(anc, cst.For | cst.While):
+            out.add(id(anc))
+    return out
+
+
+def _later_rebindings(
+    ctx: ModuleContext, found: list[Assignment], stop: FunctionNode | None, defined: int
+) -> list[cst.CSTNode] | None:
+    """The owner's statements that bind the name after the reading function is defined; None
+    when some other function writes it (it may run between any two calls)."""
+    out: list[cst.CSTNode] = []
+    for a in found:
+        holder = ctx.enclosing_function(a.node) if not isinstance(a.node, cst.Param) else stop
+        if holder is not stop:
+            if traced_of(ctx).setup.guarded(a.node, holder):
+                continue
+            return None
+        stmt = _statement_of(ctx, a.node)
+        if isinstance(stmt, cst.AnnAssign) and stmt.value is None:
+            continue  # `x: float` declares, it does not bind
+        if ctx.line(stmt) > defined:
+            out.append(stmt)
+    return out
+
+
+def _uses(
+    ctx: ModuleContext,
+    node: FunctionNode,
+    stop: FunctionNode | None,
+    changed: int,
+    memo: dict[FunctionNode, list[cst.CSTNode] | None],
+) -> list[cst.CSTNode] | None:
+    """Where the owner's own code (``stop``'s body, or the module) uses ``node``: the nodes
+    of its calls and hand-overs, through the functions that use it; None when some reference
+    could use it anywhere.  ``memo`` holds each function's answer (None while it is being
+    found: a recursive use is unknown), so shared helpers are walked once."""
+    if node in memo:
+        return memo[node]
+    memo[node] = None
+    memo[node] = found = _find_uses(ctx, node, stop, changed, memo)
+    return found
+
+
+def _find_uses(
+    ctx: ModuleContext,
+    node: FunctionNode,
+    stop: FunctionNode | None,
+    changed: int,
+    memo: dict[FunctionNode, list[cst.CSTNode] | None],
+) -> list[cst.CSTNode] | None:
+    refs = _references(ctx, node, node.name) if isinstance(node, cst.FunctionDef) else [node]
+    if not refs:
+        return None  # used by no name in sight (a method, an export): anywhere, any time
+    out: list[cst.CSTNode] = []
+    for ref in refs:
+        sites = _sites(ctx, ref, node, changed)
+        if sites is None:
+            return None
+        for site in sites:
+            holder = ctx.enclosing_function(site)
+            if holder is stop:
+                out.append(site)
+                continue
+            if holder is None or not _within(ctx, holder, stop):
+                return None  # used outside the owner
+            inner = _uses(ctx, holder, stop, changed, memo)
+            if inner is None:
+                return None
+            out.extend(inner)
+    return out
+
+
+def _within(ctx: ModuleContext, node: cst.CSTNode, stop: FunctionNode | None) -> bool:
+    return stop is None or any(a is stop for a in ctx.ancestors(node))
+
+
+def _references(ctx: ModuleContext, node: cst.CSTNode, name: cst.Name) -> list[cst.CSTNode] | None:
+    """The loads that may read the binding a ``def`` (or an alias assignment) makes, less
+    those of the same code that a later binding of the name takes over (a notebook cell run
+    again, edited)."""
     scope = ctx.scope(node)
-    if not isinstance(scope, GlobalScope) or ctx.enclosing_function(node) is not None:
-        return False
-    loops = {id(a) for a in ctx.ancestors(at) if isinstance(a, cst.For | cst.While)}
-    if isinstance(at, cst.For | cst.While):
-        loops.add(id(at))
-    calls = 0
-    name = node.name.value
-    bindings = sorted((a for a in scope[name] if isinstance(a, Assignment)), key=lambda a: a.index)
-    # `ds.map(parse)` traces `parse` there; the dataset may run later, so that counts only
-    # when the function is defined again after the change (a notebook's new pipeline).
-    redefined = any(
-        isinstance(b.node, cst.FunctionDef)
-        and b.node is not node
-        and ctx.line(b.node) > rebinding.line
-        for b in bindings
+    binding = next(
+        (a for a in (scope[name.value] if scope else ()) if getattr(a, "node", None) is node),
+        None,
     )
-    for access in scope.accesses[name]:
-        ref = access.node
-        latest = [b for b in bindings if b.index < access.index]
-        if latest and latest[-1].node is not node and ctx.enclosing_function(ref) is None:
-            continue  # a later `def` of the same name (a notebook cell run again, edited)
-        call = ctx.parent(ref)
-        if not (isinstance(call, cst.Call) and call.func is ref) and not (
-            redefined and _traced_here(ctx, ref)
-        ):
-            return False  # passed on as a value: it may be called anywhere
-        if ctx.enclosing_function(ref) is not None or ctx.line(ref) >= rebinding.line:
-            return False
-        if any(id(a) in loops for a in ctx.ancestors(ref)):
-            return False  # the same loop rebinds it before the next call
-        calls += 1
-    return calls > 0
+    if binding is None:
+        return None
+    later = [
+        a.index
+        for a in binding.scope[name.value]
+        if a.scope is binding.scope and a.index > binding.index
+    ]
+    return [
+        access.node
+        for access in binding.references
+        if access.scope is not binding.scope or not any(i < access.index for i in later)
+    ]
+
+
+def _sites(
+    ctx: ModuleContext, ref: cst.CSTNode, fn: FunctionNode, changed: int
+) -> list[cst.CSTNode] | None:
+    """Where ``ref`` (the function, a lambda, a ``tf.function`` of it) traces or runs it: a
+    call; a hand-over to graph control flow or ``strategy.run``, which call it right there
+    and keep nothing; a ``tf.function(ref)`` called at once, or bound to a name and used as
+    such; ``ds.map(ref)`` or ``ref.get_concrete_function()`` (traced there, the graph kept)
+    only when the function is defined again after the change at line ``changed``, the new
+    pipeline taking over (a notebook's next cell).  None: passed on, it may run anywhere."""
+    parent = ctx.parent(ref)
+    if isinstance(parent, cst.Call) and parent.func is ref:
+        return [ref]
+    if isinstance(parent, cst.Assign) and parent.value is ref and not isinstance(ref, cst.Name):
+        # `fn = lambda t: ...`, `step = tf.function(f)`: used where the name is.
+        if len(parent.targets) != 1 or not isinstance(parent.targets[0].target, cst.Name):
+            return None
+        target = parent.targets[0].target
+        return _gather(ctx, _references(ctx, target, target), fn, changed)
+    if _traced_here(ctx, ref):
+        redefined = isinstance(fn, cst.FunctionDef) and _redefined(ctx, fn, changed)
+        return [ref] if redefined else None
+    if not isinstance(parent, cst.Arg) or parent.value is not ref:
+        return None
+    call = ctx.parent(parent)
+    if not isinstance(call, cst.Call):
+        return None
+    code = traced_of(ctx)
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in STRATEGY_RUN:
+        now = call.args[0] is parent and code.is_strategy(func.value)
+        return [ref] if now else None
+    res = code.resolve(func)
+    if any(res.is_(k) for k in CONTROL_FLOW if k not in _KEEPS_CALLABLE):
+        return [ref]
+    if code.is_tf_function(func):
+        return _sites(ctx, call, fn, changed)
+    return None
+
+
+def _gather(
+    ctx: ModuleContext, refs: list[cst.CSTNode] | None, fn: FunctionNode, changed: int
+) -> list[cst.CSTNode] | None:
+    if not refs:
+        return None  # read by no name in sight: it may be used anywhere
+    out: list[cst.CSTNode] = []
+    for ref in refs:
+        sites = _sites(ctx, ref, fn, changed)
+        if sites is None:
+            return None
+        out.extend(sites)
+    return out
+
+
+# Return a wrapper that runs the callable later, wherever it goes.
+_KEEPS_CALLABLE = frozenset({"tensorflow.recompute_grad"})
+
+
+def _redefined(ctx: ModuleContext, fn: cst.FunctionDef, changed: int) -> bool:
+    scope = ctx.scope(fn)
+    if scope is None:
+        return False
+    return any(
+        isinstance(b.node, cst.FunctionDef) and b.node is not fn and ctx.line(b.node) > changed
+        for b in scope[fn.name.value]
+    )
 
 
 def _only_called_after(ctx: ModuleContext, fn: TracedFunction, found: list[Assignment]) -> bool:
@@ -367,6 +531,41 @@ def _traced_here(ctx: ModuleContext, ref: cst.CSTNode) -> bool:
         and isinstance(call.func, cst.Attribute)
         and call.func.attr.value in DATASET_CALLBACK_METHODS
     )
+
+
+def _same_constant(ctx: ModuleContext, found: list[Assignment]) -> bool:
+    """Every binding is ``name = <the same constant>`` (a literal, an expression of literals,
+    a TensorFlow or NumPy constant such as ``tf.float32``): whichever one a trace read, the
+    graph holds the value every later one sets."""
+    codes = set()
+    for a in found:
+        if not isinstance(a.node, cst.Name):
+            return False
+        value = assigned_value(ctx, a.node, with_items=False)
+        if value is None or not _constant(ctx, value):
+            return False
+        codes.add(ctx.code(value))
+    return len(codes) == 1
+
+
+def _constant(ctx: ModuleContext, expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString):
+        return True
+    if isinstance(expr, cst.ConcatenatedString):
+        return _constant(ctx, expr.left) and _constant(ctx, expr.right)
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    if isinstance(expr, cst.UnaryOperation):
+        return _constant(ctx, expr.expression)
+    if isinstance(expr, cst.BinaryOperation):
+        return _constant(ctx, expr.left) and _constant(ctx, expr.right)
+    if isinstance(expr, cst.Tuple):
+        return all(_constant(ctx, el.value) for el in expr.elements)
+    if isinstance(expr, cst.Attribute):
+        # `tf.float32`, `np.float64`: a dtype or a constant of the library, not state.
+        res = ctx.resolve(expr)
+        return res.startswith("tensorflow.", "numpy.") and not res.startswith("tensorflow.keras.")
+    return False
 
 
 def _definition_end(ctx: ModuleContext, fn: FunctionNode, stop: FunctionNode | None) -> int:

@@ -1,0 +1,236 @@
+"""TFG109: a rebinding harms only a traced function that something uses after it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import dedent, expected, found, notebook
+from tflint_graph import lint_notebook
+
+
+def tfg109(source: str, path: str = "example.py") -> set[tuple[int, str]]:
+    return {(line, code) for line, code in found(source, path) if code == "TFG109"}
+
+
+# Each source marks its expected findings; everything unmarked must stay silent.
+CASES = {
+    "strategy_run_before_the_rebinding": """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+        @tf.function
+        def train_step(x):
+            return model(x)
+
+        for _ in range(10):
+            strategy.run(train_step, args=(tf.ones([1, 2]),))
+
+        model = tf.keras.models.load_model("phase1.keras")
+
+        @tf.function
+        def train_step(x):
+            return model(x) * 2
+
+        strategy.run(train_step, args=(tf.ones([1, 2]),))
+        """,
+    "strategy_run_after_the_rebinding": """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+        @tf.function
+        def train_step(x):
+            return model(x)  # TFG109
+
+        strategy.run(train_step, args=(tf.ones([1, 2]),))
+        model = tf.keras.models.load_model("phase1.keras")
+        strategy.run(train_step, args=(tf.ones([1, 2]),))
+        """,
+    "a_call_earlier_in_the_loop_that_rebinds": """
+        import tensorflow as tf
+
+        scale = 1.0
+
+        @tf.function
+        def step(x):
+            return x * scale  # TFG109
+
+        for epoch in range(3):
+            step(tf.ones([2]))
+            scale = scale * 0.5
+        """,
+    "used_through_a_wrapper_called_before_the_rebinding": """
+        import numpy as np
+        import tensorflow as tf
+
+        dtype = tf.float64
+
+        def pricer_fn(x):
+            return tf.cast(x, dtype) * 2
+
+        @tf.function
+        def vectorized_pricer(xs):
+            return tf.vectorized_map(pricer_fn, xs)
+
+        prices = vectorized_pricer(tf.ones([3]))
+
+        for _ in range(100):
+            dtype = np.float32
+            other = tf.ones([3], dtype=dtype)
+        """,
+    "used_through_a_wrapper_called_after_the_rebinding": """
+        import tensorflow as tf
+
+        factor = 2.0
+
+        def scaled(x):
+            return x * factor  # TFG109
+
+        @tf.function
+        def batch(xs):
+            return tf.vectorized_map(scaled, xs)
+
+        batch(tf.ones([3]))
+        factor = 3.0
+        batch(tf.ones([3]))
+        """,
+    "used_from_a_method": """
+        import tensorflow as tf
+
+        factor = 2.0
+
+        @tf.function
+        def scaled(x):
+            return x * factor  # TFG109
+
+        class Runner:
+            def run(self, x):
+                return scaled(x)
+
+        scaled(tf.ones([3]))
+        factor = 3.0
+        """,
+    "a_stored_tf_function_called_after_the_rebinding": """
+        import tensorflow as tf
+
+        factor = 2.0
+
+        def scaled(x):
+            return x * factor  # TFG109
+
+        fast = tf.function(scaled)
+        fast(tf.ones([3]))
+        factor = 3.0
+        fast(tf.ones([3]))
+        """,
+    "closures_traced_at_once_before_the_local_changes": """
+        import tensorflow as tf
+
+        def surface(grid, times):
+            grid = tf.expand_dims(grid, 0)
+
+            def map_times(ts):
+                def at(t):
+                    return tf.transpose(grid) * t
+
+                return tf.vectorized_map(at, ts)
+
+            def map_grad(ts):
+                def at(t):
+                    return tf.transpose(grid) * t
+
+                fn_grad = lambda t: tf.math.square(at(t))
+                return tf.vectorized_map(fn_grad, ts)
+
+            values = map_times(times)
+            grads = map_grad(times)
+            grid = tf.squeeze(grid)
+            return values, grads, grid
+        """,
+    "a_closure_used_again_after_the_local_changes": """
+        import tensorflow as tf
+
+        def surface(grid, times):
+            grid = tf.expand_dims(grid, 0)
+
+            def map_times(ts):
+                def at(t):
+                    return grid * t  # TFG109
+
+                return tf.vectorized_map(at, ts)
+
+            first = map_times(times)
+            grid = grid * 2
+            return first, map_times(times)
+        """,
+    "a_closure_in_a_loop_that_changes_the_local": """
+        import tensorflow as tf
+
+        def train(xs):
+            rate = 0.1
+            step = tf.function(lambda x: x * rate)  # TFG109
+            for x in xs:
+                step(x)
+                rate = rate / 2
+        """,
+    "set_again_to_the_same_constant": """
+        import tensorflow as tf
+
+        num_samples = 200000
+
+        @tf.function
+        def sample(seed):
+            return tf.random.stateless_normal([num_samples], seed)
+
+        sample(tf.constant([1, 2]))
+        num_samples = 200000
+        sample(tf.constant([1, 2]))
+        """,
+    "set_again_to_another_constant": """
+        import tensorflow as tf
+
+        num_samples = 200000
+
+        @tf.function
+        def sample(seed):
+            return tf.random.stateless_normal([num_samples], seed)  # TFG109
+
+        sample(tf.constant([1, 2]))
+        num_samples = 1000
+        sample(tf.constant([1, 2]))
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case(name: str) -> None:
+    source = dedent(CASES[name])
+    assert tfg109(source) == expected(source)
+
+
+def test_notebook_cells_in_order() -> None:
+    # Phase 1 trains with `train_step`, a later cell reloads the model and defines the
+    # phase-2 step: nothing runs the phase-1 graph with the new model.  The evaluation step
+    # is run again after its metric is replaced, and is reported.
+    source = notebook(
+        "import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy()\n"
+        "generator = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
+        "metric = tf.keras.metrics.Mean()",
+        "@tf.function\ndef train_step(x):\n    return generator(x)\n\n"
+        "@tf.function\ndef eval_step(x):\n    metric(x)\n    return x",
+        "for _ in range(3):\n    strategy.run(train_step, args=(tf.ones([1, 2]),))\n"
+        "    strategy.run(eval_step, args=(tf.ones([1, 2]),))",
+        "generator = tf.keras.models.load_model('phase1.keras')\nmetric = tf.keras.metrics.Mean()",
+        "@tf.function\ndef train_step(x):\n    return generator(x) * 2",
+        "strategy.run(train_step, args=(tf.ones([1, 2]),))\n"
+        "strategy.run(eval_step, args=(tf.ones([1, 2]),))",
+    )
+    got = [
+        (f.cell, f.line, f.message.split()[0])
+        for f in lint_notebook(source, "train.ipynb")
+        if f.code == "TFG109"
+    ]
+    assert got == [(2, 7, "metric")]
