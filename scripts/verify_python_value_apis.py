@@ -180,6 +180,12 @@ def _cases() -> list[Case]:
     add("tf.nn.moments", lambda a: a.tf.nn.moments(a.x, [0]))
     add("tf.nn.weighted_moments", lambda a: a.tf.nn.weighted_moments(a.x, [0], a.x))
     add("tf.nn.normalize_moments", lambda a: a.tf.nn.normalize_moments(a.v[0], a.v, a.v, None))
+    add(
+        "tf.nn.fused_batch_norm",
+        lambda a: a.tf.compat.v1.nn.fused_batch_norm(
+            a.tf.ones([1, 2, 2, 3]), a.tf.ones([3]), a.tf.zeros([3])
+        ),
+    )
     add("tf.nn.top_k", lambda a: a.tf.nn.top_k(a.x, 2))
     add("tf.math.top_k", lambda a: a.tf.math.top_k(a.x, 2))
     add("tf.math.approx_max_k", lambda a: a.tf.math.approx_max_k(a.x, 2))

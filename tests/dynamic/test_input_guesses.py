@@ -151,6 +151,26 @@ MODULES = {
             tf.config.run_functions_eagerly(False)
             return eager
         """,
+    # A factory that builds the training step and returns it (with a closure of its own).
+    "factory.py": """
+        import tensorflow as tf
+
+
+        def make_step(scale):
+            count = 0
+
+            @tf.function
+            def step(inputs, target):
+                nonlocal count
+                count += 1  # TFG105
+                return tf.reduce_mean(inputs * scale - target)
+
+            return step, (lambda: count)
+
+
+        if __name__ == "__main__":
+            step, done = make_step(2.0)
+        """,
     # A script beside the package, importing it as it does when run from the checkout.
     "tools/__init__.py": "",
     "mypkg/__init__.py": "",
@@ -227,3 +247,8 @@ def test_only_the_indices_became_integers(run: dict) -> None:
 
 def test_nothing_is_written_outside_the_scratch_folder(run: dict) -> None:
     assert not Path("/nonexistent-tflint-graph-logs").exists()
+
+
+def test_a_factory_is_called_with_the_module_s_own_arguments(run: dict) -> None:
+    dynamic = run[("factory.py", 10, "TFG105")]["dynamic"]
+    assert "make_step(2.0)" in dynamic["evidence"], dynamic

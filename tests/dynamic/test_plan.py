@@ -1857,3 +1857,39 @@ def test_counters_are_small_integer_scalars() -> None:
     _, epoch, ids = target.attempts[0].args
     assert epoch == TensorSpecLite("int32", (), values=(1, 4))
     assert ids.dtype == "int32" and ids.values == (0, 2)
+
+
+def test_a_tf_function_a_factory_returns_is_reached_through_the_factory() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        def make_step(scale):
+            @tf.function
+            def step(x):
+                print("step")
+                return x * scale
+
+            return step
+
+
+        def make_hidden(scale):
+            @tf.function
+            def hidden(x):
+                print("hidden")
+                return x * scale
+
+            hidden(tf.ones([2]))
+
+
+        step = make_step(2.0)
+        """
+    )
+    plan, _ = plan_for(source)
+    target = only_target(plan, "make_step")
+    assert (target.kind, target.inner) == ("factory", "step")
+    assert target.ctor == (SourceExpr("2.0"),)
+    assert target.attempts[0].args == (f32(*GUESSED_SHAPES[0]),)
+    line = line_of(source, 'print("hidden")')
+    assert_unverified(plan, (line, "TFG101"), "nested function")

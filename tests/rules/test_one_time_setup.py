@@ -51,6 +51,34 @@ CASES = {
                 self._count("words", tf.size(x, out_type=tf.int64))
                 return x
     """,
+    "an entry created once per key in a store the caller passes": """
+        import tensorflow as tf
+        from tensorflow.python.framework import ops
+
+        def _shadow_of(params, name):
+            with ops.init_scope():
+                shadow = params._store.get(name, None)
+                if shadow is None:
+                    shadow = tf.Variable(tf.zeros([2]), trainable=False)
+                    params._store[name] = shadow
+            return shadow
+
+        @tf.function
+        def lookup(params, ids):
+            return tf.gather(_shadow_of(params, "emb"), ids)
+    """,
+    "a lookup in a dict made in the same call guards nothing": """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x, name):
+            store = {}
+            counter = store.get(name)
+            if counter is None:
+                counter = tf.Variable(0.0)  # TFG205
+                store[name] = counter
+            return x
+    """,
     "a lookup whose entry is never stored creates a variable per trace": """
         import tensorflow as tf
 

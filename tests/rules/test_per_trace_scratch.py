@@ -136,6 +136,38 @@ CASES = {
         worker.update(tf.ones([2]))
         print(worker.test)
     """,
+    "a list filled in call and emptied at its end": """
+        import tensorflow as tf
+
+        class DenseBlock(tf.keras.layers.Layer):
+            def __init__(self, layers):
+                super().__init__()
+                self.blocks = layers
+                self.features = []
+
+            def call(self, x):
+                self.features.append(x)
+                for block in self.blocks:
+                    self.features.append(block(x))
+                    x = tf.concat(self.features, axis=-1)
+                self.features.clear()
+                return x
+    """,
+    "emptied at the end, but an early return skips it": """
+        import tensorflow as tf
+
+        class DenseBlock(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.features = []
+
+            def call(self, x, training=None):
+                self.features.append(x)  # TFG102
+                if training:
+                    return x
+                self.features.clear()  # TFG102
+                return x
+    """,
     "a dead write": """
         import tensorflow as tf
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
-from tflint_graph.model.context import TracedFunction
+from tflint_graph.model import walk
+from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
 from tflint_graph.model.state import owning_class, readers
 from tflint_graph.model.values import (
     Owner,
@@ -134,6 +135,8 @@ def step(x, outputs=[]):
             return True
         if traced_of(ctx).self_is_fresh(fn):
             return False  # `self` is an object the traced caller made in this call
+        if _emptied_at_the_end(ctx, fn.node, receiver.attr.value, node):
+            return False  # filled and emptied within each call: what a trace leaves is empty
         cls = owning_class(ctx, fn.node)
         if cls is None or not self._reset_before(cls, receiver.attr.value, node, fn):
             return True
@@ -238,6 +241,69 @@ def step(x, outputs=[]):
         targets = node.target.elements if isinstance(node.target, cst.Tuple) else []
         for t in [el.value for el in targets] or [node.target]:
             self._check_item_target(t, fn)
+
+
+def _emptied_at_the_end(ctx: ModuleContext, fn: FunctionNode, attr: str, node: cst.CSTNode) -> bool:
+    """After ``node``, ``fn``'s body empties ``self.attr`` (``self.features.clear()``,
+    ``self.x = []``) on every path: no ``return`` or ``raise`` comes before that statement, so
+    each call fills the container and leaves it empty, as an eager call would."""
+    if not isinstance(fn, cst.FunctionDef) or not isinstance(fn.body, cst.IndentedBlock):
+        return False
+    after = ctx.source_order(node)
+    for stmt in fn.body.body:
+        if _empties(stmt, attr) and (
+            ctx.source_order(stmt) > after or any(a is stmt for a in ctx.ancestors(node))
+        ):
+            return True  # later, or the emptying itself
+        if _exits(stmt):
+            return False
+    return False
+
+
+def _empties(stmt: cst.BaseStatement, attr: str) -> bool:
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+
+    def on_self(expr: cst.BaseExpression) -> bool:
+        return (
+            isinstance(expr, cst.Attribute)
+            and expr.attr.value == attr
+            and isinstance(expr.value, cst.Name)
+            and expr.value.value == "self"
+        )
+
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        func = small.value.func
+        return (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "clear"
+            and not small.value.args
+            and on_self(func.value)
+        )
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        value = small.value
+        empty = isinstance(value, cst.List | cst.Dict) and not value.elements
+        return empty and on_self(small.targets[0].target)
+    return False
+
+
+class _Exits(walk.Visitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+            return False
+        if isinstance(node, cst.Return | cst.Raise):
+            self.found = True
+        return not self.found
+
+
+def _exits(stmt: cst.BaseStatement) -> bool:
+    exits = _Exits()
+    exits.walk(stmt)
+    return exits.found
 
 
 def _fixed_key(key: cst.BaseExpression) -> bool:

@@ -1018,6 +1018,8 @@ class TargetCaller:
                 raise Unreachable(f"{target['path']} not found in the module")
         if not callable(obj):
             raise Unreachable(f"{target['path']} is not callable")
+        if self.kind == "factory":
+            obj = self._built_by(obj, ctor, ctor_kwargs)
         options = target.get("options", {})
         if self.kind == "keras_call":
             layer = self.owner
@@ -1035,10 +1037,27 @@ class TargetCaller:
             )
         elif self.kind in ("map", "caller") or hasattr(obj, "experimental_get_tracing_count"):
             self.fn = obj  # a caller runs as plain Python: the eager code a finding is about
-        elif self.kind == "function":
+        elif self.kind in ("function", "factory"):
             raise Unreachable(f"{target['path']} is not a tf.function")
         else:
             self.fn = tf.function(obj, autograph=options.get("autograph", True))
+
+    def _built_by(self, factory: Any, ctor: list[Any], ctor_kwargs: dict[str, Any]) -> Any:
+        """The tf.function named ``inner`` that calling ``factory`` returns (alone, or in a
+        tuple or list)."""
+        inner = self.target.get("inner", "")
+        try:
+            made = factory(*ctor, **ctor_kwargs)
+        except (Exception, SystemExit) as exc:
+            raise Unreachable(
+                f"{self.target['path']}() could not be called to build {inner}() "
+                f"({type(exc).__name__}: {_first_line(str(exc))[:120]})"
+            ) from exc
+        for item in made if isinstance(made, tuple | list) else (made,):
+            python = getattr(item, "python_function", item)
+            if getattr(python, "__name__", None) == inner:
+                return item
+        raise Unreachable(f"{self.target['path']}() did not return {inner}()")
 
     def prepare(self, args: list[Any]) -> None:
         """Eager set-up Keras's own train function does first: compile, build, optimizer."""
@@ -1702,6 +1721,8 @@ def _adapted(
     exc = result["calls"][0].get("exception") or {}
     message = exc.get("detail") or exc.get("message", "")
     names = (target or {}).get("names") or []
+    if named := _named_operand(attempt, message, names):
+        return named
     if m := _ALLOWED_CLASH.search(message):
         return _retyped_one(attempt, *m.groups(), message=message, names=names)
     if m := _INPUT_CLASH.search(message):
@@ -1752,6 +1773,42 @@ _ALLOWED_CLASH = re.compile(
     r"Value passed to parameter '(\w+)' has DataType (\w+) not in list of allowed values: "
     r"([\w, ]+)"
 )
+
+
+# "... for '{{node sub}} = Sub[T=DT_FLOAT](dense/BiasAdd, target)' with input shapes: [2,3], [2]."
+_OPERANDS = re.compile(r"= \w+\[[^\]]*\]\(([^)]*)\)' with input shapes: ((?:\[[^\]]*\](?:, )?)+)")
+
+
+def _named_operand(
+    attempt: dict[str, Any], message: str, names: list[str]
+) -> dict[str, Any] | None:
+    """An op that combined a parameter's placeholder with another tensor of another shape
+    (``Sub(dense/BiasAdd, target)``, shapes ``[2,3], [2]``): that parameter takes the other
+    operand's shape.  A traced function's placeholders carry its parameters' names."""
+    m = _OPERANDS.search(message)
+    if not m or "shape" not in message.lower():
+        return None
+    operands = [o.strip() for o in m.group(1).split(",")]
+    shapes = [_dims(x) for x in re.findall(r"\[([^\]]*)\]", m.group(2))]
+    if len(operands) != 2 or len(shapes) != 2 or None in shapes:
+        return None
+    args = list(attempt["args"])
+    for mine, other in ((0, 1), (1, 0)):
+        name = operands[mine]
+        if name in names and operands[other] not in names and names.index(name) < len(args):
+            index = names.index(name)
+            spec = args[index]
+            wanted = shapes[other]
+            if spec["kind"] != "tensor" or spec["shape"] == wanted or wanted is None:
+                return None
+            args[index] = {
+                **spec,
+                "shape": wanted,
+                "relaxed": [None, *wanted[1:]] if wanted else [],
+            }
+            shown = ", ".join(_shown(a) for a in args)
+            return {**attempt, "shown": shown, "args": args}
+    return None
 
 
 def _retyped_one(

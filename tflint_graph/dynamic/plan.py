@@ -193,7 +193,9 @@ def plan_module(
         fallback: dict[str, Spec] = {}
         fallback_note = ""
         note = entry.note
-        own = calls.constructor(class_name) if class_name and calls is not None else None
+        factory = entry.kind == "factory"
+        maker = qualname if factory else class_name
+        own = calls.constructor(maker) if maker and calls is not None else None
         if ctor_example is not None:
             ctor, ctor_kwargs = tuple(ctor_example.args), dict(ctor_example.kwargs)
         else:
@@ -215,8 +217,8 @@ def plan_module(
                     fallback_note = guessed_note + ", as the module's own call failed"
                 note = _join(
                     note,
-                    f"constructed as {own.shown(class_name)}, as the module does on line "
-                    f"{own.line}",
+                    f"{'made' if factory else 'constructed'} as {own.shown(maker)}, as the "
+                    f"module does on line {own.line}",
                 )
             elif guessed_ctor:
                 ctor_kwargs = dict(guessed_ctor)
@@ -253,6 +255,7 @@ def plan_module(
                 timing="TFG401" in codes,
                 autograph=entry.autograph,
                 roles=roles,
+                inner=entry.inner,
                 names=tuple(
                     p.name.value
                     for group in _params(entry.node, method="." in qualname)
@@ -281,6 +284,9 @@ class _Entry:
     input_signature: cst.BaseExpression | None = None
     autograph: bool = True
     note: str = ""
+    # For a factory (``qualname`` names a module-level function that builds and returns a
+    # tf.function): the name of the function it returns, whose parameters the attempts fill.
+    inner: str = ""
 
 
 def _entry_for(ctx: ModuleContext, holder: TracedFunction | None, finding: Finding) -> _Entry | str:
@@ -310,6 +316,9 @@ def _entry_for(ctx: ModuleContext, holder: TracedFunction | None, finding: Findi
     reach = _reach(ctx, root)
     if not isinstance(reach, str):
         return _Entry(root.node, *reach, root.input_signature, root.autograph)
+    factory = _factory_entry(ctx, root)
+    if factory is not None:
+        return factory
     # The root cannot be called: take the outermost callable function below it.
     for fn in reversed(chain[:-1]):
         if isinstance(fn.node, cst.FunctionDef):
@@ -323,6 +332,41 @@ def _entry_for(ctx: ModuleContext, holder: TracedFunction | None, finding: Findi
                     note=f"via tf.function({below[1]}()): {reach}",
                 )
     return reach
+
+
+def _factory_entry(ctx: ModuleContext, root: TracedFunction) -> _Entry | None:
+    """A tf.function defined inside a module-level function that returns it (alone or in
+    a tuple: ``return train_step, steps_done``), as training-loop factories do: the child
+    calls the factory, with the arguments the module's own code passes it, and takes the
+    returned function by name."""
+    node = root.node
+    if not isinstance(node, cst.FunctionDef):
+        return None
+    outer = ctx.enclosing_function(node)
+    if not isinstance(outer, cst.FunctionDef) or not isinstance(ctx.parent(outer), cst.Module):
+        return None
+    if ctx.enclosing_function(outer) is not None or not any(
+        node.name.value in _returned_names(ret) for ret in _Nodes(cst.Return).of_node(outer)
+    ):
+        return None
+    return _Entry(
+        node,
+        "factory",
+        outer.name.value,
+        root.input_signature,
+        root.autograph,
+        note=f"built by {outer.name.value}()",
+        inner=node.name.value,
+    )
+
+
+def _returned_names(ret: cst.CSTNode) -> set[str]:
+    value = ret.value if isinstance(ret, cst.Return) else None
+    items = value.elements if isinstance(value, cst.Tuple | cst.List) else ()
+    names = {e.value.value for e in items if isinstance(e.value, cst.Name)}
+    if isinstance(value, cst.Name):
+        names.add(value.value)
+    return names
 
 
 def _caller_entry(ctx: ModuleContext, finding: Finding) -> _Entry | str:
@@ -389,6 +433,13 @@ class _Nodes(walk.Visitor):
 
     def of(self, module: cst.Module) -> list[cst.CSTNode]:
         self.walk(module)
+        return self.found
+
+    def of_node(self, node: cst.FunctionDef) -> list[cst.CSTNode]:
+        """In ``node``'s own body, not in the functions it defines."""
+        for stmt in node.body.body:
+            if not isinstance(stmt, cst.FunctionDef | cst.ClassDef):
+                self.walk(stmt)
         return self.found
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -776,7 +827,7 @@ def _attempts(
     if calls is not None and kind != "map" and any(d is None for d in described):
         # A Python value the module's own calls pass (`augment(image, 0.5)`) is no tensor.
         # The name the module calls it by (a lambda bound to a name has no name of its own).
-        called = entry.qualname.rpartition(".")[2]
+        called = entry.inner or entry.qualname.rpartition(".")[2]
         literals = calls.literals(called, names, method=method)
         described = [
             PyValue(literals[n]) if d is None and _plain(literals.get(n, _NO_VALUE)) else d

@@ -256,6 +256,8 @@ class Target:
     # The names of the parameters the attempts fill (positional, then keyword-only): a
     # TensorFlow error names the placeholder it rejects, which carries the name.
     names: tuple[str, ...] = ()
+    # ``factory``: the name of the tf.function the factory ``path`` returns.
+    inner: str = ""
     # How the target was reached when that is not obvious ("via tf.function(helper())...").
     note: str = ""
     # TFG303: (call line, parameter, positional index or None, "int"/"float"/"str") to stage
@@ -358,6 +360,7 @@ def params_for(
                 ],
                 "roles": list(t.roles),
                 "names": list(t.names),
+                "inner": t.inner,
                 "stale": list(t.stale),
                 "eager_diff": t.eager_diff,
                 "shapes": t.shapes,

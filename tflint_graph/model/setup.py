@@ -473,8 +473,8 @@ _LOOKUPS = frozenset({"get"})
 def _looked_up(
     ctx: ModuleContext, found: list[Assignment], own: Scope | None
 ) -> Iterator[cst.BaseExpression]:
-    """The containers on ``self`` a local was read from, when every binding of it in the
-    function is such a lookup (``counter = self._counters.get(name)``)."""
+    """The containers on an object (``self``, a parameter) a local was read from, when every
+    binding of it in the function is such a lookup (``counter = self._counters.get(name)``)."""
     out = []
     for binding in found:
         if binding.scope is not own or not isinstance(binding.node, cst.Name):
@@ -486,7 +486,8 @@ def _looked_up(
             isinstance(value, cst.Call)
             and isinstance(value.func, cst.Attribute)
             and value.func.attr.value in _LOOKUPS
-            and (dotted(value.func.value) or "").startswith(("self.", "cls."))
+            # A container on an object (`self._cache`, `params._store`), not a fresh dict.
+            and "." in (dotted(value.func.value) or "")
         ):
             out.append(value.func.value)
         elif not any(isinstance(anc, cst.If) for anc in ctx.ancestors(binding.node)):

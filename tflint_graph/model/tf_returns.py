@@ -105,6 +105,7 @@ RETURNS: Mapping[str, str] = {
     "tensorflow.nn.moments": "sequence",
     "tensorflow.nn.weighted_moments": "sequence",
     "tensorflow.nn.normalize_moments": "sequence",
+    "tensorflow.nn.fused_batch_norm": "sequence",  # tf.compat.v1.nn: (y, mean, variance)
     "tensorflow.nn.top_k": "sequence",
     "tensorflow.math.top_k": "sequence",
     "tensorflow.math.approx_max_k": "sequence",

@@ -226,10 +226,14 @@ def ends_in_exit(body: cst.BaseSuite) -> bool:
     return False
 
 
+# The public spelling and the one TensorFlow's own libraries use.
+_INIT_SCOPES = ("tensorflow.init_scope", "tensorflow.python.framework.ops.init_scope")
+
+
 def is_init_scope(ctx: ModuleContext, with_node: cst.With) -> bool:
     """``with tf.init_scope():`` — its body runs eagerly, once, outside the graph."""
     return any(
-        isinstance(item.item, cst.Call) and ctx.resolve(item.item.func).is_("tensorflow.init_scope")
+        isinstance(item.item, cst.Call) and ctx.resolve(item.item.func).is_(*_INIT_SCOPES)
         for item in with_node.items
     )
 
