@@ -171,6 +171,33 @@ MODULES = {
         if __name__ == "__main__":
             step, done = make_step(2.0)
         """,
+    # A mutable default shared by every call that does not pass one, filled while tracing;
+    # and a mask the body returns early without.
+    "defaults.py": """
+        import keras
+        import tensorflow as tf
+
+
+        def remember(name, value, registry={}):
+            registry.setdefault(name, []).append(value)  # TFG102
+            return registry
+
+
+        @tf.function
+        def step(x):
+            remember("x", x)
+            return x * 2.0
+
+
+        class MaskedPool(keras.layers.Layer):
+            def call(self, x, mask=None):
+                if mask is None:
+                    return tf.reduce_mean(x, axis=1)
+                count = tf.reduce_sum(tf.cast(mask, x.dtype))
+                if count > 0:  # TFG201
+                    return tf.reduce_sum(x, axis=1) / count
+                return tf.reduce_mean(x, axis=1)
+        """,
     # A script beside the package, importing it as it does when run from the checkout.
     "tools/__init__.py": "",
     "mypkg/__init__.py": "",

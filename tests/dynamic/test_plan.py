@@ -850,28 +850,6 @@ def test_lambda_dataset_callback_is_unverified() -> None:
     assert_unverified(plan, key, "lambda")
 
 
-def test_nested_tf_function_is_unverified() -> None:
-    source = src(
-        """
-        import tensorflow as tf
-
-
-        def make_step(scale):
-            @tf.function
-            def step(x):
-                print("step")
-                return x * scale
-
-            return step
-        """
-    )
-    plan, found = plan_for(source)
-    key = (line_of(source, "print("), "TFG101")
-    assert key in found
-    assert plan.targets == []
-    assert_unverified(plan, key, "nested")
-
-
 def test_class_defined_inside_a_function_is_unverified() -> None:
     source = src(
         """
@@ -1893,3 +1871,30 @@ def test_a_tf_function_a_factory_returns_is_reached_through_the_factory() -> Non
     assert target.attempts[0].args == (f32(*GUESSED_SHAPES[0]),)
     line = line_of(source, 'print("hidden")')
     assert_unverified(plan, (line, "TFG101"), "nested function")
+
+
+def test_an_optional_argument_the_body_returns_early_without_is_passed() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def pool(x, mask=None, lr=0.1):
+            if mask is None:
+                return tf.reduce_mean(x)
+            print("masked")
+            return tf.reduce_mean(tf.boolean_mask(x, mask))
+
+
+        @tf.function
+        def update(w, lr):
+            print("update")
+            return w * lr
+        """
+    )
+    plan, _ = plan_for(source)
+    first = only_target(plan, "pool").attempts[0]
+    assert set(first.kwargs) == {"mask"}
+    assert first.kwargs["mask"].dtype == "bool"
+    assert only_target(plan, "update").attempts[0].args[1] == PyValue(0.01)

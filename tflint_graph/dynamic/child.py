@@ -902,12 +902,30 @@ _MISSING = object()
 
 
 def _read_watch(watch: dict[str, Any], module: ModuleType, owner: Any) -> Any:
+    if watch["kind"] == "default":
+        return _default_of(module, watch["name"], watch["attr"])
     if watch["kind"] == "global":
         return getattr(module, watch["name"], _MISSING)
     if watch["kind"] == "self":
         return _MISSING if owner is None else getattr(owner, watch["attr"], _MISSING)
     base = getattr(module, watch["name"], _MISSING)
     return _MISSING if base is _MISSING else getattr(base, watch["attr"], _MISSING)
+
+
+def _default_of(module: ModuleType, qualname: str, param: str) -> Any:
+    """The default object of ``param`` of the module's function ``qualname`` (the same object
+    on every call that does not pass it)."""
+    obj: Any = module
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return _MISSING
+    fn = getattr(obj, "python_function", obj)  # a tf.function: the Python function it wraps
+    try:
+        default = inspect.signature(fn).parameters[param].default
+    except (KeyError, TypeError, ValueError):
+        return _MISSING
+    return _MISSING if default is inspect.Parameter.empty else default
 
 
 def _outputs(value: Any) -> list[Any]:

@@ -149,6 +149,7 @@ def plan_module(
     calls = _module_calls(tree)
     lines = source.splitlines()
     local_names: dict[Finding, frozenset[str]] = {}
+    defaults: dict[Finding, dict[str, str]] = {}
     by_entry: dict[cst.CSTNode, tuple[_Entry, list[Finding]]] = {}
     extras: dict[Finding, tuple[str, tuple[Any, ...]]] = {}
     switches = [f for f in wanted if f.code == "TFG402"]
@@ -179,7 +180,9 @@ def plan_module(
                 continue
         if extra is not None:
             extras[f] = extra
-        local_names[f] = _locals(holder.node if holder is not None else entry.node)
+        holder_node = holder.node if holder is not None else entry.node
+        local_names[f] = _locals(holder_node)
+        defaults[f] = _mutable_defaults(ctx, holder_node)
         by_entry.setdefault(entry.node, (entry, []))[1].append(f)
     for entry, found in sorted(
         by_entry.values(), key=lambda item: ctx.position(item[0].node).start.line
@@ -227,7 +230,7 @@ def plan_module(
             w
             for f in found
             if f.code in WATCH_CODES | {"TFG109"}
-            if (w := _watch(tree, lines, f, local_names[f])) is not None
+            if (w := _watch(tree, lines, f, local_names[f], defaults[f])) is not None
         )
         codes = {f.code for f in found}
         compiled = (
@@ -776,7 +779,43 @@ def _params(node: FunctionNode, method: bool) -> tuple[list[cst.Param], list[cst
         positional = positional[1:]
     required = [p for p in positional if p.default is None]
     keyword_only = [p for p in node.params.kwonly_params if p.default is None]
+    # `mask=None` with `if mask is None: return ...` first: the code after it (where the
+    # findings usually are) runs only when the caller passes one.
+    skipped = _returns_when_none(node)
+    keyword_only += [
+        p
+        for p in [*positional, *node.params.kwonly_params]
+        if p.default is not None and p.name.value in skipped
+    ]
     return required, keyword_only
+
+
+def _returns_when_none(node: FunctionNode) -> set[str]:
+    """Parameters the body tests first thing with ``if p is None: return ...``."""
+    if not isinstance(node, cst.FunctionDef) or not isinstance(node.body, cst.IndentedBlock):
+        return set()
+    found = set()
+    for stmt in node.body.body:
+        if not isinstance(stmt, cst.If):
+            continue
+        test = stmt.test
+        if (
+            isinstance(test, cst.Comparison)
+            and isinstance(test.left, cst.Name)
+            and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Is)
+            and isinstance(test.comparisons[0].comparator, cst.Name)
+            and test.comparisons[0].comparator.value == "None"
+            and stmt.orelse is None
+            and isinstance(stmt.body, cst.IndentedBlock)
+            and any(
+                isinstance(s, cst.SimpleStatementLine)
+                and any(isinstance(x, cst.Return) for x in s.body)
+                for s in stmt.body.body
+            )
+        ):
+            found.add(test.left.value)
+    return found
 
 
 def _annotation(ctx: ModuleContext, param: cst.Param) -> Spec | str | None:
@@ -901,6 +940,10 @@ _PER_EXAMPLE_NAME = re.compile(
     r"log_probs?|old_log_probs?)$"
 )
 _ACTION_NAME = re.compile(r"(^|_)(actions?|action_ids?)$")
+# Rates and coefficients: a Python number (an optimizer takes no tensor learning rate).
+_RATE_NAME = re.compile(
+    r"^(lr|learning_rate|\w+_rate|rate|temperature|momentum|weight_decay|epsilon|eps)$"
+)
 # Counters and counts a function takes as a number (an epoch, a step, a length limit).
 _COUNT_NAME = re.compile(
     r"^(epochs?|steps?|step_num|iterations?|iters?|global_step|batch_idx|timestep|"
@@ -935,6 +978,8 @@ def _role(name: str) -> str:
         return "ids"
     if _COUNT_NAME.search(name):
         return "count"
+    if _RATE_NAME.search(name):
+        return "rate"
     return "string" if _STRING_NAME.search(name) else "tensor"
 
 
@@ -1131,6 +1176,9 @@ def _guess(name: str, shape: tuple[int, ...], *, per_element: bool) -> Spec:
         return TensorSpecLite("float32", row)
     if role == "count":
         return TensorSpecLite("int32", (), values=(1, 4))
+    if role == "rate":
+        # A Python float, as a training script passes it (a map callback takes tensors).
+        return TensorSpecLite("float32", ()) if per_element else PyValue(0.01)
     if role == "ids":
         # Small ids are in range for any vocabulary: a batch of sequences at most.
         return TensorSpecLite("int32", shape[:2], values=(0, 2))
@@ -1154,8 +1202,34 @@ def _locals(fn: FunctionNode) -> frozenset[str]:
     return frozenset(p.name.value for p in every)
 
 
+def _mutable_defaults(ctx: ModuleContext, fn: FunctionNode) -> dict[str, str]:
+    """Parameters of ``fn`` whose default is a mutable container (``registry={}``): param ->
+    the function's qualified name, through which the child reads the one default object."""
+    if not isinstance(fn, cst.FunctionDef) or ctx.enclosing_function(fn) is not None:
+        return {}
+    cls = ctx.enclosing_class(fn)
+    if cls is not None and not isinstance(ctx.parent(cls), cst.Module):
+        return {}
+    qualname = f"{cls.name.value}.{fn.name.value}" if cls is not None else fn.name.value
+    params = [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]
+    return {
+        p.name.value: qualname
+        for p in params
+        if isinstance(p.default, cst.List | cst.Dict | cst.Set)
+        or (
+            isinstance(p.default, cst.Call)
+            and isinstance(p.default.func, cst.Name)
+            and p.default.func.value in ("list", "dict", "set")
+        )
+    }
+
+
 def _watch(
-    tree: ast.Module | None, lines: list[str], finding: Finding, local: frozenset[str]
+    tree: ast.Module | None,
+    lines: list[str],
+    finding: Finding,
+    local: frozenset[str],
+    defaults: Mapping[str, str] | None = None,
 ) -> Watch | None:
     if tree is None or not 0 < finding.line <= len(lines):
         return None
@@ -1170,6 +1244,9 @@ def _watch(
         found = _state_of(node, finding.code)
         if found is not None:
             kind, name, attr = found
+            if kind == "global" and name in (defaults or {}):
+                # `registry={}`: the one default object every call without it shares.
+                return Watch(finding.line, finding.code, "default", defaults[name], name)  # type: ignore[index]
             if kind != "self" and name in local:
                 return None
             return Watch(finding.line, finding.code, kind, name, attr)

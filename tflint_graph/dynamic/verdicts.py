@@ -202,8 +202,9 @@ class Attempt:
 @dataclass(frozen=True)
 class Watch:
     """State a finding claims changes at trace time only: a module global (``kind="global"``),
-    an attribute of the target's own object (``"self"``), or an attribute of a global
-    (``"global_attr"``)."""
+    an attribute of the target's own object (``"self"``), an attribute of a global
+    (``"global_attr"``), or the mutable default of a parameter (``"default"``: ``name`` the
+    function, ``attr`` the parameter)."""
 
     line: int
     code: str
@@ -215,6 +216,8 @@ class Watch:
     def label(self) -> str:
         if self.kind == "self":
             return f"self.{self.attr}"
+        if self.kind == "default":
+            return f"the default of {self.attr} in {self.name}()"
         return f"{self.name}.{self.attr}" if self.kind == "global_attr" else self.name
 
 
