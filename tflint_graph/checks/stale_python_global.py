@@ -9,7 +9,7 @@ from tflint_graph.core.finding import Severity
 from tflint_graph.core.vocabulary import CONTROL_FLOW, DATASET_CALLBACK_METHODS, STRATEGY_RUN
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
 from tflint_graph.model.scopes import Assignment, FunctionScope, GlobalScope, Scope
-from tflint_graph.model.values import assigned_value, declared_outer_names
+from tflint_graph.model.values import assigned_value, declared_outer_names, statement_of
 from tflint_graph.traced import traced_of
 
 
@@ -17,13 +17,6 @@ from tflint_graph.traced import traced_of
 class _Rebinding:
     line: int
     how: str
-
-
-def _statement_of(ctx: ModuleContext, node: cst.CSTNode) -> cst.CSTNode:
-    for anc in ctx.ancestors(node):
-        if isinstance(anc, cst.BaseSmallStatement | cst.BaseCompoundStatement):
-            return anc
-    return node
 
 
 def _branches(ctx: ModuleContext, node: cst.CSTNode, stop: cst.CSTNode | None) -> dict:
@@ -225,7 +218,7 @@ def keep(x):
                     continue  # lazy initialisation (`if X is None: X = ...`): set up once
                 name = holder.name.value if isinstance(holder, cst.FunctionDef) else "a lambda"
                 return _Rebinding(line, f"is reassigned in {name}()")
-            stmt = _statement_of(ctx, a.node)
+            stmt = statement_of(ctx, a.node)
             if isinstance(stmt, cst.AnnAssign) and stmt.value is None:
                 continue  # `x: float` declares, it does not bind
             if ctx.line(stmt) <= defined:
@@ -304,7 +297,7 @@ def _later_rebindings(
             if traced_of(ctx).setup.guarded(a.node, holder):
                 continue
             return None
-        stmt = _statement_of(ctx, a.node)
+        stmt = statement_of(ctx, a.node)
         if isinstance(stmt, cst.AnnAssign) and stmt.value is None:
             continue  # `x: float` declares, it does not bind
         if ctx.line(stmt) > defined:

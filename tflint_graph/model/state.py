@@ -21,7 +21,7 @@ from tflint_graph.model import walk
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.setup import CREATION_METHODS
-from tflint_graph.model.values import assigned_value, attributes_by_name
+from tflint_graph.model.values import assigned_value, attributes_by_name, statement_of
 
 _SELF = ("self", "cls")
 # Methods Keras calls from its own eager code, whoever else calls them in the project.
@@ -121,8 +121,8 @@ class AttributeReaders:
         for write in self._writes.get(read.attr.value, []):
             if write.function is not fn or ctx.code(write.node) != text:
                 continue
-            statement = _statement_of(ctx, write.node)
-            if statement is None or ctx.source_order(statement) > at:
+            statement = statement_of(ctx, write.node)
+            if statement is write.node or ctx.source_order(statement) > at:
                 continue
             if _inside(ctx, read, statement):
                 continue  # `self.x = self.x * k`: the read runs before this write
@@ -373,14 +373,6 @@ def read_before(
         if earlier and not known.assigned_first(read.node, fn):
             return True
     return False
-
-
-def _statement_of(ctx: ModuleContext, node: cst.CSTNode) -> cst.CSTNode | None:
-    """The small statement (or compound statement) holding ``node``."""
-    for anc in ctx.ancestors(node):
-        if isinstance(anc, cst.BaseSmallStatement | cst.BaseCompoundStatement):
-            return anc
-    return None
 
 
 def _inside(ctx: ModuleContext, node: cst.CSTNode, container: cst.CSTNode) -> bool:

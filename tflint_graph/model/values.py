@@ -238,6 +238,15 @@ def is_init_scope(ctx: ModuleContext, with_node: cst.With) -> bool:
     )
 
 
+def statement_of(ctx: ModuleContext, node: cst.CSTNode) -> cst.CSTNode:
+    """The innermost statement holding ``node`` (a small one, ``x = ...``, or a compound
+    one), or ``node`` itself outside any."""
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+            return anc
+    return node
+
+
 def calls_in(node: cst.CSTNode) -> list[cst.Call]:
     """Every call inside ``node`` (nested functions included), in source order."""
     below = walk.descendants(node)
