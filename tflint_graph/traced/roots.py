@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import libcst as cst
 
@@ -60,6 +61,10 @@ class Search:
         # models' steps (and the losses given to compile) may run eagerly, so do not guess.
         # Layers, Loss and Metric classes stay traced: they are used by other models too.
         self.keras_eager = _sets_run_eagerly(ctx, definitions)
+        # A notebook or script no other module can import, that never hands Keras anything
+        # to trace: its models and layers are only ever called eagerly (Keras 3 runs `call`
+        # as Python on eager tensors), so nothing of theirs is traced.
+        self.keras_untraced = _keras_never_traced(ctx, definitions)
 
     def root(
         self,
@@ -101,6 +106,8 @@ def keras_methods(search: Search) -> None:
     for cls in definitions.facts.classes:
         kinds = definitions.keras_kinds(cls)
         if not kinds or definitions.dynamic_layer(cls) or ("model" in kinds and search.keras_eager):
+            continue
+        if search.keras_untraced:
             continue
         wanted: list[str] = []
         for kind in ("model", "layer", "loss", "metric"):
@@ -311,6 +318,114 @@ class _RunEagerlyAssignment(walk.Visitor):
             )
             if name == "run_eagerly" and is_true(node.value):
                 self.found = True
+
+
+# What would make Keras itself trace an object's methods: fitting, evaluating, predicting,
+# compiling, building (tf_keras traces `call` for it), saving or exporting, the functional API,
+# a tf.function made of it.  (Traced code that calls a layer, a tf.data callback, reaches its
+# `call` as a callee all the same.)
+_TRACING_ENTRIES = frozenset(
+    {
+        "fit",
+        "fit_generator",
+        "compile",
+        "evaluate",
+        "evaluate_generator",
+        "predict",
+        "predict_generator",
+        "predict_on_batch",
+        "train_on_batch",
+        "test_on_batch",
+        "build",
+        "save",
+        "export",
+        "add_endpoint",
+        "Input",
+        "function",
+        "get_concrete_function",
+        "to_graph",
+    }
+)
+# Calls that trace the callables they are given: they trace a Keras object only when one of
+# those callables uses it.
+_CALLBACK_ENTRIES = frozenset(
+    {
+        "map",
+        "filter",
+        "flat_map",
+        "interleave",
+        "reduce",
+        "scan",
+        "while_loop",
+        "cond",
+        "switch_case",
+        "map_fn",
+        "vectorized_map",
+        "run",
+    }
+)
+
+
+def _keras_never_traced(ctx: ModuleContext, definitions: Definitions) -> bool:
+    path = Path(ctx.path)
+    if path.suffix == ".py" and path.stem.isidentifier():
+        return False  # another module may import its classes and fit them
+    keras = _keras_names(ctx, definitions)
+    for at, call in definitions.facts.calls:
+        func = call.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+        if name in _TRACING_ENTRIES:
+            return False
+        if name in _CALLBACK_ENTRIES and any(
+            _mentions(callee, keras)
+            for arg in call.args
+            for callee in _callables_of(definitions, arg.value, at)
+        ):
+            return False
+    return not any(
+        fn.decorators for fn in definitions.facts.functions if isinstance(fn, cst.FunctionDef)
+    )
+
+
+def _keras_names(ctx: ModuleContext, definitions: Definitions) -> set[str]:
+    """The module's Keras classes, and the names it binds to their instances."""
+    classes = {c for c in definitions.facts.classes if definitions.keras_kinds(c)}
+    names = {c.name.value for c in classes}
+    for stmt in ctx.module.body:
+        for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if (
+                isinstance(small, cst.Assign)
+                and isinstance(small.value, cst.Call)
+                and isinstance(small.value.func, cst.Name)
+                and small.value.func.value in names
+            ):
+                names |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
+    return names
+
+
+def _callables_of(
+    definitions: Definitions, expr: cst.BaseExpression, at: FunctionNode | None
+) -> list[cst.CSTNode]:
+    """A lambda given in place, or the module functions a name denotes (and an unknown
+    callable, which may be anything: the argument itself)."""
+    if isinstance(expr, cst.Lambda):
+        return [expr]
+    found: list[cst.CSTNode] = [fn for fn, _ in definitions.callables(expr, at)]
+    return found or [expr]
+
+
+class _Names(walk.Visitor):
+    def __init__(self) -> None:
+        self.found: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.found.add(node.value)
+
+
+def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
+    finder = _Names()
+    finder.walk(node)
+    return bool(finder.found & names)
 
 
 def _sets_run_eagerly(ctx: ModuleContext, definitions: Definitions) -> bool:
