@@ -106,3 +106,22 @@ def test_eager_switch_confirmed_only_for_the_flagged_line_left_on() -> None:
     # Another line switched it on: nothing about line 5.
     assert _switch([[9, True]], after=True).status == UNVERIFIED
     assert _switch([[5, True]], after=True, reloaded=False).status == UNVERIFIED
+
+
+def _caller(calls: list[dict[str, Any]]) -> Verdict:
+    target = Target("debug", ((12, "TFG402"),), kind="caller")
+    attempt = {"source": "guessed", "inputs": "no arguments", "calls": calls}
+    report = {"targets": [{"id": 0, "error": None, "attempts": [attempt], "chosen": 0}]}
+    return verdicts_from_report(report, [target])[(12, "TFG402")]
+
+
+def test_a_switch_to_eager_counts_when_the_eager_code_fails_later() -> None:
+    # find_first_nan() turns eager on, then fails to download its data: the switch happened.
+    raised = {"type": "Exception", "message": "URL fetch failure", "line": 14, "lines": [14]}
+    verdict = _caller([{"exception": raised, "lines": [12, 13, 14], "eager_after": True}])
+    assert verdict.status == CONFIRMED
+    assert "the call then raised Exception at line 14" in verdict.evidence
+    before = {"type": "Exception", "message": "no data", "line": 11, "lines": [11]}
+    assert _caller([{"exception": before, "lines": [11], "eager_after": False}]).status == (
+        UNVERIFIED
+    )

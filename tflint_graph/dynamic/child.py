@@ -1298,6 +1298,11 @@ def _usable(result: dict[str, Any], target: dict[str, Any]) -> bool:
     if first is None:
         return False
     exc = first["exception"]
+    if target["kind"] == "caller" and exc is not None:
+        # Eager code that fails later on (a dataset it cannot download) has done what a
+        # flagged line does by then: made its tf.function, switched to eager.
+        ran = set(first.get("lines", ()))
+        return any(line in ran for line, _ in target.get("findings", ()))
     if exc is None:
         # A tf.function that returns without ever tracing (left broken by an earlier failed
         # trace) showed nothing.

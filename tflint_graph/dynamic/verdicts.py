@@ -821,15 +821,21 @@ class _Judge:
         )
 
     def _caller_calls(self, line: int) -> tuple[list[dict[str, Any]], str | None]:
-        """The calls of the eager code that ran to the end, or why there are none."""
-        done = [c for c in self.calls if not c.get("exception")]
-        if not done:
-            exc = self.calls[0].get("exception") if self.calls else None
-            raised = f": {_raised(exc)}" if exc else ""
-            return [], f"calling {self.target.path}() as Python raised{raised}{self.suffix}"
-        if not any(line in c.get("lines", ()) for c in done):
-            return [], f"line {line} never ran over {len(done)} calls{self.suffix}"
-        return done, None
+        """The calls of the eager code in which the line ran (a call that raised later on
+        counts: what the line did was done), or why there are none."""
+        ran = [c for c in self.calls if line in c.get("lines", ())]
+        if not ran:
+            exc = next((c["exception"] for c in self.calls if c.get("exception")), None)
+            if exc:
+                return [], (
+                    f"calling {self.target.path}() as Python raised before line {line}: "
+                    f"{_raised(exc)}{self.suffix}"
+                )
+            return [], f"line {line} never ran over {len(self.calls)} calls{self.suffix}"
+        later = next((c["exception"] for c in ran if c.get("exception")), None)
+        if later:
+            self.suffix = f"; the call then raised {_raised(later)}" + self.suffix
+        return ran, None
 
     def _recreated(self, line: int) -> Verdict:
         """TFG302: each call of the function made a new tf.function at the line, and each
