@@ -46,6 +46,7 @@ import secrets
 import shutil
 import statistics
 import sys
+import threading
 import time
 import uuid
 import warnings
@@ -567,9 +568,12 @@ class Probe:
     def recording(self, phase: str) -> Iterator[None]:
         self.phase = phase
         sys.settrace(self._global)
+        # A distribution strategy runs each replica's step in a thread of its own.
+        threading.settrace(self._global)
         try:
             yield
         finally:
+            threading.settrace(None)  # type: ignore[arg-type]
             sys.settrace(None)
             self.phase = None
 
