@@ -368,8 +368,9 @@ _CALLBACK_ENTRIES = frozenset(
 
 def _keras_never_traced(ctx: ModuleContext, definitions: Definitions) -> bool:
     path = Path(ctx.path)
-    if path.suffix == ".py" and path.stem.isidentifier():
-        return False  # another module may import its classes and fit them
+    notebook = path.suffix == ".ipynb"
+    if not notebook and not (path.suffix == ".py" and not path.stem.isidentifier()):
+        return False  # another module may import its classes and fit them (stdin: unknown)
     keras = _keras_names(ctx, definitions)
     for at, call in definitions.facts.calls:
         func = call.func
