@@ -116,10 +116,14 @@ def main(argv: list[str] | None = None) -> int:
             f"| {label} | {med:.3f} | {min(wall[label]):.3f} | {med / base:.2f} | "
             f"{med_cpu:.3f} | {med_cpu / base_cpu:.2f} |"
         )
+    # Wall and CPU: on a machine shared with other jobs the wall-clock medians of runs this
+    # short are mostly waiting for a core, and the CPU ratios are the ones to read.
     print("\nTargets (issue 23), within 1.5x of flake8 with its default plugins:")
     for label, _, _ in rows[1:]:
         ratio = statistics.median(wall[label]) / base
-        print(bench_run.check(label, ratio <= 1.5, f"{ratio:.2f}x"))
+        ratio_cpu = statistics.median(cpu[label]) / base_cpu
+        print(bench_run.check(label, ratio <= 1.5, f"wall {ratio:.2f}x"))
+        print(bench_run.check(label, ratio_cpu <= 1.5, f"CPU {ratio_cpu:.2f}x"))
     return 0
 
 
