@@ -273,6 +273,15 @@ def test_flake8_on_a_file_unchanged_since_the_run_reads_its_findings(project: Pa
     assert noqa == cached and imported
 
 
+def test_a_one_file_run_answered_from_the_cache_does_not_import_libcst(project: Path) -> None:
+    # What a pre-commit hook runs on an unchanged file: the CLI, the cache and the record.
+    invoke(["."], project)
+    run = [sys.executable, "-X", "importtime", "-m", "tflint_graph", "utils.py"]
+    warm = subprocess.run(run, cwd=project, capture_output=True, text=True, timeout=120)
+    assert "utils.py:5:5: TFG101" in warm.stdout
+    assert "libcst" not in warm.stderr
+
+
 def test_flake8_with_a_configured_project_from_another_folder(tmp_path: Path) -> None:
     write_tree(tmp_path, {"pyproject.toml": "[tool.tflint-graph]\n", "train.py": TRAIN})
     write_tree(tmp_path, {"utils.py": UTILS})
