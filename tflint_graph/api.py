@@ -20,6 +20,8 @@ from tflint_graph.source.context import project_root
 from tflint_graph.source.dependencies import with_keras_version
 from tflint_graph.source.files import iter_python_files
 from tflint_graph.source.modules import forget_paths, real_path
+from tflint_graph.source.notebook import is_notebook
+from tflint_graph.source.reading import read_source
 
 _log = logging.getLogger("tflint_graph")
 
@@ -65,6 +67,36 @@ def project_view(path: str, config: Config) -> ProjectView | None:
         project_root(resolved)[0], str(real_path(resolved))
     )
     return analyses[-1][0] if analyses else None
+
+
+def recorded_findings(
+    path: str, source: str, config: Config, view: ProjectView
+) -> list[Finding] | None:
+    """What ``lint_source(source, path, config, view, noqa=False)`` returns, read from the
+    project's cache where a ``tflint-graph`` run stored that very analysis; None when it is
+    not there (the caller analyses).  Read-only: the flake8 plugin on a file unchanged since
+    the run needs neither libcst nor the rules.
+
+    The entry's key holds everything the analysis depends on (the file's bytes, the
+    configuration, ``view``, ``path`` as shown, the working directory), so a hit is that
+    analysis.  Stored findings are filtered by ``# noqa`` comments and the plugin's are not
+    (flake8 applies them): a source with any ``noqa`` in it is analysed instead, as is text
+    that is not the file's (unsaved, or line breaks that flake8 translated)."""
+    if "noqa" in source.lower() or is_notebook(path) or not os.path.isfile(path):
+        return None
+    file = Path(path)
+    cache = Cache(default_root([Path(os.path.abspath(path))]), config)
+    ticket = cache.ticket(file, path, view)
+    if ticket is None or read_source(file, path) != source:
+        return None
+    hit = cache.load(ticket)
+    try:
+        info = os.stat(file)  # the file read is the file hashed
+    except OSError:
+        return None
+    if hit is None or (info.st_size, info.st_mtime_ns, info.st_ino) != ticket.stamp:
+        return None
+    return hit[0]
 
 
 def lint_notebook(

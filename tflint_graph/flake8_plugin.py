@@ -20,7 +20,10 @@ is analysed with what that run told it about the rest of the project (its view: 
 other modules, their tf.functions, Keras bases, ...), so the plugin reports what that run
 reported for the file, for the text flake8 hands over.  The plugin only reads the cache,
 never writes it: flake8 may run several processes at once and on unsaved text, and a record
-must describe files on disk.  Without a record the file is analysed on its own.
+must describe files on disk.  Without a record the file is analysed on its own.  A file
+unchanged since that run (the same bytes, configuration, path and working directory) and
+without any ``noqa`` comment is answered from the findings the run stored for that very
+analysis (``api.recorded_findings``): no libcst, no rules, no analysis.
 
 flake8 knows its own ``# flake8: noqa`` but not ours: the plugin drops what a file-level
 ``# tflint-graph: noqa`` silences itself, so the file reads the same in every face.
@@ -35,7 +38,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from tflint_graph.api import project_view
+from tflint_graph.api import project_view, recorded_findings
 from tflint_graph.core.config import Config, ConfigError, find_config, load_file
 from tflint_graph.core.facts import ProjectView
 from tflint_graph.core.noqa import file_noqa_codes, source_lines
@@ -107,9 +110,16 @@ class Plugin:
             source = "".join(self._lines)
             config = _config_for(self._filename)
             view = _context_view(self._filename, config)
-            findings = analyse_source(
-                source, self._filename, config, view, noqa=False, python_tree=self._tree
-            )[0]
+            # A file unchanged since the project's run: its findings are in the cache.
+            findings = (
+                recorded_findings(self._filename, source, config, view)
+                if view is not None
+                else None
+            )
+            if findings is None:
+                findings = analyse_source(
+                    source, self._filename, config, view, noqa=False, python_tree=self._tree
+                )[0]
             silenced = file_noqa_codes(source_lines(source)) if findings else None
         except Exception as exc:  # an exception here would abort the whole flake8 run
             _log.warning(

@@ -6,6 +6,7 @@ project's cache.  The scenario of the issue: a pre-commit hook passes only the s
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -229,6 +230,56 @@ def test_flake8_sees_the_project_through_its_cache(project: Path) -> None:
     edited = _flake8("utils.py", project).stdout.splitlines()
     assert [line.split(": ")[0] for line in edited] == ["utils.py:5:5", "utils.py:6:5"]
     assert sorted(p.name for p in (project / ".tflint-graph-cache").rglob("*.json")) == entries
+
+
+# flake8 on utils.py in-process; stderr's last line says whether libcst was imported.
+_FLAKE8_IMPORTS = (
+    "import sys\n"
+    "from flake8.main.cli import main\n"
+    "try:\n"
+    "    main(['--isolated', '--select', 'TFG', 'utils.py'])\n"
+    "except SystemExit:\n"
+    "    pass\n"
+    "print('libcst' in sys.modules, file=sys.stderr)\n"
+)
+
+
+def _flake8_imports(cwd: Path, **env: str) -> tuple[str, bool]:
+    proc = subprocess.run(
+        [sys.executable, "-c", _FLAKE8_IMPORTS],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **env},
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.stdout, proc.stderr.strip().splitlines()[-1] == "True"
+
+
+def test_flake8_on_a_file_unchanged_since_the_run_reads_its_findings(project: Path) -> None:
+    # The run stored the very analysis the plugin would make (same bytes, configuration,
+    # view, path and working directory): the same findings, without libcst or the rules.
+    invoke(["."], project)
+    cached, imported = _flake8_imports(project)
+    assert cached.startswith("utils.py:5:5: TFG101 ") and not imported
+    # Another TFLINT_GRAPH_* switch is another key: analysed, with the same findings.
+    analysed, imported = _flake8_imports(project, TFLINT_GRAPH_OTHER_KEY="1")
+    assert analysed == cached and imported
+    # Stored findings had noqa comments applied, the plugin leaves them to flake8: analysed.
+    (project / "utils.py").write_text(UTILS + "# " + "noqa: E501\n", encoding="utf-8")
+    invoke(["."], project)
+    noqa, imported = _flake8_imports(project)
+    assert noqa == cached and imported
+
+
+def test_a_one_file_run_answered_from_the_cache_does_not_import_libcst(project: Path) -> None:
+    # What a pre-commit hook runs on an unchanged file: the CLI, the cache and the record.
+    invoke(["."], project)
+    run = [sys.executable, "-X", "importtime", "-m", "tflint_graph", "utils.py"]
+    warm = subprocess.run(run, cwd=project, capture_output=True, text=True, timeout=120)
+    assert "utils.py:5:5: TFG101" in warm.stdout
+    assert "libcst" not in warm.stderr
 
 
 def test_flake8_with_a_configured_project_from_another_folder(tmp_path: Path) -> None:

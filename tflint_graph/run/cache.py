@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import hashlib
 import json
 import os
@@ -499,7 +500,7 @@ class RunRecords:
             for name, digest in entry["outside"].items():
                 if _file_digest(Path(name)) != digest:
                     return None
-            if any(Path(name).is_file() for name in entry["absent"]):
+            if any(_is_file(name) for name in entry["absent"]):
                 return None
             files = entry["files"]
             if not isinstance(files, dict) or set(files) != set(ticket.stamps):
@@ -720,6 +721,28 @@ def _digest(parts: list[bytes]) -> str:
         digest.update(len(part).to_bytes(8, "big"))
         digest.update(part)
     return digest.hexdigest()
+
+
+# The errors ``Path.is_file`` takes for "no such file" (any other one propagates).
+_ABSENT_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+_ABSENT_WINERRORS = frozenset({21, 123, 1921})
+
+
+def _is_file(name: str) -> bool:
+    """``Path(name).is_file()`` without building a ``Path`` (``name`` is one already
+    normalised, as records write them): a record names thousands of absent files, and
+    building their paths was most of loading it."""
+    try:
+        return stat.S_ISREG(os.stat(name).st_mode)
+    except OSError as exc:
+        if (
+            exc.errno not in _ABSENT_ERRNOS
+            and getattr(exc, "winerror", None) not in _ABSENT_WINERRORS
+        ):
+            raise
+        return False
+    except ValueError:
+        return False
 
 
 def _stamp(info: os.stat_result) -> tuple[int, int, int]:
