@@ -125,3 +125,12 @@ def test_a_switch_to_eager_counts_when_the_eager_code_fails_later() -> None:
     assert _caller([{"exception": before, "lines": [11], "eager_after": False}]).status == (
         UNVERIFIED
     )
+
+
+def test_one_call_that_raised_neither_confirms_nor_refutes_a_recreated_function() -> None:
+    target = Target("build", ((9, "TFG302"),), kind="caller")
+    raised = {"type": "AttributeError", "message": "no attribute", "line": 11, "lines": [11]}
+    calls = [{"exception": raised, "lines": [9, 11], "created": [[9, 1]]}]
+    attempt = {"source": "guessed", "inputs": "float32[2,3]", "calls": calls}
+    report = {"targets": [{"id": 0, "error": None, "attempts": [attempt], "chosen": 0}]}
+    assert verdicts_from_report(report, [target])[(9, "TFG302")].status == UNVERIFIED

@@ -852,6 +852,14 @@ class _Judge:
                 f"{calls} made {len(made)} new tf.functions at line {line}, traced {traces} "
                 f"times in all: every call builds and traces a new graph{self.suffix}",
             )
+        if len(done) < 2:
+            # One call shows nothing about the next (it raised before the function was called
+            # again): no evidence either way.
+            return Verdict(
+                UNVERIFIED,
+                f"only {calls} ran line {line} (made {len(made)} tf.function there): a second "
+                f"call is needed to see a new one made{self.suffix}",
+            )
         if len(made) >= 2:
             return Verdict(
                 UNVERIFIED,
