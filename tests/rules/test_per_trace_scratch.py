@@ -168,6 +168,29 @@ CASES = {
                 self.features.clear()  # TFG102
                 return x
     """,
+    "which inputs a trace was given, read by eager code": """
+        import tensorflow as tf
+
+        class Forest(tf.keras.Model):
+            def call(self, inputs, weights=None):
+                self._weighted = weights is not None
+                self._feature_keys = sorted(list(inputs.keys()))
+                return tf.add_n([inputs[k] for k in self._feature_keys])
+
+            def describe(self):
+                return self._weighted, self._feature_keys
+    """,
+    "a tensor comparison stored for eager code is still reported": """
+        import tensorflow as tf
+
+        class Forest(tf.keras.Model):
+            def call(self, inputs):
+                self._positive = inputs > 0  # TFG106
+                return inputs
+
+            def describe(self):
+                return self._positive
+    """,
     "a dead write": """
         import tensorflow as tf
 

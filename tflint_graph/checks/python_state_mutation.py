@@ -36,11 +36,29 @@ _BUILT_OBJECTS = ("tensorflow.lookup.", "keras.", "tensorflow.keras.")
 
 
 def _static_only(value: cst.BaseExpression) -> bool:
-    """``value`` holds static metadata only: ``x.shape``, or a comprehension of it."""
+    """``value`` holds static metadata only: ``x.shape``, or a comprehension of it; whether an
+    argument was given (``weights is not None``: fixed for each trace, as passing None instead
+    traces anew); the keys of a Python dict (``sorted(inputs.keys())``)."""
     if isinstance(value, cst.DictComp):
         return static_metadata(value.value)
     if isinstance(value, cst.ListComp | cst.GeneratorExp | cst.SetComp):
         return static_metadata(value.elt)
+    if isinstance(value, cst.Comparison):
+        return all(
+            isinstance(c.operator, cst.Is | cst.IsNot)
+            and isinstance(c.comparator, cst.Name)
+            and c.comparator.value == "None"
+            for c in value.comparisons
+        )
+    if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute):
+        return value.func.attr.value == "keys"
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value in ("sorted", "list", "tuple", "len")
+        and len(value.args) == 1
+    ):
+        return _static_only(value.args[0].value)
     return static_metadata(value)
 
 
