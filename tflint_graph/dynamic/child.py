@@ -1159,14 +1159,7 @@ class TargetCaller:
 
     def tracing_count(self) -> int | None:
         # Keras's train function hides its tf.functions (Keras 2's is one).
-        fn = self.train_fn if self.keras_train else self.fn
-        getter = getattr(fn, "experimental_get_tracing_count", None)
-        if getter is None:
-            return None
-        try:
-            return int(getter())
-        except Exception:
-            return None
+        return _count_of(self.train_fn if self.keras_train else self.fn)
 
     def plain(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """One more graph call (experiments)."""

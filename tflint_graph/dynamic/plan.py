@@ -887,10 +887,11 @@ def _attempts(
         # `strategy.run(self._step_fn, args=(batch,))`: the callee shows what it holds.
         if name not in unpacked and not use.keys.get(name):
             inner = _DataUse([param]).of(callee)
+            parts = _unpacked(callee).get(param)
             if inner.keys.get(param):
                 use.keys[name] = inner.keys[param]
-            elif param in _unpacked(callee):
-                unpacked[name] = _unpacked(callee)[param]
+            elif parts:
+                unpacked[name] = parts
     attempts = []
     for with_calls in (True, False) if passed else (False,):
         for shape in GUESSED_SHAPES:
@@ -1019,7 +1020,6 @@ def _keyed_guess(keys: tuple[str, ...], shape: tuple[int, ...], per_element: boo
 
 # Keras's helpers that split a step's `data` into (x, y, sample_weight).
 _UNPACKERS = frozenset({"unpack_x_y_sample_weight", "unpack_x_y"})
-_STEPS = frozenset({"train_step", "test_step", "predict_step"})
 
 
 class _DataUse(walk.Visitor):
@@ -1078,7 +1078,7 @@ class _DataUse(walk.Visitor):
                 if isinstance(func, cst.Attribute)
                 else (func.value if isinstance(func, cst.Name) else "")
             )
-            if called in _UNPACKERS or called in _STEPS:
+            if called in _UNPACKERS or called in KERAS_STEPS:
                 for arg in node.args:
                     if isinstance(arg.value, cst.Name) and arg.value.value in self.names:
                         self.split.add(arg.value.value)
@@ -1244,9 +1244,10 @@ def _watch(
         found = _state_of(node, finding.code)
         if found is not None:
             kind, name, attr = found
-            if kind == "global" and name in (defaults or {}):
+            owner = (defaults or {}).get(name) if kind == "global" else None
+            if owner is not None:
                 # `registry={}`: the one default object every call without it shares.
-                return Watch(finding.line, finding.code, "default", defaults[name], name)  # type: ignore[index]
+                return Watch(finding.line, finding.code, "default", owner, name)
             if kind != "self" and name in local:
                 return None
             return Watch(finding.line, finding.code, kind, name, attr)
