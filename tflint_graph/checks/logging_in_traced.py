@@ -44,6 +44,9 @@ _LOGGER_FACTORIES = (
     "tensorflow.get_logger",
     "structlog.get_logger",
 )
+# `Logger.log(level, msg)` and absl's `vlog(level, msg)` take a level first; a project's own
+# `logger.log(session, "loss", loss)` (a recorder, a metrics sink) is no Python logging.
+_LEVEL_FIRST = frozenset({"log", "vlog"})
 _LOGGER_NAME = re.compile(r"^_*(log|logger|LOG|LOGGER|Logger)$")
 
 
@@ -180,7 +183,9 @@ class Net(tf.keras.layers.Layer):
             and _last(func) in _LEVELS
         )
         if not hit and isinstance(func, cst.Attribute) and func.attr.value in _LEVELS:
-            hit = self._is_logger(func.value, fn)
+            hit = self._is_logger(func.value, fn) and (
+                func.attr.value not in _LEVEL_FIRST or _level_first(node)
+            )
         if not hit or is_trace_time_diagnostic(self.ctx, node, fn):
             return
         if _last(func) == "log_first_n" and _once(node) and not self._shows_tensor(node, fn):
@@ -229,3 +234,23 @@ def _in_graph_branch(fn: TracedFunction) -> bool:
             return True
         current = current.parent
     return False
+
+
+def _level_first(node: cst.Call) -> bool:
+    """The first argument reads as a logging level: a number, a constant such as
+    ``logging.INFO``, or a name that says it is one (``level``, ``lvl``)."""
+    if any(a.keyword is not None and a.keyword.value == "level" for a in node.args):
+        return True
+    if not node.args or node.args[0].keyword is not None or node.args[0].star:
+        return bool(node.args) and node.args[0].star == "*"
+    first = node.args[0].value
+    if isinstance(first, cst.UnaryOperation):
+        first = first.expression
+    if isinstance(first, cst.Integer):
+        return True
+    if isinstance(first, cst.Call):
+        first = first.func
+    name = first.attr.value if isinstance(first, cst.Attribute) else getattr(first, "value", "")
+    if not isinstance(name, str) or not name:
+        return False
+    return name.isupper() or "level" in name.lower() or "lvl" in name.lower()

@@ -10,6 +10,7 @@ from tflint_graph.model.values import (
     Owner,
     is_container_literal,
     owner_of,
+    passed_values,
     receiver_is_outer,
     values_of,
 )
@@ -19,6 +20,15 @@ from tflint_graph.traced import traced_of
 _CONTAINER_ONLY = frozenset({"append", "extend", "insert", "setdefault", "popitem"})
 # Common on other objects too (`layers.add`, `tracker.update`): need evidence of a container.
 _AMBIGUOUS = frozenset({"pop", "remove", "clear", "update", "add", "discard"})
+# How many positional arguments the builtin methods take (none takes keywords): a call that
+# does not fit is another object's method of the same name (`store.append(ids, values)`).
+_ARITY = {
+    "append": (1, 1),
+    "extend": (1, 1),
+    "insert": (2, 2),
+    "setdefault": (1, 2),
+    "popitem": (0, 0),
+}
 
 
 class OuterContainerMutation(Rule):
@@ -186,9 +196,25 @@ def step(x, outputs=[]):
             return
         if method in _AMBIGUOUS and not self._known_container(receiver, fn):
             return
+        if method in _ARITY and (not _fits_builtin(node, method) or self._an_object(receiver, fn)):
+            return
         if not self._wanted(node, receiver, fn):
             return
         self._report(node, what, f".{method}()", fn)
+
+    def _an_object(self, receiver: cst.BaseExpression, fn: TracedFunction) -> bool:
+        """Everything the receiver may hold is an instance of a class (a CapWords
+        constructor that is no container type): `buffer = ReplayBuffer(n)` has its own
+        `insert`."""
+        values = list(values_of(self.ctx, receiver, fn))
+        if not values and isinstance(receiver, cst.Name):
+            values = passed_values(self.ctx, receiver)  # `def make_dataset(buffer): ...`
+        return bool(values) and all(
+            isinstance(v, cst.Call)
+            and not is_container_literal(self.ctx, v)
+            and _class_like(v.func)
+            for v in values
+        )
 
     def _check_item_target(
         self, target: cst.BaseExpression, fn: TracedFunction, *, overwrite: bool = False
@@ -241,6 +267,19 @@ def step(x, outputs=[]):
         targets = node.target.elements if isinstance(node.target, cst.Tuple) else []
         for t in [el.value for el in targets] or [node.target]:
             self._check_item_target(t, fn)
+
+
+def _fits_builtin(node: cst.Call, method: str) -> bool:
+    if any(a.star or a.keyword is not None for a in node.args):
+        return not any(a.keyword is not None and not a.star for a in node.args)
+    low, high = _ARITY[method]
+    return low <= len(node.args) <= high
+
+
+def _class_like(func: cst.BaseExpression) -> bool:
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    name = name.lstrip("_")
+    return bool(name) and name[0].isupper() and not name.isupper()
 
 
 def _emptied_at_the_end(ctx: ModuleContext, fn: FunctionNode, attr: str, node: cst.CSTNode) -> bool:

@@ -8,6 +8,7 @@ from enum import Enum
 import libcst as cst
 
 from tflint_graph.model import walk
+from tflint_graph.model.calls import passed_for
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
 from tflint_graph.model.names import dotted, root_name
 from tflint_graph.model.scopes import Assignment, FunctionScope, GlobalScope
@@ -60,6 +61,42 @@ def name_values(ctx: ModuleContext, name: cst.Name) -> Iterator[cst.BaseExpressi
             value = assigned_value(ctx, a.node)
             if value is not None:
                 yield value
+
+
+def passed_values(ctx: ModuleContext, name: cst.Name) -> list[cst.BaseExpression]:
+    """What the module's own calls of a plain function give its parameter ``name`` (names
+    followed to their assignments): empty when some call cannot tell, or nothing calls it."""
+    params = [a.node for a in ctx.bindings(name) if isinstance(a.node, cst.Param)]
+    if len(params) != 1:
+        return []
+    param = params[0]
+    fn = next(
+        (a for a in ctx.ancestors(param) if isinstance(a, cst.FunctionDef | cst.Lambda)), None
+    )
+    if not isinstance(fn, cst.FunctionDef) or ctx.enclosing_class(fn) is not None:
+        return []
+    calls = ctx.memo("calls-by-name", ctx.module, lambda: _calls_by_name(ctx.module))
+    found: list[cst.BaseExpression] = []
+    for call in calls.get(fn.name.value, ()):
+        value = passed_for(call, fn.params, param, bound=False)
+        if value is None:
+            return []
+        if isinstance(value, cst.Name):
+            assigned = list(name_values(ctx, value))
+            if not assigned:
+                return []
+            found.extend(assigned)
+        else:
+            found.append(value)
+    return found
+
+
+def _calls_by_name(module: cst.Module) -> dict[str, list[cst.Call]]:
+    calls: dict[str, list[cst.Call]] = {}
+    for node in walk.descendants(module):
+        if type(node) is cst.Call and type(node.func) is cst.Name:
+            calls.setdefault(node.func.value, []).append(node)
+    return calls
 
 
 def attribute_values(
