@@ -422,3 +422,22 @@ def test_a_method_the_constructor_rebinds_on_the_instance_is_not_the_root() -> N
     assert found(source, config=KERAS3) == set()
     unbound = source.replace("self.update_state = types.MethodType(eager_update, self)", "pass")
     assert found(unbound, config=KERAS3) == {(11, "TFG201")}
+
+
+DROPOUT_IN_CALL = dedent(
+    """
+    import tensorflow as tf
+
+    class Attention(tf.keras.layers.Layer):
+        def call(self, x):
+            x = tf.keras.layers.Dropout(0.1)(x)  # K
+            return tf.keras.layers.Dense(4)(x)  # K
+    """
+)
+
+
+def test_seeded_layers_hold_a_variable_only_under_keras3() -> None:
+    # Keras 3's Dropout owns a SeedGenerator variable; Keras 2's holds none (verified with
+    # tf_keras 2.21: predict and fit run), so the project's declared Keras decides.
+    assert found(DROPOUT_IN_CALL, config=KERAS3) == marked(DROPOUT_IN_CALL, "TFG208")
+    assert found(DROPOUT_IN_CALL, config=KERAS2) == {(6, "TFG208")}

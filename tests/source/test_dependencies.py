@@ -40,6 +40,10 @@ def project(tmp_path: Path, **files: str) -> Path:
         ),
         ("environment.yml", "dependencies:\n  - python=3.10\n  - tensorflow=2.15\n"),
         ("requirements.txt", "tensorflow>=2.16\ntf-keras\n# export TF_USE_LEGACY_KERAS=1\n"),
+        # Python versions that no TensorFlow with Keras 3 supports (2.16 needs Python 3.9)
+        ("setup.py", "setup(python_requires='>=3.6.0, <3.9.0', install_requires=['tensorflow'])\n"),
+        ("setup.cfg", "[options]\npython_requires = >=3.7,<3.9\ninstall_requires = tensorflow\n"),
+        ("pyproject.toml", '[project]\nname = "p"\nrequires-python = "<3.9"\n'),
     ],
 )
 def test_a_pin_that_excludes_keras3_means_keras2(tmp_path: Path, name: str, text: str) -> None:
@@ -54,6 +58,11 @@ def test_a_pin_that_excludes_keras3_means_keras2(tmp_path: Path, name: str, text
         ("requirements.txt", "tensorflow\n"),
         ("requirements.txt", "tensorflow>=2.16\nkeras>=3\n"),
         ("requirements.txt", "tensorflow>=2.12,<3\n"),  # admits 2.16 and later
+        # exact pins of releases with Keras 3, which no probe version equals
+        ("requirements.txt", "tensorflow==2.18.1\nkeras==3.12.0\n"),
+        ("requirements.txt", "tensorflow==2.17.*\n"),
+        ("setup.py", "setup(python_requires='>=3.9', install_requires=['tensorflow'])\n"),
+        ("pyproject.toml", '[project]\nname = "p"\nrequires-python = ">=3.8"\n'),
         ("requirements.txt", "tensorflow>=2.16\ntf-keras\n"),  # tf-keras alone switches nothing
         ("pyproject.toml", '[tool.poetry.dependencies]\ntensorflow = "^2.12"\n'),
         ("pyproject.toml", '[project]\nname = "p"\ndependencies = ["numpy"]\n'),

@@ -97,11 +97,14 @@ _SLOTLESS = ("SGD",)
 
 
 def legacy_keras(ctx: ModuleContext) -> bool:
-    """The module uses Keras 2 (``tf_keras``): dropout layers hold no seed variable."""
+    """The module uses Keras 2 (``tf_keras``, or the project's declared Keras, SPEC §1):
+    dropout layers hold no seed variable."""
     return ctx.memo(
         "legacy-keras",
         ctx.module,
-        lambda: "tf_keras" in ctx.source or "TF_USE_LEGACY_KERAS" in ctx.source,
+        lambda: "tf_keras" in ctx.source
+        or "TF_USE_LEGACY_KERAS" in ctx.source
+        or traced_of(ctx).definitions.module_keras_version() == "2",
     )
 
 

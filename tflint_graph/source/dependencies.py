@@ -11,6 +11,8 @@ holds one of ``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``requirements*.tx
 (also ``requirements/*.txt``), ``environment.yml``, or the metadata of a built package (an
 sdist's ``PKG-INFO``, an unpacked wheel's ``*.dist-info/METADATA``); the walk stops at a
 repository root.
+So does a supported Python range that no TensorFlow with Keras 3 runs on
+(``python_requires="<3.9"``: TensorFlow 2.16 needs Python 3.9).
 Requirements are read whatever their environment markers: a project that supports Keras 2
 anywhere is analysed as Keras 2, where fewer constructs raise (precision before recall).
 """
@@ -33,8 +35,17 @@ _TENSORFLOW = frozenset(
 )
 _LEGACY = frozenset({"tf-keras"})
 # Versions with Keras 3: a specifier that admits none of them excludes it.
-_TF_WITH_KERAS3 = ("2.16.1", "2.17.0", "2.18.0", "2.19.0", "2.20.0", "2.21.0", "2.99.0")
-_KERAS3 = ("3.0.0", "3.5.0", "3.15.0", "3.99.0")
+_TF_WITH_KERAS3 = ("2.16.0", "2.17.0", "2.18.0", "2.19.0", "2.20.0", "2.21.0", "2.99.0")
+_KERAS3 = ("3.0.0", "3.5.0", "3.15.0", "3.99.0")  # probes; lowest first
+# Python versions TensorFlow 2.16+ (and Keras 3) support: a project's `python_requires` that
+# admits none of them can only ever install Keras 2.
+_PYTHONS_OF_KERAS3 = ("3.9.0", "3.10.0", "3.11.0", "3.12.0", "3.13.0", "3.14.0")
+_PYTHON_REQUIRES = {
+    "setup.py": re.compile(r"""python_requires\s*=\s*["']([^"'\n]+)["']"""),
+    "setup.cfg": re.compile(r"^\s*python_requires\s*=\s*(.+?)\s*$", re.MULTILINE),
+    "PKG-INFO": re.compile(r"^Requires-Python:\s*(.+?)\s*$", re.MULTILINE),
+    "METADATA": re.compile(r"^Requires-Python:\s*(.+?)\s*$", re.MULTILINE),
+}
 _ANY_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 # A requirement-like string literal in setup.py.
 _SETUP_PY = re.compile(r"""["']((?:tensorflow|tf[-_]keras|keras)\b[^"'\n]*)["']""")
@@ -56,6 +67,11 @@ def declared_keras(start: Path) -> KerasDeclaration:
     switch = False
     for file, text in _read(candidates):
         switch = switch or LEGACY_SWITCH in text
+        for spec in _python_requires(file.name, text):
+            if _excludes_python_of_keras3(spec):
+                return KerasDeclaration(
+                    "2", f"{file.name}: Python {spec} excludes every TensorFlow with Keras 3"
+                )
         for requirement in _requirements(file, text):
             found = _excludes_keras3(requirement)
             if found == "legacy":
@@ -234,11 +250,39 @@ def _strings(value: object) -> Iterator[str]:
         yield from (v for v in value if isinstance(v, str))
 
 
+def _python_requires(name: str, text: str) -> Iterator[str]:
+    """The Python versions a declaration file admits (``python_requires``,
+    ``requires-python``, ``Requires-Python:``), as specifier strings."""
+    if name == "pyproject.toml":
+        try:
+            project = tomllib.loads(text).get("project", {})
+        except (tomllib.TOMLDecodeError, UnicodeError):
+            return
+        value = project.get("requires-python") if isinstance(project, dict) else None
+        if isinstance(value, str):
+            yield value
+        return
+    pattern = _PYTHON_REQUIRES.get(name)
+    if pattern is not None:
+        yield from (m.group(1) for m in pattern.finditer(text))
+
+
+def _excludes_python_of_keras3(spec: str) -> bool:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        specifier = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return False
+    return bool(str(specifier)) and not any(specifier.contains(v) for v in _PYTHONS_OF_KERAS3)
+
+
 def _excludes_keras3(requirement: str) -> str:
     """Why ``requirement`` excludes Keras 3 ("excludes Keras 3"), "legacy" for ``tf-keras``
     (Keras 2 only with ``TF_USE_LEGACY_KERAS``), or "" when it does not."""
     # Imported here: only a run that resolves `keras-version = "auto"` parses requirements.
     from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.version import Version
 
     head = _ANY_NAME.match(requirement)
     if head is None:
@@ -253,9 +297,23 @@ def _excludes_keras3(requirement: str) -> str:
     except InvalidRequirement:
         return ""
     probes = _KERAS3 if name == "keras" else _TF_WITH_KERAS3
-    if not str(specifier) or any(specifier.contains(v, prereleases=True) for v in probes):
+    low, high = Version(probes[0]), Version("4" if name == "keras" else "3")
+    # The versions the specifier names count too: `tensorflow==2.18.1` admits no probe.
+    named = [spec.version.removesuffix(".*") for spec in specifier]
+    candidates = [*probes, *(v for v in named if _parses(v) and low <= Version(v) < high)]
+    if not str(specifier) or any(specifier.contains(v, prereleases=True) for v in candidates):
         return ""
     return "excludes Keras 3"
+
+
+def _parses(version: str) -> bool:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        Version(version)
+    except InvalidVersion:
+        return False
+    return True
 
 
 def with_keras_version(config: Config, paths: Sequence[Path]) -> Config:
