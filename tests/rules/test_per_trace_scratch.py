@@ -410,6 +410,62 @@ CASES = {
             stats.count = 1  # TFG106
             return x
     """,
+    "a container the traced caller makes and a helper fills": """
+        import tensorflow as tf
+
+        SEEN = []
+
+        def fill(x, out):
+            out.append(x * 2)
+
+        def fill_twice(x, out):
+            fill(x, out)
+            fill(x + 1, out)
+
+        class Collector:
+            def collect(self, x, out):
+                out.append(x)
+
+        collector = Collector()
+
+        def keep(x, out):
+            out.append(x)  # TFG102
+
+        @tf.function
+        def step(x):
+            parts = []
+            fill_twice(x, parts)
+            collector.collect(x, parts)
+            keep(x, SEEN)
+            return tf.stack(parts)
+    """,
+    "an object a helper makes when none is given": """
+        import tensorflow as tf
+
+        class Program:
+            pass
+
+        def serialize(x, msg=None):
+            if msg is None:
+                msg = Program()
+            msg.name = "program"
+            _fill_circuit(x, msg.circuit)
+            return msg
+
+        def _fill_circuit(x, circuit):
+            circuit.strategy = 1
+
+        def annotate(x, msg=None):
+            msg.name = "program"  # TFG106
+
+        CONFIG = Program()
+
+        @tf.function
+        def step(x):
+            serialize(x)
+            annotate(x, CONFIG)
+            return x
+    """,
 }
 
 
@@ -745,3 +801,50 @@ def test_a_metric_result_is_eager_whoever_else_calls_it(tmp_path: Path) -> None:
     )
     got = [f for f in lint_paths([tmp_path]) if f.code == "TFG106"]
     assert [f.line for f in got] == [5]
+
+
+def test_objects_made_per_trace_cross_modules(tmp_path: Path) -> None:
+    # What a traced caller of another module passes decides: a list it made in the same
+    # trace (or nothing, where the helper makes its own object) is that trace's scratch.
+    (tmp_path / "helpers.py").write_text(
+        dedent(
+            """
+            class Program:
+                pass
+
+            def fill(x, out):
+                out.append(x)
+
+            def serialize(x, msg=None):
+                if msg is None:
+                    msg = Program()
+                msg.name = "program"
+                return msg
+            """
+        )
+    )
+    (tmp_path / "train.py").write_text(
+        dedent(
+            """
+            import tensorflow as tf
+
+            from helpers import fill, serialize
+
+            HISTORY = []
+
+            @tf.function
+            def step(x):
+                parts = []
+                fill(x, parts)
+                serialize(x)
+                return tf.stack(parts)
+
+            @tf.function
+            def record(x):
+                fill(x, HISTORY)
+                return x
+            """
+        )
+    )
+    got = [(Path(f.path).name, f.line) for f in lint_paths([tmp_path]) if f.code in _CODES]
+    assert got == [("helpers.py", 5)]  # `fill` also fills HISTORY, which outlives `record`

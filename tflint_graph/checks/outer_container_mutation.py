@@ -137,6 +137,10 @@ def step(x, outputs=[]):
         ctx = self.ctx
         if traced_of(ctx).setup.covers(node, fn):
             return False
+        if isinstance(receiver, cst.Name) and traced_of(ctx).arguments.made_per_trace(
+            receiver, fn.node
+        ):
+            return False  # `fill(x, parts)` with `parts = []` made in the calling trace
         if not (
             isinstance(receiver, cst.Attribute)
             and isinstance(receiver.value, cst.Name)

@@ -183,6 +183,8 @@ class Model(tf.keras.Model):
         root = root_name(target)
         if root is not None and ctx.bindings(root) and ctx.is_local_to(root, fn.node):
             return  # an object created within this call
+        if root is not None and traced_of(ctx).arguments.made_per_trace(root, fn.node):
+            return  # a parameter every trace fills with an object made in that trace
         if isinstance(value, cst.Call) and ctx.resolve(value.func).startswith(*_VARIABLE_OWNERS):
             return  # creating variables or their Keras owners is TFG205's and TFG208's concern
         if traced_of(ctx).setup.covers(target, fn):

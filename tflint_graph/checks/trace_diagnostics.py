@@ -670,11 +670,13 @@ def decided_when_tracing(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFuncti
     """``node`` runs on a path chosen while the trace is built: under an ``if`` (either
     branch) whose test holds static metadata, Python settings or literals only (``if method
     is not None:``, ``if max_inputs > 0:``), after ``if <such a test>: return`` in the same
-    block, or in a handler of Python's own errors (``except ImportError:``)."""
+    block, in a handler of Python's own errors (``except ImportError:``), or in the
+    fallback ``getattr`` takes when an object lacks an attribute (``getattr(agent, "hook",
+    lambda: logging.info("no hook"))()``)."""
     child: cst.CSTNode = node
     for anc in ctx.ancestors(node):
         if anc is fn.node:
-            return False
+            return isinstance(anc, cst.Lambda) and _getattr_fallback(ctx, anc)
         if isinstance(anc, cst.If | cst.IfExp | cst.While) and child is not anc.test:
             if not _settled(ctx, fn, anc.test):
                 return False  # it depends on this call's values (AutoGraph traces it anyway)
@@ -695,6 +697,17 @@ def decided_when_tracing(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFuncti
                     return True
         child = anc
     return False
+
+
+def _getattr_fallback(ctx: ModuleContext, fn: cst.Lambda) -> bool:
+    arg = ctx.parent(fn)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    return (
+        isinstance(call, cst.Call)
+        and len(call.args) == 3
+        and call.args[2] is arg
+        and ctx.resolve(call.func).is_("builtins.getattr")
+    )
 
 
 def _settled(ctx: ModuleContext, fn: TracedFunction, test: cst.BaseExpression) -> bool:

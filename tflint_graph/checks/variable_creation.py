@@ -102,9 +102,11 @@ def legacy_keras(ctx: ModuleContext) -> bool:
     return ctx.memo(
         "legacy-keras",
         ctx.module,
-        lambda: "tf_keras" in ctx.source
-        or "TF_USE_LEGACY_KERAS" in ctx.source
-        or traced_of(ctx).definitions.module_keras_version() == "2",
+        lambda: (
+            "tf_keras" in ctx.source
+            or "TF_USE_LEGACY_KERAS" in ctx.source
+            or traced_of(ctx).definitions.module_keras_version() == "2"
+        ),
     )
 
 

@@ -24,7 +24,12 @@ from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.scopes import GlobalScope
-from tflint_graph.model.values import assigned_value, conjuncts, mentions
+from tflint_graph.model.values import (
+    assigned_value,
+    conjuncts,
+    is_container_literal,
+    mentions,
+)
 
 _MAX_DEPTH = 3
 
@@ -331,6 +336,170 @@ class ArgumentGuards:
             node = self.ctx.parent(node)
         stmt = self.ctx.parent(node) if isinstance(node, cst.AssignTarget) else None
         return isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.Call)
+
+    # -- objects made per trace ------------------------------------------------------------
+
+    def made_per_trace(self, name: cst.Name, fn: FunctionNode, depth: int = 0) -> bool:
+        """Parameter ``name`` of traced ``fn`` holds, on every trace, an object made during
+        that trace: each traced call passes one its caller made (a construction, a display,
+        a part of one such as ``msg.circuit``), or passes nothing and the body makes one
+        (``if msg is None: msg = Program()``).  What ``fn`` writes into it is then per-trace
+        scratch of its caller, not state that outlives the call."""
+        params = [a for a in self.ctx.bindings(name) if isinstance(a.node, cst.Param)]
+        if len(params) != 1 or _owner(self.ctx, params[0].node) is not fn:
+            return False
+        param = params[0].node
+        others = [a for a in self.ctx.bindings(name) if a is not params[0]]
+        if not all(self._fresh_binding(a.node) for a in others):
+            return False
+        info = self.traced.get(fn)
+        if info is None or info.kind is not TraceKind.CALLEE or depth > _MAX_DEPTH:
+            return False  # a root: TensorFlow, Keras or the user passes what outlives it
+        rebuilt = _rebuilt_when_none(self.ctx, fn, name.value)
+        bound = isinstance(fn, cst.FunctionDef) and self.ctx.enclosing_class(fn) is not None
+        if info.parent is None or info.callers_elsewhere:
+            if not _fresh_elsewhere(info.passed_elsewhere, fn, param, bound, rebuilt):
+                return False
+            if info.parent is None:
+                return True
+        sites = self._passed_here(fn, param)
+        if not sites:
+            return False
+        for caller, passed in sites:
+            if passed is None:
+                return False
+            if _is_none(passed):
+                if not rebuilt:
+                    return False
+            elif not self.fresh_value(passed, caller, depth + 1):
+                return False
+        return True
+
+    def fresh_value(self, expr: cst.BaseExpression, at: FunctionNode, depth: int = 1) -> bool:
+        """``expr``, in traced ``at``, is an object made during the trace (see
+        ``made_per_trace``): what a call into another module tells it."""
+        if depth > _MAX_DEPTH:
+            return False
+        if _fresh_expression(self.ctx, expr):
+            return True
+        if isinstance(expr, cst.Attribute):
+            return self.fresh_value(expr.value, at, depth + 1)  # a part of a fresh object
+        if not isinstance(expr, cst.Name) or expr.value in ("self", "cls"):
+            return False
+        found = self.ctx.bindings(expr)
+        own = self.ctx.function_scope(at)
+        if not found or any(a.scope is not own for a in found):
+            return False
+        params = [a for a in found if isinstance(a.node, cst.Param)]
+        if params:
+            return self.made_per_trace(expr, at, depth + 1)
+        return all(self._fresh_binding(a.node) for a in found)
+
+    def _fresh_binding(self, node: cst.CSTNode) -> bool:
+        value = assigned_value(self.ctx, node, with_items=False)
+        return value is not None and _fresh_expression(self.ctx, value)
+
+
+def _owner(ctx: ModuleContext, param: cst.CSTNode) -> FunctionNode | None:
+    owner = ctx.parent(ctx.parent(param))  # Param -> Parameters -> def
+    return owner if isinstance(owner, cst.FunctionDef | cst.Lambda) else None
+
+
+def _fresh_expression(ctx: ModuleContext, expr: cst.BaseExpression) -> bool:
+    """A display, a comprehension, a container call or a construction (``Program()``,
+    ``pb.Circuit()``: a CapWords callee)."""
+    if is_container_literal(ctx, expr):
+        return True
+    if not isinstance(expr, cst.Call):
+        return False
+    func = expr.func
+    last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    last = last.lstrip("_") if isinstance(last, str) else ""
+    return bool(last) and last[0].isupper() and not last.isupper()
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def _rebuilt_when_none(ctx: ModuleContext, fn: FunctionNode, name: str) -> bool:
+    """The body starts by making its own object when none is given: ``if msg is None:
+    msg = Program()`` (or ``msg = msg or Program()``) among its first statements."""
+    if not isinstance(fn, cst.FunctionDef) or not isinstance(fn.body, cst.IndentedBlock):
+        return False
+    for stmt in fn.body.body[:4]:
+        if isinstance(stmt, cst.If) and _none_test(stmt.test, name):
+            for inner in stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ():
+                if _assigns_fresh(ctx, inner, name):
+                    return True
+        if _assigns_fresh(ctx, stmt, name, allow_or=True):
+            return True
+    return False
+
+
+def _none_test(test: cst.BaseExpression, name: str) -> bool:
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return isinstance(test.expression, cst.Name) and test.expression.value == name
+    return (
+        isinstance(test, cst.Comparison)
+        and isinstance(test.left, cst.Name)
+        and test.left.value == name
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Is)
+        and _is_none(test.comparisons[0].comparator)
+    )
+
+
+def _assigns_fresh(
+    ctx: ModuleContext, stmt: cst.CSTNode, name: str, *, allow_or: bool = False
+) -> bool:
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    if not (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+        and small.targets[0].target.value == name
+    ):
+        return False
+    value = small.value
+    if allow_or:
+        return (
+            isinstance(value, cst.BooleanOperation)
+            and isinstance(value.operator, cst.Or)
+            and isinstance(value.left, cst.Name)
+            and value.left.value == name
+            and _fresh_expression(ctx, value.right)
+        )
+    return _fresh_expression(ctx, value)
+
+
+def _fresh_elsewhere(
+    passed: tuple[frozenset[str], ...] | None,
+    fn: FunctionNode,
+    param: cst.Param,
+    bound: bool,
+    rebuilt: bool,
+) -> bool:
+    """``ExternalRoot.passed`` read for ``param``: every call from elsewhere gives it an
+    object made in the calling trace (``fresh:`` keys), or gives it nothing (no ``given:``
+    key) when the body makes its own."""
+    if passed is None:
+        return False
+    positional = [*fn.params.posonly_params, *fn.params.params]
+    if bound and positional:
+        positional = positional[1:]
+    keys = {f"kw:{param.name.value}"}
+    if param in positional:
+        keys.add(f"pos:{positional.index(param)}")
+    for call in passed:
+        if {f"fresh:{k}" for k in keys} & call:
+            continue
+        if rebuilt and not {f"given:{k}" for k in keys} & call:
+            continue
+        return False
+    return True
 
 
 def _up_to(ctx: ModuleContext, node: cst.CSTNode, fn: FunctionNode) -> list[cst.CSTNode]:

@@ -83,10 +83,13 @@ class OutgoingCalls:
         self,
         present: Callable[[cst.BaseExpression, TracedFunction], bool],
         setup: Callable[[cst.CSTNode, TracedFunction], bool],
+        fresh: Callable[[cst.BaseExpression, cst.CSTNode], bool],
     ) -> None:
         """Say, for each call, which arguments it passes a value that is not None
-        (``present(value, caller)``) and whether it is one-time setup (``setup(call,
-        caller)``), once the module's traced code is known."""
+        (``present(value, caller)``; ``given:`` keys for every argument, ``fresh:`` keys for
+        an object made in the calling trace, ``fresh(value, caller.node)``) and whether it
+        is one-time setup (``setup(call, caller)``), once the module's traced code is
+        known."""
         for index, (call, parent) in self._calls.items():
             if setup(call, parent):
                 self.found[index] = dataclasses.replace(self.found[index], setup=True)
@@ -99,7 +102,10 @@ class OutgoingCalls:
                 key = f"kw:{arg.keyword.value}" if arg.keyword is not None else f"pos:{position}"
                 if arg.keyword is None:
                     position += 1
+                passed.add(f"given:{key}")
                 if present(arg.value, parent):
                     passed.add(key)
+                if fresh(arg.value, parent.node):
+                    passed.add(f"fresh:{key}")
             if passed is not None:
                 self.found[index] = dataclasses.replace(self.found[index], passed=frozenset(passed))
