@@ -114,7 +114,7 @@ for epoch in range(10):
         wrapped = argument(node, 0, "func", strict=True)
         if wrapped is None:
             return  # `tf.function(jit_compile=True)`: a decorator factory, no function yet
-        what = shorten(self.ctx.code(node), 50, one_line=False)
+        what = shorten(self.ctx.code(node), 50)
         self._check(node, node, wrapped, f"`{what}`", fn)
 
     def visit_FunctionDef(self, node: cst.FunctionDef, fn: TracedFunction | None) -> None:

@@ -84,7 +84,7 @@ def step(x):
         limit = self.ctx.config.unroll_max
         if count is None or count <= limit:
             return
-        what = shorten(self.ctx.code(node.iter), one_line=False)
+        what = shorten(self.ctx.code(node.iter))
         if not fn.autograph:
             hint = "with AutoGraph off, write a tf.while_loop"
         elif isinstance(node.iter, cst.Call):

@@ -133,7 +133,7 @@ for batch in tf.data.Dataset.range(4):
         culprits: list[tuple[cst.Arg, cst.CSTNode]],
     ) -> None:
         arg, region = culprits[0]
-        what = shorten(self.ctx.code(arg.value), one_line=False)
+        what = shorten(self.ctx.code(arg.value))
         if isinstance(region, cst.FunctionDef):
             hook = region.name.value
             every = "epoch" if "epoch" in hook else "batch"
