@@ -848,3 +848,21 @@ def test_objects_made_per_trace_cross_modules(tmp_path: Path) -> None:
     )
     got = [(Path(f.path).name, f.line) for f in lint_paths([tmp_path]) if f.code in _CODES]
     assert got == [("helpers.py", 5)]  # `fill` also fills HISTORY, which outlives `record`
+
+
+def test_a_mutable_default_is_no_object_made_per_trace() -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        def remember(name, value, registry={}):
+            registry.setdefault(name, []).append(value)  # TFG102
+            return registry
+
+        @tf.function
+        def step(x):
+            remember("x", x)
+            return x
+        """
+    )
+    assert {(line, code) for line, code in found(source) if code in _CODES} == expected(source)

@@ -6,6 +6,7 @@ import libcst as cst
 
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.fixing import Site
+from tflint_graph.model import walk
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted
 from tflint_graph.model.values import values_of
@@ -19,6 +20,15 @@ _GENERATORS = (
     "random.Random",
     "random.SystemRandom",
 )
+
+
+def _literal_seed(call: cst.Call) -> bool:
+    """Seeded with literal numbers only (``seed(1234)``, ``default_rng(0)``)."""
+    return bool(call.args) and all(
+        isinstance(a.value, cst.Integer) and not a.star for a in call.args
+    )
+
+
 # What to reach for instead, by the Python function's name.
 _INSTEAD = {
     "random": "tf.random.uniform([])",
@@ -112,11 +122,54 @@ def noisy(x):
                     return dotted(func) or func.attr.value
         return None
 
+    def _seeded_here(self, node: cst.Call, fn: TracedFunction) -> bool:
+        """Every call of ``fn`` draws the same values anyway: the body seeds the generator
+        with a literal before this draw (``np.random.seed(1234)``), or the draw is from a
+        generator it makes with a literal seed (``rng = np.random.default_rng(0)``), so the
+        value frozen into the graph is the one each eager call would draw."""
+        ctx = self.ctx
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            values = list(values_of(ctx, func.value, fn))
+            if values and all(
+                isinstance(v, cst.Call)
+                and ctx.resolve(v.func).is_(*_GENERATORS)
+                and ctx.enclosing_function(v) is fn.node
+                and _literal_seed(v)
+                for v in values
+            ):
+                return True
+        order = ctx.source_order(node)
+        for seed in ctx.memo("seed-calls", fn.node, lambda: self._seed_calls(fn)):
+            if ctx.source_order(seed) < order and _literal_seed(seed):
+                return True
+        return False
+
+    def _seed_calls(self, fn: TracedFunction) -> list[cst.Call]:
+        """``seed(...)`` statements of the body itself (not under an ``if`` or a loop)."""
+        body = fn.node.body if isinstance(fn.node, cst.FunctionDef) else None
+        found = []
+        for n in walk.descendants(fn.node) if body is not None else ():
+            if type(n) is not cst.Call:
+                continue
+            stmt = self.ctx.parent(self.ctx.parent(n))  # Call -> Expr -> statement line
+            if (
+                isinstance(stmt, cst.SimpleStatementLine)
+                and self.ctx.parent(stmt) is body
+                and self.ctx.resolve(n.func).is_("random.seed", "numpy.random.seed")
+            ):
+                found.append(n)
+        return found
+
     def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:
         name = self._random_call(node, fn)
         if name is None:
             return
         short = name.rsplit(".", 1)[-1]
+        if short == "seed":
+            return  # seeding draws nothing; the draws after it are what is frozen
+        if self._seeded_here(node, fn):
+            return
         instead = _INSTEAD.get(short, "tf.random.* ops or a tf.random.Generator")
         if short == "random" and node.args:
             # `np.random.random(size)`: a draw of that shape, not a scalar.

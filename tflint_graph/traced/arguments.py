@@ -368,8 +368,10 @@ class ArgumentGuards:
         for caller, passed in sites:
             if passed is None:
                 return False
-            if _is_none(passed):
-                if not rebuilt:
+            if passed is param.default or _is_none(passed):
+                # Left out: the default, made once with the def (`registry={}` outlives
+                # every call), unless it is None and the body makes its own object.
+                if not (rebuilt and _is_none(passed)):
                     return False
             elif not self.fresh_value(passed, caller, depth + 1):
                 return False
