@@ -1043,6 +1043,33 @@ def test_nested_def_and_function_passed_as_argument() -> None:
     }
 
 
+def test_callables_handed_to_another_process_or_thread_are_not_traced() -> None:
+    # `Process(target=fn)` runs fn in a child process, `submit(fn)` in a worker thread:
+    # neither runs while this function traces.
+    assert names(
+        """
+        import multiprocessing
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+
+        import tensorflow as tf
+
+        def probe(queue): queue.put(open("/dev/null").read())
+        def watch(): print("watching")
+        def fetch(x): return x
+        def scale(t): return t * 2
+
+        @tf.function
+        def step(x):
+            ctx = multiprocessing.get_context("fork")
+            ctx.Process(target=probe, args=(ctx.Queue(),)).start()
+            threading.Thread(target=watch).start()
+            ThreadPoolExecutor(2).submit(fetch, 1)
+            return tf.nest.map_structure(scale, x)
+        """
+    ) == {"step()", "scale()"}
+
+
 def test_super_call_reaches_base_class_method() -> None:
     source = textwrap.dedent(
         """

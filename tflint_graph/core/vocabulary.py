@@ -133,6 +133,12 @@ ESCAPE_HATCHES = (
 )
 DO_NOT_CONVERT = ("tensorflow.autograph.experimental.do_not_convert",)
 PARTIAL = ("functools.partial",)
+# Calls that hand a callable to another process or thread, or to run later: it does not run
+# in the trace that makes the call (`ctx.Process(target=check)`, `pool.submit(fn, x)`).
+ELSEWHERE_MODULES = ("multiprocessing.", "threading.", "concurrent.futures.", "atexit.", "signal.")
+ELSEWHERE_CALLS = frozenset(
+    {"Process", "Thread", "Timer", "submit", "apply_async", "map_async", "run_in_executor"}
+)
 # Iterables whose items are Python ints, and wrappers (progress bars, `reversed`) that yield
 # the items of their first argument unchanged: `for i in trange(n)`, `tqdm(range(n))`.
 COUNTING_ITERABLES = ("itertools.count", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange")

@@ -144,6 +144,13 @@ _NOT_TENSOR_METHODS = frozenset(
         "keys",
         "values",
         "items",
+        # TensorShape's (a receiver that has them is a shape, not a tensor): Python values.
+        "as_list",
+        "is_fully_defined",
+        "is_compatible_with",
+        "num_elements",
+        "merge_with",
+        "concatenate",
     }
 )
 # Parameters whose names say "Python flag or config", whatever the signature says.

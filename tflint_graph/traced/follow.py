@@ -10,7 +10,12 @@ from collections.abc import Iterable
 import libcst as cst
 
 from tflint_graph.core.facts import ExternalRoot, TraceKind
-from tflint_graph.core.vocabulary import CONTROL_FLOW, STRATEGY_RUN
+from tflint_graph.core.vocabulary import (
+    CONTROL_FLOW,
+    ELSEWHERE_CALLS,
+    ELSEWHERE_MODULES,
+    STRATEGY_RUN,
+)
 from tflint_graph.model import walk
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction
@@ -233,6 +238,8 @@ class Follower:
                     )
                     self.outgoing.add(target, TraceKind.CALLEE, self._from(info), info, call, fresh)
             name = dotted(func) or "a call"
+            if _runs_elsewhere(func, res.imported):
+                continue  # `Process(target=check)`: another process or thread runs it
             for arg in call.args:
                 if isinstance(arg.value, cst.Lambda):
                     continue  # handled with the other lambdas below
@@ -248,3 +255,10 @@ class Follower:
         for lam in facts.lambdas:
             if lam not in fenced and not self.guards.untraced(lam, info.node):
                 self.add(lam, TraceKind.CALLEE, f"lambda in {info.display}", info, info.autograph)
+
+
+def _runs_elsewhere(func: cst.BaseExpression, imported: Iterable[str]) -> bool:
+    """``func`` hands the callables it is given to another process or thread, or runs them
+    later: they are no part of this trace."""
+    last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    return last in ELSEWHERE_CALLS or any(n.startswith(ELSEWHERE_MODULES) for n in imported)
