@@ -151,7 +151,8 @@ for epoch in range(10):
             identity = wrapped.func if isinstance(wrapped, cst.Call) else wrapped
             if _guarded(ctx, made, loop) or _bound_in(ctx, identity, loop):
                 return  # created once, or a different function in each iteration
-            if _called_in(ctx, made, loop):
+            calls = _calls_of(ctx, made, loop)
+            if calls and not _passes_each_iteration_values(ctx, calls, loop):
                 line = ctx.position(loop).start.line
                 self.report(
                     at,
@@ -385,15 +386,20 @@ def _body(region: cst.CSTNode) -> cst.CSTNode | None:
 def _called_in(ctx, made: cst.CSTNode, region: cst.CSTNode) -> bool:  # type: ignore[no-untyped-def]
     """The new tf.function is called within ``region`` (a loop or a function body):
     ``tf.function(f)(x)``, or through the name / ``self.attr`` it was stored in."""
+    return bool(_calls_of(ctx, made, region))
+
+
+def _calls_of(ctx, made: cst.CSTNode, region: cst.CSTNode) -> list[cst.Call]:  # type: ignore[no-untyped-def]
     parent = ctx.parent(made)
     if isinstance(parent, cst.Call) and parent.func is made:
-        return True
+        return [parent]
     target = _target(ctx, made)
     body = _body(region)
     if target is None or body is None:
-        return False
+        return []
     home = ctx.enclosing_function(made)
     wanted = dotted(target)
+    found = []
     for call in ctx.memo("tfg302-calls", body, lambda: calls_in(body)):
         func = call.func
         if dotted(func) != wanted or ctx.enclosing_function(call) is not home:
@@ -401,10 +407,25 @@ def _called_in(ctx, made: cst.CSTNode, region: cst.CSTNode) -> bool:  # type: ig
         if isinstance(target, cst.Name):
             assert isinstance(func, cst.Name)
             if any(a.node is target or a.node is made for a in ctx.bindings(func)):
-                return True
+                found.append(call)
         else:
-            return True
-    return False
+            found.append(call)
+    return found
+
+
+def _passes_each_iteration_values(ctx, calls: list[cst.Call], loop: cst.CSTNode) -> bool:  # type: ignore[no-untyped-def]
+    """Every call gives the new function a variable of a ``for`` over Python values
+    (``for dtype, dim in product(dtypes, dims): tf.function(f)(dtype, dim)``): each
+    iteration traces anyway, so making the function once would save no trace."""
+    if not isinstance(loop, cst.For) or traced_of(ctx).is_dataset(loop.iter):
+        return False
+    if isinstance(loop.iter, cst.Call) and ctx.resolve(loop.iter.func).startswith("tensorflow."):
+        return False  # `tf.range(n)`: a tensor each step, one signature
+    names = {n.value for n in (loop.target, *walk.descendants(loop.target)) if type(n) is cst.Name}
+    return bool(calls) and all(
+        any(isinstance(a.value, cst.Name) and a.value.value in names for a in call.args)
+        for call in calls
+    )
 
 
 def _returned(ctx, made: cst.CSTNode, owner: cst.FunctionDef) -> bool:  # type: ignore[no-untyped-def]
