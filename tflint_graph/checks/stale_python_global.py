@@ -398,8 +398,9 @@ def _sites(
         target = parent.targets[0].target
         return _gather(ctx, _references(ctx, target, target), fn, changed)
     if _traced_here(ctx, ref):
-        redefined = isinstance(fn, cst.FunctionDef) and _redefined(ctx, fn, changed)
-        return [ref] if redefined else None
+        if isinstance(fn, cst.FunctionDef) and _redefined(ctx, fn, changed):
+            return [ref]
+        return _dataset_uses(ctx, ref)
     if not isinstance(parent, cst.Arg) or parent.value is not ref:
         return None
     call = ctx.parent(parent)
@@ -415,6 +416,32 @@ def _sites(
         return [ref]
     if code.is_tf_function(func):
         return _sites(ctx, call, fn, changed)
+    return None
+
+
+def _dataset_uses(ctx: ModuleContext, ref: cst.CSTNode) -> list[cst.CSTNode] | None:
+    """Where the pipeline ``ds.map(ref)`` made is used: the graph traced there runs only
+    when the dataset is read, so its reads are the uses (``train = ds.map(f).batch(8)``, then
+    every load of ``train``; a pipeline handed on or iterated right away is used there).
+    None when it goes anywhere else."""
+    arg = ctx.parent(ref)
+    node = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(node, cst.Call):
+        return None  # `fn.get_concrete_function(spec)`: kept for an export
+    while True:  # `.map(f).batch(8).prefetch(2)`: the same pipeline
+        attr = ctx.parent(node)
+        call = ctx.parent(attr) if isinstance(attr, cst.Attribute) else None
+        if not (isinstance(call, cst.Call) and call.func is attr):
+            break
+        node = call
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.Assign) and parent.value is node:
+        if len(parent.targets) != 1 or not isinstance(parent.targets[0].target, cst.Name):
+            return None
+        target = parent.targets[0].target
+        return _references(ctx, target, target) or None
+    if isinstance(parent, cst.Arg) or (isinstance(parent, cst.For) and parent.iter is node):
+        return [node]
     return None
 
 
