@@ -750,3 +750,33 @@ def evaluate(iterator, dataset_name):
     return step_fn(next(iterator))
 """
     assert [f.code for f in lint_source(source, "m.py") if f.line == 9] == []
+
+
+def test_the_columns_of_a_dataset_element_read_by_name_are_static() -> None:
+    # A tf.data element read by string keys is a Python dict of columns: its keys are the
+    # same for the whole trace, so printing them while tracing is a diagnostic.
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        NUMERIC = ["age", "income"]
+
+        def to_inputs(features, label):
+            print("tracing to_inputs for", sorted(features))
+            return tf.stack([features[c] for c in NUMERIC], axis=-1), label
+
+        def to_text(row, label):
+            print("tracing to_text for", sorted(row))
+            return row.get("text"), label
+
+        def to_value(x, label):
+            print("tracing to_value for", sorted(x))  # TFG101
+            return x, label
+
+        ds = tf.data.Dataset.from_tensor_slices(({"age": [1.0]}, [0]))
+        ds = ds.map(to_inputs).map(to_text).map(to_value)
+        """
+    )
+    assert {(f.line, f.code) for f in lint_source(source) if f.code == "TFG101"} == expected(
+        source
+    )

@@ -122,6 +122,36 @@ def noisy(x):
                     return dotted(func) or func.attr.value
         return None
 
+    def _python_items(self, node: cst.Call, fn: TracedFunction) -> bool:
+        """The first argument is a list of Python objects (functions, ``functools.partial``s,
+        lambdas): its display's items and what the body appends to it."""
+        if not node.args:
+            return False
+        arg = node.args[0].value
+        values = (
+            [arg] if isinstance(arg, cst.List | cst.Tuple) else list(values_of(self.ctx, arg, fn))
+        )
+        if not values or not all(isinstance(v, cst.List | cst.Tuple) for v in values):
+            return False
+        items = [e.value for v in values for e in v.elements]
+        if isinstance(arg, cst.Name):
+            for call in walk.descendants(fn.node):
+                if (
+                    type(call) is cst.Call
+                    and isinstance(call.func, cst.Attribute)
+                    and call.func.attr.value == "append"
+                    and isinstance(call.func.value, cst.Name)
+                    and call.func.value.value == arg.value
+                    and len(call.args) == 1
+                ):
+                    items.append(call.args[0].value)
+        return bool(items) and all(self._python_object(item) for item in items)
+
+    def _python_object(self, item: cst.BaseExpression) -> bool:
+        if isinstance(item, cst.Name | cst.Attribute | cst.Lambda):
+            return True
+        return isinstance(item, cst.Call) and self.ctx.resolve(item.func).is_("functools.partial")
+
     def _seeded_here(self, node: cst.Call, fn: TracedFunction) -> bool:
         """Every call of ``fn`` draws the same values anyway: the body seeds the generator
         with a literal before this draw (``np.random.seed(1234)``), or the draw is from a
@@ -176,6 +206,13 @@ def noisy(x):
             size = node.args[0].value
             shape = f"[{size.value}]" if isinstance(size, cst.Integer) else self.quote(size)
             instead = f"tf.random.uniform({shape})"
+        if short in ("shuffle", "choice", "sample") and self._python_items(node, fn):
+            # Shuffling a list of Python objects (functions, layers): tf.random.shuffle cannot
+            # hold them; draw the positions in the graph and pick with them.
+            instead = (
+                "a tensor of positions drawn in the graph (tf.random.shuffle(tf.range(n)))"
+                " and tf.switch_case to pick each item"
+            )
         shown = dotted(node.func) or name
         self.report(
             node,

@@ -371,7 +371,61 @@ class MessageReader:
             for a in found
             if self.ctx.enclosing_function(a.node) is self.fn.node
         ]
-        return bool(found) and len(values) == len(found) and all(_is_dict(v) for v in values)
+        if bool(found) and len(values) == len(found) and all(_is_dict(v) for v in values):
+            return True
+        return self._read_by_name(arg)
+
+    def _read_by_name(self, name: cst.Name) -> bool:
+        """The function reads ``name`` by string keys: ``features["age"]``, ``features[c]``
+        for ``c`` over a list of strings, ``.get("age")``, ``.items()``: a Python dict of
+        columns (a ``tf.data`` element), whose keys are fixed for the trace."""
+        for node in walk.descendants(self.fn.node):
+            if type(node) is cst.Subscript and isinstance(node.value, cst.Name):
+                if node.value.value != name.value or len(node.slice) != 1:
+                    continue
+                index = node.slice[0].slice
+                key = index.value if isinstance(index, cst.Index) else None
+                if isinstance(key, cst.SimpleString) or (
+                    isinstance(key, cst.Name) and self._over_strings(key)
+                ):
+                    return True
+            elif (
+                type(node) is cst.Call
+                and isinstance(node.func, cst.Attribute)
+                and isinstance(node.func.value, cst.Name)
+                and node.func.value.value == name.value
+                and node.func.attr.value in ("items", "keys", "get")
+                and (
+                    node.func.attr.value != "get"
+                    or (node.args and isinstance(node.args[0].value, cst.SimpleString))
+                )
+            ):
+                return True
+        return False
+
+    def _over_strings(self, name: cst.Name) -> bool:
+        """``name`` is the target of a ``for`` or comprehension over a list of string
+        literals (written there, or a name bound to one)."""
+        for a in self.ctx.bindings(name):
+            loop = self.ctx.parent(a.node)
+            if not (isinstance(loop, cst.For | cst.CompFor) and loop.target is a.node):
+                return False
+            source = loop.iter
+            if isinstance(source, cst.Name):
+                values = [
+                    assigned_value(self.ctx, b.node, with_items=False)
+                    for b in self.ctx.bindings(source)
+                ]
+                if len(values) != 1 or values[0] is None:
+                    return False
+                source = values[0]
+            if not (
+                isinstance(source, cst.List | cst.Tuple)
+                and source.elements
+                and all(isinstance(e.value, cst.SimpleString) for e in source.elements)
+            ):
+                return False
+        return bool(self.ctx.bindings(name))
 
     def _string_parameter(self, name: cst.Name) -> bool:
         """``name`` is a parameter of the traced function (or of one enclosing it, for a
