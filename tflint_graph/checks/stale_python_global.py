@@ -7,8 +7,10 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
 from tflint_graph.core.vocabulary import CONTROL_FLOW, DATASET_CALLBACK_METHODS, STRATEGY_RUN
-from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
+from tflint_graph.model import walk
+from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.scopes import Assignment, FunctionScope, GlobalScope, Scope
+from tflint_graph.model.state import owning_class
 from tflint_graph.model.values import assigned_value, declared_outer_names, statement_of
 from tflint_graph.traced import traced_of
 
@@ -183,6 +185,40 @@ def keep(x):
             fn,
         )
 
+    def visit_Attribute(self, node: cst.Attribute, fn: TracedFunction) -> None:
+        """``self.beta`` read in a tf.function method while an eager method of the class
+        reassigns it (``end_episode()`` annealing ``self.beta``): the cached graph keeps the
+        value of its trace."""
+        if not (isinstance(node.value, cst.Name) and node.value.value == "self"):
+            return
+        attr = node.attr.value
+        if (fn.node, "self." + attr) in self._reported or not _is_load(self.ctx, node):
+            return
+        cls = owning_class(self.ctx, fn.node)
+        root = fn
+        while root.parent is not None:
+            root = root.parent
+        if (
+            cls is None
+            or root.kind not in (TraceKind.DECORATED, TraceKind.WRAPPED)
+            or owning_class(self.ctx, root.node) is not cls
+        ):
+            return  # `self` may be another object on each call of the root
+        writer = self.ctx.memo(
+            "tfg109-eager-writer:" + attr, cls, lambda: _eager_writer(self.ctx, cls, attr)
+        )
+        if writer is None:
+            return
+        method, line = writer
+        self._reported.add((fn.node, "self." + attr))
+        self.report(
+            node,
+            f"self.{attr} is read while tracing {fn.where} but {method}() reassigns it outside "
+            f"traced code (line {line}); the graph keeps the value seen at trace time; keep "
+            "it in a tf.Variable and .assign() to it, or pass it in as a tensor argument",
+            fn,
+        )
+
     def _rebinding(
         self, scope: Scope, name: str, found: list[Assignment], fn: FunctionNode
     ) -> _Rebinding | None:
@@ -234,6 +270,113 @@ def keep(x):
             if any(not _exclusive(ctx, other, stmt, stop) for other in others):
                 return _Rebinding(line, "is reassigned after its definition")
         return None
+
+
+# Methods where a class sets itself up (before any trace), and Python's own protocol.
+_SETUP_METHODS = frozenset({"__init__", "build", "_build", "build_from_config", "__setstate__"})
+_PYTHON_BUILTINS = frozenset({"min", "max", "int", "float", "round", "abs", "bool"})
+
+
+def _is_load(ctx: ModuleContext, node: cst.Attribute) -> bool:
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.AssignTarget | cst.AugAssign | cst.AnnAssign | cst.Del):
+        return False
+    return not (isinstance(parent, cst.Element) and not isinstance(ctx.parent(parent), cst.List))
+
+
+def _eager_writer(ctx: ModuleContext, cls: cst.ClassDef, attr: str) -> tuple[str, int] | None:
+    """An eager method of ``cls`` that the module calls and that reassigns ``self.<attr>``
+    to a Python number (a literal, arithmetic, ``min``/``max``...), the first one found;
+    None when any write of the attribute holds something else than a number or a name
+    (a tf.Variable, a layer, a container: other rules' business) or none qualifies."""
+    found: tuple[str, int] | None = None
+    for stmt in cls.body.body:
+        if not isinstance(stmt, cst.FunctionDef):
+            continue
+        for node in walk.descendants(stmt):
+            target, value = _self_write(node, attr)
+            if target is None:
+                continue
+            if value is None or not _python_operand(ctx, value):
+                return None  # `self.beta = config.beta_start` in __init__ is fine too
+            name = stmt.name.value
+            if (
+                found is None
+                and _python_number(ctx, value)
+                and name not in _SETUP_METHODS
+                and stmt not in ctx.traced
+                and ctx.enclosing_function(node) is stmt
+                and not traced_of(ctx).setup.guarded(target, stmt)
+                and _called_by_name(ctx, name)
+            ):
+                found = (name, ctx.line(node))
+    return found
+
+
+def _self_write(
+    node: cst.CSTNode, attr: str
+) -> tuple[cst.Attribute | None, cst.BaseExpression | None]:
+    """``self.<attr> = v`` / ``self.<attr> += v``: the target and ``v``."""
+    targets: list[cst.BaseExpression] = []
+    value: cst.BaseExpression | None = None
+    if isinstance(node, cst.Assign):
+        targets, value = [t.target for t in node.targets], node.value
+    elif isinstance(node, cst.AugAssign | cst.AnnAssign):
+        targets, value = [node.target], node.value
+    for target in targets:
+        if _is_self_attr(target, attr):
+            assert isinstance(target, cst.Attribute)
+            return target, value
+        if isinstance(target, cst.Tuple | cst.List):
+            for element in target.elements:
+                if _is_self_attr(element.value, attr):
+                    assert isinstance(element.value, cst.Attribute)
+                    return element.value, None  # unpacked: the value is not known
+    return None, None
+
+
+def _is_self_attr(expr: cst.BaseExpression, attr: str) -> bool:
+    return (
+        isinstance(expr, cst.Attribute)
+        and isinstance(expr.value, cst.Name)
+        and expr.value.value == "self"
+        and expr.attr.value == attr
+    )
+
+
+def _python_number(ctx: ModuleContext, value: cst.BaseExpression) -> bool:
+    if isinstance(value, cst.Integer | cst.Float):
+        return True
+    if isinstance(value, cst.UnaryOperation):
+        return _python_number(ctx, value.expression)
+    if isinstance(value, cst.BinaryOperation):
+        return _python_operand(ctx, value.left) and _python_operand(ctx, value.right)
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+        return any(ctx.resolve(value.func).is_builtin(b) for b in _PYTHON_BUILTINS) and all(
+            _python_operand(ctx, a.value) for a in value.args
+        )
+    return False
+
+
+def _python_operand(ctx: ModuleContext, value: cst.BaseExpression) -> bool:
+    """A number, or a name or attribute holding whatever it holds (not a call's result)."""
+    if isinstance(value, cst.Name | cst.Attribute):
+        return True
+    return _python_number(ctx, value)
+
+
+def _called_by_name(ctx: ModuleContext, method: str) -> bool:
+    """Some code of the module calls ``<something>.method(...)``."""
+    calls = ctx.memo("tfg109-method-calls", ctx.module, lambda: _method_calls(ctx.module))
+    return method in calls
+
+
+def _method_calls(module: cst.Module) -> frozenset[str]:
+    return frozenset(
+        n.func.attr.value
+        for n in walk.descendants(module)
+        if type(n) is cst.Call and isinstance(n.func, cst.Attribute)
+    )
 
 
 def _unused_after_change(
