@@ -68,16 +68,16 @@ CHECKED = (
         "TFG301",
         "TFG302",
         "TFG303",
+        "TFG304",
         "TFG305",
         "TFG401",
         "TFG402",
         "TFG403",
+        "TFG404",
     }
 )
 NOT_CHECKED: Mapping[str, str] = {
     "TFG206": "it needs an input that makes the op fail at run time",
-    "TFG304": "XLA recompilation needs a device run with many shapes",
-    "TFG404": "a body without TensorFlow ops behaves the same traced or not",
 }
 # Codes reported at a call of a tf.function in the calling code: the child calls the
 # tf.function itself and stages what the call site does (distinct Python values, a first
@@ -268,6 +268,8 @@ def plan_module(
                 retrace=tuple(e[1] for f in found if (e := extras.get(f)) and e[0] == "retrace"),
                 first_call=tuple(f.line for f in found if f.code == "TFG403"),
                 loops=tuple(e[1] for f in found if (e := extras.get(f)) and e[0] == "loop"),
+                ops="TFG404" in codes,
+                xla="TFG304" in codes,
             )
         )
     return plan
