@@ -1594,6 +1594,19 @@ def _tensor_spec(dtype: str, shape: list[int]) -> dict[str, Any]:
     return {"kind": "tensor", "dtype": dtype, "shape": shape, "relaxed": [None, *shape[1:]]}
 
 
+def _defining_globals(module: ModuleType, target: dict[str, Any]) -> dict[str, Any]:
+    """The globals of the module that defines a function target: the module itself, or the
+    one a tf.function it imports comes from (whose models the function uses)."""
+    obj: Any = module
+    for part in target["path"].split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return vars(module)
+    python = getattr(obj, "python_function", obj)
+    found = getattr(inspect.unwrap(python), "__globals__", None)
+    return found if isinstance(found, dict) else vars(module)
+
+
 def _model_attempts(
     module: ModuleType, target: dict[str, Any], first: dict[str, Any]
 ) -> list[dict[str, Any]]:
@@ -1605,8 +1618,9 @@ def _model_attempts(
     inputs = ("tensor", "image")  # what a model's input shape replaces
     if not set(inputs) & set(roles) or len(roles) != len(first["args"]):
         return []
-    for name in sorted(vars(module)):
-        model = vars(module)[name]
+    scope = _defining_globals(module, target) if target["kind"] == "function" else vars(module)
+    for name in sorted(scope):
+        model = scope[name]
         shapes = _io_shapes(model) if isinstance(model, model_type) else None
         if shapes is None:
             continue
