@@ -81,6 +81,11 @@ MODULE = textwrap.dedent(
     )
 
 
+    @tf.function
+    def top(probs, k):
+        return tf.math.top_k(probs, k=k).values  # L:top
+
+
     @tf.function(jit_compile=True, input_signature=[tf.TensorSpec([4, 4], tf.float32)])
     def unrolled(x):
         for _ in range(120):  # L:unrolled
@@ -135,6 +140,16 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[int, str], Verdi
             loops=((L["unrolled"], L["unrolled"] + 1, 120, ""),),
         ),
     ]
+    # TFG303 on a parameter the guess makes a tensor that cannot work (top_k's k): the staged
+    # Python values are still called, on a fresh copy.
+    targets.append(
+        _t(
+            "top",
+            [(L["top"], "TFG303")],
+            [TensorSpecLite("float32", (2, 6)), TensorSpecLite("int32", (2, 3))],
+            retrace=((L["top"], "k", 1, "int"),),
+        )
+    )
     probe = confirm_module(path, root, targets, timeout=300)
     assert not probe.reason, probe.reason
     return probe.verdicts
@@ -200,6 +215,13 @@ def test_an_xla_function_checked_on_its_graph_is_traced_not_compiled(run) -> Non
     assert "compiled with XLA (jit_compile=True) and the graph shows the effect" in (
         verdict.evidence
     )
+
+
+def test_retracing_is_staged_when_the_guessed_value_of_the_parameter_fails(run) -> None:
+    verdict = run[(L["top"], "TFG303")]
+    assert verdict.status == CONFIRMED, verdict
+    assert "(a fresh copy: the call with the guessed k raised)" in verdict.evidence
+    assert "tracing count 0 -> 3 over 3 calls" in verdict.evidence
 
 
 # -- the criteria, from made-up reports --------------------------------------------------

@@ -2188,7 +2188,13 @@ def _retrace(runner: TargetCaller, result: dict[str, Any], spec: list[Any]) -> d
             # A fresh copy per experiment: calls staged for another flagged call of the same
             # tf.function (same values) must not already be in the cache.
             fresh = _fresh(runner)
-            fresh(*args, **kwargs)
+            alone = False
+            try:
+                fresh(*args, **kwargs)
+            except Exception:
+                # The input guessed for the parameter (a tensor where the code passes a
+                # Python number) may be what fails: the staged values alone then.
+                fresh, alone = _fresh(runner), True
             before = int(fresh.experimental_get_tracing_count())
             for value in [*values, values[0]]:
                 call_args, call_kwargs = list(args), dict(kwargs)
@@ -2207,6 +2213,7 @@ def _retrace(runner: TargetCaller, result: dict[str, Any], spec: list[Any]) -> d
             "values": [repr(v) for v in values],
             "before": before,
             "counts": counts,
+            "alone": alone,
         }
     return {"error": "calls with staged Python values raised (" + "; ".join(failed) + ")"}
 

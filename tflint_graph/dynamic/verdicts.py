@@ -778,6 +778,8 @@ class _Judge:
             f"staged: called {self.target.path}() with {param}={shown} (Python {exp['kind']}s, "
             f"as the call at line {line} passes a varying one), then {param}={values[0]} again"
         )
+        if exp.get("alone"):
+            staged += f" (a fresh copy: the call with the guessed {param} raised)"
         if new >= n and repeat == 0:
             return Verdict(
                 CONFIRMED,
