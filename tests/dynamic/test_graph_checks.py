@@ -18,6 +18,7 @@ from tflint_graph.dynamic.verdicts import (
     Attempt,
     Target,
     Verdict,
+    Watch,
     confirm_module,
     verdicts_from_report,
 )
@@ -79,6 +80,19 @@ MODULE = textwrap.dedent(
     rms = tf.function(
         _rms, jit_compile=True, input_signature=[tf.TensorSpec([None, None, WIDTH], tf.float32)]
     )
+
+
+    scale = 2.0
+
+
+    @tf.function
+    def noisy(x):
+        return x * scale + tf.random.normal(tf.shape(x))  # L:noisy
+
+
+    @tf.function
+    def noisy_ignores(x):
+        return x * 2.0 + tf.random.normal(tf.shape(x))  # L:ignores
 
 
     @tf.function
@@ -150,6 +164,17 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[int, str], Verdi
             retrace=((L["top"], "k", 1, "int"),),
         )
     )
+    # TFG109 in functions that draw random numbers: compared with the seeds reset.
+    for name, label in (("noisy", "noisy"), ("noisy_ignores", "ignores")):
+        targets.append(
+            _t(
+                name,
+                [(L[label], "TFG109")],
+                [TensorSpecLite("float32", (3,))],
+                watches=(Watch(L[label], "TFG109", "global", "scale"),),
+                stale=("scale",),
+            )
+        )
     probe = confirm_module(path, root, targets, timeout=300)
     assert not probe.reason, probe.reason
     return probe.verdicts
@@ -222,6 +247,17 @@ def test_retracing_is_staged_when_the_guessed_value_of_the_parameter_fails(run) 
     assert verdict.status == CONFIRMED, verdict
     assert "(a fresh copy: the call with the guessed k raised)" in verdict.evidence
     assert "tracing count 0 -> 3 over 3 calls" in verdict.evidence
+
+
+def test_a_stale_global_is_shown_in_a_function_that_draws_random_numbers(run) -> None:
+    verdict = run[(L["noisy"], "TFG109")]
+    assert verdict.status == CONFIRMED, verdict
+    assert "seeds were reset before each compared call" in verdict.evidence
+    assert "the graph kept the trace-time value" in verdict.evidence
+    # Not reading the global: nothing changes, nothing is confirmed.
+    ignored = run[(L["ignores"], "TFG109")]
+    assert ignored.status == UNVERIFIED, ignored
+    assert "neither the traced nor an eager result changed" in ignored.evidence
 
 
 # -- the criteria, from made-up reports --------------------------------------------------

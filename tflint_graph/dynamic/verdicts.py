@@ -27,7 +27,9 @@ graph building (*eager*, at call time).  Per code:
   the function (TensorFlow reports it where the list is used after the loop);
   ``not-reproduced`` when the line ran and nothing was raised.
 - TFG109 (staged): the global is changed and the function called again: ``confirmed`` when the
-  traced result stays the same while an eager run's result changes.
+  traced result stays the same while an eager run's result changes (a function that draws
+  random numbers is compared with the global seeds reset before each call, after checking
+  that this makes both its traced and its eager results repeat).
 - TFG209 (staged): ``confirmed`` when the traced result differs from an eager run of the same
   inputs (lost writes read as zeros).
 - TFG301 (staged): ``confirmed`` when new batch sizes make the tracing count grow.
@@ -688,6 +690,11 @@ class _Judge:
         if exp.get("error"):
             return Verdict(UNVERIFIED, f"changing {watch.name}: {exp['error']}{self.suffix}")
         change = f"staged: dynamic mode set {watch.name} = {exp['new']} (was {exp['old']})"
+        if exp.get("seeded"):
+            change += (
+                " (the function draws random numbers: TensorFlow's, Python's and NumPy's seeds "
+                "were reset before each compared call)"
+            )
         if exp["traced_changed"]:
             return Verdict(
                 NOT_REPRODUCED,
