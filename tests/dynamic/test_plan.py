@@ -945,17 +945,6 @@ UNCHECKED_SOURCES = {
         """,
         "except tf.errors",
     ),
-    "TFG404": (
-        """
-        import tensorflow as tf
-
-
-        @tf.function
-        def constant_one(x):
-            return 1
-        """,
-        "def constant_one",
-    ),
 }
 
 
@@ -973,6 +962,53 @@ def test_codes_without_dynamic_check_are_unverified(code: str) -> None:
         assert evidence != f"no dynamic check for {code}: "
     assert all(c != code for t in plan.targets for _, c in t.findings)
     assert line_of(source, needle) in lines
+
+
+def test_a_body_without_ops_asks_the_child_for_the_graphs_op_types() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def constant_one(x):
+            return 1
+        """
+    )
+    plan, found = plan_for(source)
+    key = (line_of(source, "def constant_one"), "TFG404")
+    assert key in found and key not in plan.verdicts
+    target = only_target(plan, "constant_one")
+    assert (target.kind, target.findings, target.ops, target.xla) == (
+        "function",
+        (key,),
+        True,
+        False,
+    )
+
+
+def test_xla_with_unknown_dims_asks_the_child_to_time_new_shapes() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        def _norm(x):
+            return x * tf.math.rsqrt(tf.reduce_mean(tf.square(x), axis=-1, keepdims=True))
+
+
+        norm = tf.function(
+            _norm, jit_compile=True, input_signature=[tf.TensorSpec([None, 8], tf.float32)]
+        )
+        """
+    )
+    plan, found = plan_for(source)
+    key = (line_of(source, "def _norm"), "TFG304")
+    assert key in found and key not in plan.verdicts
+    (target,) = [t for t in plan.targets if key in t.findings]
+    assert target.xla and not target.ops
+    # The def is wrapped by the module: the child looks for the module's own tf.function.
+    assert (target.kind, target.path) == ("wrap", "_norm")
 
 
 def test_unchecked_code_beside_checked_one_in_the_same_function() -> None:

@@ -985,6 +985,18 @@ class Unreachable(Exception):
     """The target cannot be built (missing, needs constructor arguments, not callable)."""
 
 
+def _module_tf_function(module: ModuleType, python: Any) -> tuple[str, Any] | None:
+    """The module global holding ``tf.function(python, ...)``, and its name, if there is
+    exactly one."""
+    found = [
+        (name, value)
+        for name, value in vars(module).items()
+        if hasattr(value, "experimental_get_tracing_count")
+        and getattr(value, "python_function", None) is python
+    ]
+    return found[0] if len(found) == 1 else None
+
+
 class TargetCaller:
     """Calls one target: ``call(args)`` runs one phase; experiments use ``plain``."""
 
@@ -1043,6 +1055,17 @@ class TargetCaller:
         if self.kind == "factory":
             obj = self._built_by(obj, ctor, ctor_kwargs)
         options = target.get("options", {})
+        # Whether ``fn`` is the module's own tf.function (its options, signature and
+        # jit_compile), not one dynamic mode made around a Python function.
+        self.own = False
+        self.via = ""
+        if self.kind == "wrap":
+            # `g = tf.function(f, jit_compile=True, ...)` at module level: call ``g``, as the
+            # module does, rather than a tf.function of dynamic mode's own around ``f``.
+            made = _module_tf_function(module, obj)
+            if made is not None:
+                self.via = f"the module's own tf.function {made[0]}"
+                obj = made[1]
         if self.kind == "keras_call":
             layer = self.owner
 
@@ -1059,6 +1082,7 @@ class TargetCaller:
             )
         elif self.kind in ("map", "caller") or hasattr(obj, "experimental_get_tracing_count"):
             self.fn = obj  # a caller runs as plain Python: the eager code a finding is about
+            self.own = self.kind not in ("map", "caller")
         elif self.kind in ("function", "factory"):
             raise Unreachable(f"{target['path']} is not a tf.function")
         else:
@@ -1203,6 +1227,8 @@ def _attempt(
     runner.sets = [a for a, _ in sets]
     if runner.keras_train:
         result["via"] = "Keras's own train function (make_train_function), one batch per call"
+    elif runner.via:
+        result["via"] = runner.via
     if runner.kind == "map" and (
         attempt.get("kwargs") or not all(_tensors_only(s) for s in attempt["args"])
     ):
@@ -1220,7 +1246,16 @@ def _attempt(
         if relaxed != args_shown:
             result["traced_with"] = ", ".join(relaxed)
         phases.append(("trace", lambda: runner.trace(sym_args, sym_kwargs)))
-    for index, (args, kwargs) in enumerate(sets):
+    codes = {code for _, code in target.get("findings", ())}
+    if phases and codes <= _GRAPH_ONLY_CODES and getattr(runner.fn, "_jit_compile", None) is True:
+        # What these codes claim shows in the traced graph; running it would first compile
+        # it with XLA, which for an unrolled loop can take minutes on a CPU.
+        result["calls_skipped"] = (
+            "the function is compiled with XLA (jit_compile=True) and the graph shows the "
+            "effect: it was traced, not called"
+        )
+        sets = sets[:1]
+    for index, (args, kwargs) in enumerate(sets if "calls_skipped" not in result else ()):
         phases.append(
             (str(index), lambda a=args, k=kwargs, i=index: runner.call(a, k, i))  # type: ignore[misc]
         )
@@ -1268,6 +1303,10 @@ def _attempt(
     result["tracing_count"] = runner.tracing_count()
     result["sets"] = sets
     return result
+
+
+# Codes whose evidence is the traced graph alone (its ops), not what calls do.
+_GRAPH_ONLY_CODES = frozenset({"TFG305", "TFG404"})
 
 
 def _tensors_only(spec: dict[str, Any]) -> bool:
@@ -1372,19 +1411,29 @@ def _stale(runner: TargetCaller, result: dict[str, Any], name: str) -> dict[str,
     else:
         return {"error": f"{name} is a {type(old).__name__}; only numbers and bools are changed"}
     args, kwargs = result["sets"][0]
-    if _draws_random(runner, args, kwargs):
-        return {"error": _RANDOM}
+    seeded = _draws_random(runner, args, kwargs)
+
+    def traced() -> Any:
+        _reseed(seeded)
+        return runner.plain(args, kwargs)
+
+    def eager() -> Any:
+        _reseed(seeded)
+        return runner.eager(args, kwargs)
+
     state = _State(runner, args, kwargs)
     try:
-        base = state.observe(lambda: runner.plain(args, kwargs))
-        again = state.observe(lambda: runner.plain(args, kwargs))
+        base = state.observe(traced)
+        again = state.observe(traced)
         if not _same(base, again):
             return {"error": "the traced function is not deterministic"}
-        eager_old = state.observe(lambda: runner.eager(args, kwargs))
+        eager_old = state.observe(eager)
+        if seeded and not _same(eager_old, state.observe(eager)):
+            return {"error": "the eager run is not deterministic, even with the seeds reset"}
         setattr(module, name, new)
         try:
-            traced_new = state.observe(lambda: runner.plain(args, kwargs))
-            eager_new = state.observe(lambda: runner.eager(args, kwargs))
+            traced_new = state.observe(traced)
+            eager_new = state.observe(eager)
         finally:
             setattr(module, name, old)
     except Exception as exc:
@@ -1396,7 +1445,21 @@ def _stale(runner: TargetCaller, result: dict[str, Any], name: str) -> dict[str,
         "new": repr(new)[:40],
         "traced_changed": not _same(base, traced_new),
         "eager_changed": not _same(eager_old, eager_new),
+        "seeded": seeded,
     }
+
+
+def _reseed(seeded: bool) -> None:
+    """Before each compared call of a function that draws random numbers: the same global
+    seeds (TensorFlow's, Python's, NumPy's), so its draws repeat call to call, traced and
+    eager alike (each against itself)."""
+    if seeded:
+        tf.random.set_seed(_SEED)
+        random.seed(_SEED)
+        np.random.seed(_SEED)
+
+
+_SEED = 1234
 
 
 def _eager_diff(runner: TargetCaller, result: dict[str, Any]) -> dict[str, Any]:
@@ -1555,6 +1618,19 @@ def _tensor_spec(dtype: str, shape: list[int]) -> dict[str, Any]:
     return {"kind": "tensor", "dtype": dtype, "shape": shape, "relaxed": [None, *shape[1:]]}
 
 
+def _defining_globals(module: ModuleType, target: dict[str, Any]) -> dict[str, Any]:
+    """The globals of the module that defines a function target: the module itself, or the
+    one a tf.function it imports comes from (whose models the function uses)."""
+    obj: Any = module
+    for part in target["path"].split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return vars(module)
+    python = getattr(obj, "python_function", obj)
+    found = getattr(inspect.unwrap(python), "__globals__", None)
+    return found if isinstance(found, dict) else vars(module)
+
+
 def _model_attempts(
     module: ModuleType, target: dict[str, Any], first: dict[str, Any]
 ) -> list[dict[str, Any]]:
@@ -1566,8 +1642,9 @@ def _model_attempts(
     inputs = ("tensor", "image")  # what a model's input shape replaces
     if not set(inputs) & set(roles) or len(roles) != len(first["args"]):
         return []
-    for name in sorted(vars(module)):
-        model = vars(module)[name]
+    scope = _defining_globals(module, target) if target["kind"] == "function" else vars(module)
+    for name in sorted(scope):
+        model = scope[name]
         shapes = _io_shapes(model) if isinstance(model, model_type) else None
         if shapes is None:
             continue
@@ -2030,6 +2107,9 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
     probe = Probe(module)
     probe.install_loader_hook()
     device, device_error = _pick_device(params.get("device"))
+    # A global seed before anything is traced: random ops get fixed op seeds, and resetting
+    # it before a compared call (TFG109) makes their draws repeat (see ``_reseed``).
+    tf.random.set_seed(_SEED)
     probe.install_probes()
     results = []
     used = False  # has any call touched the module's state yet?
@@ -2135,7 +2215,13 @@ def _retrace(runner: TargetCaller, result: dict[str, Any], spec: list[Any]) -> d
             # A fresh copy per experiment: calls staged for another flagged call of the same
             # tf.function (same values) must not already be in the cache.
             fresh = _fresh(runner)
-            fresh(*args, **kwargs)
+            alone = False
+            try:
+                fresh(*args, **kwargs)
+            except Exception:
+                # The input guessed for the parameter (a tensor where the code passes a
+                # Python number) may be what fails: the staged values alone then.
+                fresh, alone = _fresh(runner), True
             before = int(fresh.experimental_get_tracing_count())
             for value in [*values, values[0]]:
                 call_args, call_kwargs = list(args), dict(kwargs)
@@ -2154,6 +2240,7 @@ def _retrace(runner: TargetCaller, result: dict[str, Any], spec: list[Any]) -> d
             "values": [repr(v) for v in values],
             "before": before,
             "counts": counts,
+            "alone": alone,
         }
     return {"error": "calls with staged Python values raised (" + "; ".join(failed) + ")"}
 
@@ -2263,6 +2350,180 @@ def _graph_size(runner: TargetCaller, result: dict[str, Any], loop: list[Any]) -
     return out
 
 
+# Op types that are a graph's inputs and outputs, not computation: the placeholders of the
+# arguments (and captures), the identities of the returned tensors, the constants a Python
+# result is frozen into, and control-only no-ops.
+_NO_WORK_OPS = frozenset({"Placeholder", "Identity", "IdentityN", "Const", "NoOp"})
+
+
+def _graph_work(runner: TargetCaller, result: dict[str, Any]) -> dict[str, Any]:
+    """TFG404: the op types of the concrete graph the calls traced (and of the functions it
+    calls), to tell computation from a graph of inputs, outputs and frozen constants."""
+    args, kwargs = result["sets"][0]
+    try:
+        concrete = runner.fn.get_concrete_function(*args, **kwargs)
+    except Exception as exc:
+        return {
+            "error": f"reading the traced graph raised {type(exc).__name__}: "
+            f"{_first_line(str(exc))[:150]}"
+        }
+    types: dict[str, int] = {}
+    seen: set[int] = set()
+    todo = [concrete.graph]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for op in current.get_operations():
+            types[op.type] = types.get(op.type, 0) + 1
+        for fn in getattr(current, "_functions", {}).values():
+            inner = getattr(fn, "graph", None)
+            if inner is not None:
+                todo.append(inner)
+    return {"types": types, "no_work": sorted(_NO_WORK_OPS)}
+
+
+def _has_unknown(spec: dict[str, Any]) -> bool:
+    if spec["kind"] in ("tuple", "dict"):
+        return any(_has_unknown(s) for s in _items(spec))
+    return spec["kind"] == "tensor" and None in (spec.get("relaxed") or ())
+
+
+def _resized(spec: dict[str, Any], size: int, unknown_only: bool) -> dict[str, Any] | None:
+    """``spec`` with a new size for its unknown dims (``None`` in the traced signature) or,
+    when no argument has any (``unknown_only`` false), for its first dim; None when nothing
+    changes (a Python value, a scalar, a fully known shape)."""
+    if spec["kind"] in ("tuple", "dict"):
+        items = spec["items"]
+        keys = list(items) if isinstance(items, dict) else list(range(len(items)))
+        parts = [_resized(items[k], size, unknown_only) for k in keys]
+        if all(p is None for p in parts):
+            return None
+        new = [p if p is not None else items[k] for k, p in zip(keys, parts, strict=True)]
+        return {
+            **spec,
+            "items": dict(zip(keys, new, strict=True)) if isinstance(items, dict) else new,
+        }
+    if spec["kind"] != "tensor" or not spec["shape"]:
+        return None
+    shape = list(spec["shape"])
+    unknown = [i for i, d in enumerate(spec.get("relaxed") or ()) if d is None]
+    if unknown_only and not unknown:
+        return None
+    for i in unknown or [0]:
+        shape[i] = size
+    return {**spec, "shape": shape}
+
+
+def _calls_xla(graph: Any) -> list[str]:
+    """The functions a graph (or one it calls) calls with ``_XlaMustCompile`` set: nested
+    jit-compiled tf.functions, which XLA compiles whoever calls them."""
+    found: list[str] = []
+    seen: set[int] = set()
+    todo = [graph]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for op in current.get_operations():
+            with contextlib.suppress(Exception):
+                attr = op.node_def.attr
+                if "_XlaMustCompile" in attr and attr["_XlaMustCompile"].b:
+                    name = attr["f"].func.name if "f" in attr else op.name
+                    found.append(re.sub(r"^__inference_|_\d+$", "", name))
+        for fn in getattr(current, "_functions", {}).values():
+            inner = getattr(fn, "graph", None)
+            if inner is not None:
+                todo.append(inner)
+    return sorted(set(found))
+
+
+def _xla_recompile(
+    runner: TargetCaller, result: dict[str, Any], attempt: dict[str, Any], base: int
+) -> dict[str, Any]:
+    """TFG304: after the calls at the first shape, call the tf.function at new sizes of its
+    unknown dims (its first dim without a signature): the first call at each new shape
+    against warm calls at that shape, and the same for a copy without ``jit_compile`` (its
+    first call shows what tracing alone costs), with the tracing count of each."""
+    fn = runner.fn
+    python = getattr(fn, "python_function", None)
+    if python is None or not hasattr(fn, "experimental_get_tracing_count"):
+        return {"error": "no tf.function to time"}
+    args, kwargs = result["sets"][0]
+    sizes = [base + 1, base + 2]
+    staged = []
+    every = [*attempt["args"], *attempt.get("kwargs", {}).values()]
+    unknown_only = any(_has_unknown(s) for s in every)
+    for size in sizes:
+        specs = [_resized(s, size, unknown_only) for s in attempt["args"]]
+        kw_specs = {
+            k: _resized(s, size, unknown_only) for k, s in attempt.get("kwargs", {}).items()
+        }
+        if all(s is None for s in [*specs, *kw_specs.values()]):
+            return {"error": "no argument has a dimension to vary"}
+        staged.append(
+            (
+                [
+                    make_input(s if s is not None else o, 7, module=runner.module)
+                    for s, o in zip(specs, attempt["args"], strict=True)
+                ],
+                {
+                    k: make_input(
+                        s if s is not None else attempt["kwargs"][k], 7, module=runner.module
+                    )
+                    for k, s in kw_specs.items()
+                },
+                ", ".join(
+                    _shown(s if s is not None else o)
+                    for s, o in zip(specs, attempt["args"], strict=True)
+                ),
+            )
+        )
+
+    def timed(f: Any, a: list[Any], k: dict[str, Any]) -> float:
+        start = _perf_counter()
+        _outputs(f(*a, **k))  # fetching the result waits for the device
+        return (_perf_counter() - start) * 1e3
+
+    try:
+        plain = tf.function(
+            python,
+            input_signature=fn.input_signature,
+            autograph=bool(getattr(fn, "_autograph", True)),
+            jit_compile=False,
+        )
+        timed(fn, args, kwargs)
+        timed(plain, args, kwargs)
+        nested = _calls_xla(plain.get_concrete_function(*args, **kwargs).graph)
+        rows = []
+        for a, k, shown in staged:
+            row: dict[str, Any] = {"inputs": shown}
+            for label, f in (("xla", fn), ("plain", plain)):
+                before = _count_of(f)
+                first = timed(f, a, k)
+                warm = statistics.median(timed(f, a, k) for _ in range(5))
+                row[label] = {
+                    "first_ms": first,
+                    "warm_ms": warm,
+                    "traces": [before, _count_of(f)],
+                }
+            rows.append(row)
+    except Exception as exc:
+        return {
+            "error": f"a call at a new shape raised {type(exc).__name__}: "
+            f"{_first_line(str(exc))[:150]}"
+        }
+    jit = getattr(fn, "_jit_compile", None)
+    return {
+        "jit_compile": jit if isinstance(jit, bool) else None,
+        "own": runner.own,
+        "rows": rows,
+        "nested_xla": nested,
+    }
+
+
 def _switch_check(probe: Probe) -> dict[str, Any]:
     """TFG402: whether functions run eagerly after the import, and which module lines set
     it: the module is executed again with ``run_functions_eagerly`` recording its callers
@@ -2322,6 +2583,12 @@ def _experiments(
             experiments["first_call"] = _first_call(runner, result)
         for loop in target.get("loops", []):
             experiments[f"graph:{loop[0]}"] = _graph_size(runner, result, loop)
+        if target.get("ops"):
+            experiments["ops"] = _graph_work(runner, result)
+        if target.get("xla"):
+            experiments["xla"] = _xla_recompile(
+                runner, result, attempt, params.get("unknown_dim", 2)
+            )
     elif target.get("eager_diff") and runner.kind != "map":
         experiments["eager_diff"] = _eager_diff(runner, result)
     if not result["calls"][0]["exception"] and runner.kind == "map":

@@ -353,7 +353,7 @@ class ChildResult:
 _CHECKOUT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 
-def _fallback_path(root: Path, levels: int = 3) -> list[str]:
+def fallback_path(root: Path, levels: int = 3) -> list[str]:
     """Folders above ``root`` up to the checkout's top, for the end of the child's
     ``sys.path``: a script in ``bench/`` or ``scripts/`` imports the project's package as it
     does when run from the checkout (``python -m scripts.x``, an editable install).  At the
@@ -516,7 +516,7 @@ def run_isolated(
                     "module_name": name,
                     "by_name": by_name,
                     "sys_path": sys_path,
-                    "fallback_path": _fallback_path(project_root),
+                    "fallback_path": fallback_path(project_root),
                     "payload": payload,
                     "memory_mb": memory_mb,
                     "tmpdir": child_env.get("TMPDIR", str(scratch / _TMP)),

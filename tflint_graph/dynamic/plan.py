@@ -8,7 +8,9 @@ class, or a lambda a module-level name holds (``scale = lambda x: ...``, ``step 
 tf.function(lambda x: ...)``); inline lambdas, nested functions and roots that only another
 module's code traces are not, and their findings get ``unverified`` with that reason.
 Findings at a call of a tf.function (TFG303, TFG403) target the module-level tf.function the
-call names; TFG402 gets a module-level target with nothing to call.
+call names, here or in a module of the project this one imports (:mod:`~tflint_graph.dynamic.
+homes`: inputs planned from the defining module, the object called through this module's
+name for it); TFG402 gets a module-level target with nothing to call.
 
 Inputs, in order of trust: a config example (``"pkg.mod:fn"``), a literal ``input_signature``,
 then annotations and guesses (small float32 tensors of a few ranks, tried in turn by the child
@@ -22,6 +24,7 @@ imports TensorFlow.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +39,7 @@ from tflint_graph.core.config import Config
 from tflint_graph.core.examples import Example, PyValue, TensorSpecLite, from_signature_source
 from tflint_graph.core.finding import Finding
 from tflint_graph.dynamic.calls import ModuleCalls
+from tflint_graph.dynamic.homes import Home, home_of, imported_homes, view_with
 from tflint_graph.dynamic.verdicts import (
     PROBE_KINDS,
     RAISES,
@@ -68,16 +72,16 @@ CHECKED = (
         "TFG301",
         "TFG302",
         "TFG303",
+        "TFG304",
         "TFG305",
         "TFG401",
         "TFG402",
         "TFG403",
+        "TFG404",
     }
 )
 NOT_CHECKED: Mapping[str, str] = {
     "TFG206": "it needs an input that makes the op fail at run time",
-    "TFG304": "XLA recompilation needs a device run with many shapes",
-    "TFG404": "a body without TensorFlow ops behaves the same traced or not",
 }
 # Codes reported at a call of a tf.function in the calling code: the child calls the
 # tf.function itself and stages what the call site does (distinct Python values, a first
@@ -147,6 +151,14 @@ def plan_module(
         return plan
     tree = _ast(source)
     calls = _module_calls(tree)
+    homes: list[Home] = []
+    if any(f.code in CALL_SITE_CODES for f in wanted):
+        # A call of a tf.function another module of the project defines: the analysis needs
+        # to know that module's tf.functions to see the call, as the static run did.
+        homes = imported_homes(path, tree, module_name, config)
+        if homes:
+            ctx = ModuleContext(path, source, module, config, view_with(module_name, path, homes))
+            ctx.traced = find_traced(ctx)
     lines = source.splitlines()
     local_names: dict[Finding, frozenset[str]] = {}
     defaults: dict[Finding, dict[str, str]] = {}
@@ -163,7 +175,7 @@ def plan_module(
             continue  # checked at import, or not reachable at all
         holder = None if f.code in CALL_SITE_CODES | CALLER_CODES else _holder(ctx, f)
         reached = (
-            _call_site_entry(ctx, f)
+            _call_site_entry(ctx, f, homes)
             if f.code in CALL_SITE_CODES
             else _caller_entry(ctx, f)
             if f.code in CALLER_CODES
@@ -182,14 +194,19 @@ def plan_module(
             extras[f] = extra
         holder_node = holder.node if holder is not None else entry.node
         local_names[f] = _locals(holder_node)
-        defaults[f] = _mutable_defaults(ctx, holder_node)
+        defaults[f] = _mutable_defaults(entry.home.ctx if entry.home else ctx, holder_node)
         by_entry.setdefault(entry.node, (entry, []))[1].append(f)
-    for entry, found in sorted(
-        by_entry.values(), key=lambda item: ctx.position(item[0].node).start.line
-    ):
+    for entry, found in sorted(by_entry.values(), key=lambda item: _entry_line(ctx, *item)):
         kind, qualname = entry.kind, entry.qualname
-        attempts, roles = _attempts(ctx, entry, f"{module_name}:{qualname}", examples, calls)
-        class_name = qualname.partition(".")[0] if "." in qualname else ""
+        home = entry.home
+        if home is not None:
+            # Inputs from the defining module's source, its own calls and its example.
+            attempts, roles = _attempts(
+                home.ctx, entry, f"{home.module}:{qualname}", examples, home.calls
+            )
+        else:
+            attempts, roles = _attempts(ctx, entry, f"{module_name}:{qualname}", examples, calls)
+        class_name = qualname.partition(".")[0] if "." in qualname and home is None else ""
         ctor_example = examples.get(f"{module_name}:{class_name}") if class_name else None
         ctor: tuple[Spec, ...] = ()
         ctor_kwargs: dict[str, Spec] = {}
@@ -240,7 +257,7 @@ def plan_module(
         )
         plan.targets.append(
             Target(
-                path=qualname,
+                path=entry.path or qualname,
                 findings=tuple(sorted({(f.line, f.code) for f in found})),
                 attempts=attempts,
                 kind=kind,
@@ -268,6 +285,8 @@ def plan_module(
                 retrace=tuple(e[1] for f in found if (e := extras.get(f)) and e[0] == "retrace"),
                 first_call=tuple(f.line for f in found if f.code == "TFG403"),
                 loops=tuple(e[1] for f in found if (e := extras.get(f)) and e[0] == "loop"),
+                ops="TFG404" in codes,
+                xla="TFG304" in codes,
             )
         )
     return plan
@@ -275,6 +294,13 @@ def plan_module(
 
 def _join(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
+
+
+def _entry_line(ctx: ModuleContext, entry: _Entry, found: list[Finding]) -> int:
+    """Targets run in source order: a tf.function of another module where it is called."""
+    if entry.home is not None:
+        return min(f.line for f in found)
+    return ctx.position(entry.node).start.line
 
 
 @dataclass(frozen=True)
@@ -290,6 +316,10 @@ class _Entry:
     # For a factory (``qualname`` names a module-level function that builds and returns a
     # tf.function): the name of the function it returns, whose parameters the attempts fill.
     inner: str = ""
+    # A tf.function another module defines (``home``; ``node`` and ``qualname`` are there),
+    # reached by the calling module's own name for it (``path``: ``step``, ``model.step``).
+    home: Home | None = None
+    path: str = ""
 
 
 def _entry_for(ctx: ModuleContext, holder: TracedFunction | None, finding: Finding) -> _Entry | str:
@@ -452,11 +482,12 @@ class _Nodes(walk.Visitor):
 
 
 def _call_site_entry(
-    ctx: ModuleContext, finding: Finding
+    ctx: ModuleContext, finding: Finding, homes: Sequence[Home] = ()
 ) -> tuple[_Entry, tuple[str, tuple[Any, ...]] | None] | str:
     """For TFG303/TFG403 (reported at a call in the calling code): the module-level
-    tf.function the call names, and for TFG303 what to stage: the parameter that receives
-    the varying Python value, and its kind (int, float or str) as the call passes it."""
+    tf.function the call names (here, or in a module of the project it imports), and for
+    TFG303 what to stage: the parameter that receives the varying Python value, and its kind
+    (int, float or str) as the call passes it."""
     where = (finding.line, finding.column - 1)
     site = None
     for call, ref in tf_function_calls(ctx):
@@ -468,16 +499,28 @@ def _call_site_entry(
         return "not a call of a tf.function of this module"
     call, ref = site
     func = call.func
-    node = ref.node
     shown = ctx.code(func)
+    home = None
+    if ref.node is None:
+        found = home_of(ref, list(homes))
+        if found is None:
+            return f"{shown} is a tf.function of another module dynamic mode could not read"
+        home, ref = found
+    node = ref.node
     bound = ctx.bindings(func) if isinstance(func, cst.Name) else ()
-    cls = ctx.enclosing_class(node) if isinstance(node, cst.FunctionDef) else None
+    owner_ctx = home.ctx if home is not None else ctx
+    cls = owner_ctx.enclosing_class(node) if isinstance(node, cst.FunctionDef) else None
     signature = ref.keyword("input_signature")
     signature = signature if _given_expr(signature) else None
     autograph = ref.keyword("autograph")
     converted = not (isinstance(autograph, cst.Name) and autograph.value == "False")
     params = [*node.params.posonly_params, *node.params.params] if node is not None else []
-    if (
+    if home is not None:
+        reach = _imported_reach(ctx, func, ref, home)
+        if isinstance(reach, str):
+            return reach
+        entry = dataclasses.replace(reach, input_signature=signature, autograph=converted)
+    elif (
         isinstance(func, cst.Attribute)
         and isinstance(node, cst.FunctionDef)
         and cls is not None
@@ -535,6 +578,40 @@ def _call_site_entry(
     if kind is None:
         return f"`{ctx.code(arg.value)}` is a container: dynamic mode stages scalars only"
     return entry, ("retrace", (finding.line, param, index, kind))
+
+
+def _imported_reach(
+    ctx: ModuleContext, func: cst.BaseExpression, ref: Any, home: Home
+) -> _Entry | str:
+    """A module-level tf.function of ``home`` that the calling module names by an import of
+    its own at module level (``step`` from ``from pkg.model import step``, ``m.step`` from
+    ``from pkg import model as m``)."""
+    shown = ctx.code(func)
+    qualname = ref.info.qualname
+    if "." in qualname or not isinstance(ref.node, cst.FunctionDef | cst.Lambda):
+        return (
+            f"{shown} is a method of a class of {home.module}: dynamic mode calls only the "
+            "module-level tf.functions of another module"
+        )
+    parts: list[str] = []
+    expr: cst.BaseExpression = func
+    while isinstance(expr, cst.Attribute):
+        parts.insert(0, expr.attr.value)
+        expr = expr.value
+    if not isinstance(expr, cst.Name):
+        return f"{shown} is not a name dynamic mode can look up in the module"
+    bound = ctx.bindings(expr)
+    if not bound or not all(isinstance(b.scope, GlobalScope) for b in bound):
+        return f"{expr.value} is not bound at module level: dynamic mode cannot look {shown} up"
+    path = ".".join([expr.value, *parts])
+    return _Entry(
+        ref.node,
+        "function",
+        qualname,
+        note=f"{qualname}() is defined in {home.module}, called here as {path}()",
+        home=home,
+        path=path,
+    )
 
 
 def _given_expr(expr: cst.BaseExpression | None) -> bool:

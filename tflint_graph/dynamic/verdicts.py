@@ -27,7 +27,9 @@ graph building (*eager*, at call time).  Per code:
   the function (TensorFlow reports it where the list is used after the loop);
   ``not-reproduced`` when the line ran and nothing was raised.
 - TFG109 (staged): the global is changed and the function called again: ``confirmed`` when the
-  traced result stays the same while an eager run's result changes.
+  traced result stays the same while an eager run's result changes (a function that draws
+  random numbers is compared with the global seeds reset before each call, after checking
+  that this makes both its traced and its eager results repeat).
 - TFG209 (staged): ``confirmed`` when the traced result differs from an eager run of the same
   inputs (lost writes read as zeros).
 - TFG301 (staged): ``confirmed`` when new batch sizes make the tracing count grow.
@@ -44,6 +46,18 @@ graph building (*eager*, at call time).  Per code:
   ``confirmed`` when the loop's lines created at least one op per iteration (unrolled); with
   a module global as the count, a fresh, timed trace with a tenth of it shows the graph
   shrink.
+- TFG404: the op types of the graph the calls traced (and of the functions it calls):
+  ``confirmed`` when it holds nothing but placeholders, identities, constants and no-ops
+  (the inputs, the outputs, the Python result frozen at trace time); ``not-reproduced``,
+  naming them, when some op computes.
+- TFG304 (staged): after the calls at the first shape, new sizes of the unknown dims (the
+  first dim without a signature), each called once cold and five times warm, and the same for
+  a copy of the function without ``jit_compile``: ``confirmed`` when every new shape's first
+  call costs at least 5 ms and three warm calls more than a warm call, and, when it traced
+  again, three times what the copy's first call adds (tracing alone), so the extra is XLA
+  compiling for that shape; ``not-reproduced`` when no new shape costs clearly more than the
+  copy's (or the module's own tf.function has no ``jit_compile``); ``unverified`` in
+  between, or when the function called is not the module's own.
 - TFG402 (module level, no call): the module is executed again with
   ``run_functions_eagerly`` recording its callers: ``confirmed`` when the flagged line
   passed True and ``functions_run_eagerly()`` is True after the import (and was after the
@@ -269,6 +283,10 @@ class Target:
     retrace: tuple[tuple[int, str, int | None, str], ...] = ()
     first_call: tuple[int, ...] = ()
     loops: tuple[tuple[int, int, int, str], ...] = ()
+    # TFG404: read the op types of the traced graph.  TFG304: time first calls at new
+    # shapes, with XLA and without.
+    ops: bool = False
+    xla: bool = False
 
 
 @dataclass
@@ -371,6 +389,8 @@ def params_for(
                 "retrace": [list(r) for r in t.retrace],
                 "first_call": list(t.first_call),
                 "loops": [list(loop) for loop in t.loops],
+                "ops": t.ops,
+                "xla": t.xla,
             }
         )
     return {"calls": CALLS, "device": device, "unknown_dim": unknown, "targets": out}
@@ -434,12 +454,16 @@ class _Judge:
         shown = f"{inputs} (traced as {traced_with})" if traced_with else inputs
         if not inputs:
             self.suffix = f"; {note}" if note else ""
+        elif inputs == "no arguments" and source == "guessed":
+            self.suffix = "; called with no arguments (its parameters' defaults, if any)"
         elif source == "guessed":
             self.suffix = f"; guessed inputs {shown}"
         else:
             self.suffix = f"; inputs {shown} from {source}"
         if result.get("via"):
             self.suffix += f"; called through {result['via']}"
+        if result.get("calls_skipped"):
+            self.suffix += f"; {result['calls_skipped']}"
         if inputs and note:
             self.suffix += f"; {note}"
 
@@ -479,6 +503,10 @@ class _Judge:
             return self._first_call(experiments.get("first_call"))
         if code == "TFG305":
             return self._graph(line, experiments.get(f"graph:{line}"))
+        if code == "TFG404":
+            return self._work(experiments.get("ops"))
+        if code == "TFG304":
+            return self._recompiled(experiments.get("xla"))
         return Verdict(UNVERIFIED, f"no dynamic check for {code}")
 
     def _no_attempt(self) -> str:
@@ -662,6 +690,11 @@ class _Judge:
         if exp.get("error"):
             return Verdict(UNVERIFIED, f"changing {watch.name}: {exp['error']}{self.suffix}")
         change = f"staged: dynamic mode set {watch.name} = {exp['new']} (was {exp['old']})"
+        if exp.get("seeded"):
+            change += (
+                " (the function draws random numbers: TensorFlow's, Python's and NumPy's seeds "
+                "were reset before each compared call)"
+            )
         if exp["traced_changed"]:
             return Verdict(
                 NOT_REPRODUCED,
@@ -752,6 +785,8 @@ class _Judge:
             f"staged: called {self.target.path}() with {param}={shown} (Python {exp['kind']}s, "
             f"as the call at line {line} passes a varying one), then {param}={values[0]} again"
         )
+        if exp.get("alone"):
+            staged += f" (a fresh copy: the call with the guessed {param} raised)"
         if new >= n and repeat == 0:
             return Verdict(
                 CONFIRMED,
@@ -818,6 +853,102 @@ class _Judge:
             NOT_REPRODUCED,
             f"{shown}: fewer ops than iterations, so the loop is not unrolled into the graph"
             f"{self.suffix}",
+        )
+
+    def _work(self, exp: dict[str, Any] | None) -> Verdict:
+        """TFG404: the traced graph holds no op but its inputs, outputs and constants."""
+        if exp is None:
+            return self._not_run("graph reading")
+        if exp.get("error"):
+            return Verdict(UNVERIFIED, exp["error"] + self.suffix)
+        types: dict[str, int] = exp["types"]
+        quiet = set(exp["no_work"])
+        work = {t: n for t, n in types.items() if t not in quiet}
+        total = sum(types.values())
+        inputs, outputs = types.get("Placeholder", 0), types.get("Identity", 0)
+        consts = types.get("Const", 0)
+        traced = f"the graph traced for {self.target.path}() holds {total} ops"
+        if not work:
+            return Verdict(
+                CONFIRMED,
+                f"{traced} and none computes: {inputs} placeholders (inputs), {outputs} "
+                f"identities (outputs), {consts} constants (the Python result, frozen at trace "
+                f"time): every call runs no TensorFlow op and returns what tracing "
+                f"computed{self.suffix}",
+            )
+        shown = ", ".join(f"{t} x{n}" if n > 1 else t for t, n in sorted(work.items()))
+        n = sum(work.values())
+        return Verdict(
+            NOT_REPRODUCED,
+            f"{traced}, {n} of them computation besides its inputs and outputs ({shown}): the "
+            f"body does build TensorFlow ops{self.suffix}",
+        )
+
+    def _recompiled(self, exp: dict[str, Any] | None) -> Verdict:
+        """TFG304: a first call at a new shape pays an XLA compilation a copy without
+        ``jit_compile`` does not."""
+        if exp is None:
+            return self._not_run("new-shape timing")
+        if exp.get("error"):
+            return Verdict(UNVERIFIED, exp["error"] + self.suffix)
+        rows = exp["rows"]
+        parts = []
+        compiled, cheap = [], []
+        retraced = False
+        for row in rows:
+            xla, plain = row["xla"], row["plain"]
+            extra = float(xla["first_ms"]) - float(xla["warm_ms"])
+            base = max(0.0, float(plain["first_ms"]) - float(plain["warm_ms"]))
+            traced = xla["traces"][1] is not None and xla["traces"][0] != xla["traces"][1]
+            parts.append(
+                f"{row['inputs']}: first call {float(xla['first_ms']):.1f} ms, warm "
+                f"{float(xla['warm_ms']):.2f} ms"
+                + (" (traced again)" if traced else " (no new trace)")
+                + f"; without jit_compile {float(plain['first_ms']):.1f} ms first, "
+                f"{float(plain['warm_ms']):.2f} ms warm"
+            )
+            # XLA compiling is tens of milliseconds even for a tiny graph: well above timer
+            # noise and a warm call, and above what tracing alone adds to the copy's first
+            # call (without a new trace there is no tracing to tell apart).
+            clear = extra >= max(5.0, 3.0 * float(xla["warm_ms"]))
+            compiled.append(clear and (not traced or extra >= 3.0 * base))
+            retraced = retraced or traced
+            cheap.append(extra <= max(1.0, 1.5 * base))
+        nested = exp.get("nested_xla") or []
+        also = f" (the copy still calls XLA-compiled {', '.join(nested)})" if nested else ""
+        shown = (
+            f"staged: called {self.target.path}() at new shapes after warm calls at the first "
+            f"({'; '.join(parts)}){also}"
+        )
+        if exp.get("jit_compile") is not True:
+            how = "the module's own tf.function" if exp.get("own") else "the tf.function called"
+            status = NOT_REPRODUCED if exp.get("own") else UNVERIFIED
+            return Verdict(
+                status,
+                f"{shown}: {how} does not compile with XLA (jit_compile is "
+                f"{exp.get('jit_compile')}){self.suffix}",
+            )
+        if all(compiled):
+            why = (
+                "with no new trace, every new shape's first call costs many warm calls"
+                if not retraced
+                else "every new shape's first call costs over three times what tracing "
+                "again costs the copy without jit_compile"
+            )
+            return Verdict(
+                CONFIRMED,
+                f"{shown}: {why}: XLA compiles the function again for each new shape{self.suffix}",
+            )
+        if all(cheap):
+            return Verdict(
+                NOT_REPRODUCED,
+                f"{shown}: a first call at a new shape costs no more than the copy without "
+                f"jit_compile{self.suffix}",
+            )
+        return Verdict(
+            UNVERIFIED,
+            f"{shown}: the first calls at new shapes cost more than the copy's, but not "
+            f"clearly a compilation each{self.suffix}",
         )
 
     def _caller_calls(self, line: int) -> tuple[list[dict[str, Any]], str | None]:
