@@ -934,10 +934,11 @@ def test_unrelated_run_method_is_not_control_flow() -> None:
 
         @tf.function
         def step(x, runner):
-            runner.submit(job)
+            runner.apply(job)
             return x
         """
     ) == {"step()", "job()"}  # passed as an argument from traced code: a callee
+    # (`runner.submit(job)` hands it to an executor's thread: see the test on processes)
 
 
 # --------------------------------------------------------------------------------------
