@@ -127,6 +127,14 @@ MODULES = {
                 loss = keras.ops.mean((self(x) - y) ** 2)
                 self.steps_seen += 1  # TFG106
                 return {"loss": loss}
+
+            def test_step(self, data):
+                # Keras 3 does not AutoGraph-convert its steps: the tensor `if` raises
+                x, y = data
+                loss = keras.ops.mean((self(x) - y) ** 2)
+                if loss > 1.0:  # TFG201
+                    loss = loss * 0.5
+                return {"loss": loss}
         """,
     # Eager code that makes a tf.function on every call, and debug switches.
     "eager_code.py": """

@@ -777,6 +777,4 @@ def test_the_columns_of_a_dataset_element_read_by_name_are_static() -> None:
         ds = ds.map(to_inputs).map(to_text).map(to_value)
         """
     )
-    assert {(f.line, f.code) for f in lint_source(source) if f.code == "TFG101"} == expected(
-        source
-    )
+    assert {(f.line, f.code) for f in lint_source(source) if f.code == "TFG101"} == expected(source)

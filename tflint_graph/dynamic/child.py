@@ -1075,8 +1075,10 @@ class TargetCaller:
             self.fn = tf.function(keras_call)
         elif self.kind == "keras_step":
             # Experiments call the step through a tf.function of their own; the calls go
-            # through Keras's own train function (see ``call``).
-            self.fn = tf.function(obj)
+            # through Keras's own train function (see ``call``).  Keras 3 does not
+            # AutoGraph-convert its steps: neither may that tf.function (a tensor `if` in
+            # `test_step` raises under `evaluate`, and must here).
+            self.fn = tf.function(obj, autograph=options.get("autograph", True))
             self.keras_train = path[-1] == "train_step" and hasattr(
                 self.owner, "make_train_function"
             )
