@@ -108,6 +108,29 @@ MODULES = {
                 total += x
             return total
         """,
+    # An agent whose constructor wants built parts, made by the module's own factory.
+    "factory_owner.py": """
+        import tensorflow as tf
+
+
+        class Agent:
+            def __init__(self, net, optimizer, gamma):
+                self.net = net
+                self.optimizer = optimizer
+                self.gamma = gamma
+                self.updates = 0
+
+            @tf.function
+            def update(self, states):
+                self.updates += 1  # TFG106
+                return self.net(states) * self.gamma
+
+
+        def build_agent(gamma=0.99):
+            parts = (tf.keras.layers.Dense(2), tf.keras.optimizers.SGD(), gamma)
+            agent = Agent(*parts)  # no call dynamic mode can repeat on its own
+            return agent
+        """,
     # A convolutional model fed (x, y): Keras says how many dimensions it wants.
     "segment.py": """
         import keras
@@ -287,3 +310,8 @@ def test_nothing_is_written_outside_the_scratch_folder(run: dict) -> None:
 def test_a_factory_is_called_with_the_module_s_own_arguments(run: dict) -> None:
     dynamic = run[("factory.py", 10, "TFG105")]["dynamic"]
     assert "make_step(2.0)" in dynamic["evidence"], dynamic
+
+
+def test_an_owner_the_module_builds_in_a_factory(run: dict) -> None:
+    evidence = run[("factory_owner.py", 13, "TFG106")]["dynamic"]["evidence"]
+    assert "Agent built by the module's build_agent()" in evidence

@@ -997,6 +997,18 @@ def _module_tf_function(module: ModuleType, python: Any) -> tuple[str, Any] | No
     return found[0] if len(found) == 1 else None
 
 
+def _built_owner(module: Any, cls: type, factory: str) -> Any:
+    """What the module's own factory ``factory()`` returns, when it is a ``cls``."""
+    make = getattr(module, factory, None) if factory else None
+    if not callable(make):
+        return None
+    try:
+        made = make()
+    except (Exception, SystemExit):
+        return None
+    return made if isinstance(made, cls) else None
+
+
 class TargetCaller:
     """Calls one target: ``call(args)`` runs one phase; experiments use ``plain``."""
 
@@ -1019,6 +1031,7 @@ class TargetCaller:
         self.fallback = ""
         self.train_iter: Any = None
         self.train_fn: Any = None
+        built = ""  # how the owner was made, when not by its constructor
         path = target["path"].split(".")
         obj: Any = module
         static = None
@@ -1038,12 +1051,16 @@ class TargetCaller:
             try:
                 self.owner = cls(*ctor, **ctor_kwargs)
             except (Exception, SystemExit) as exc:
-                how = "with guessed arguments" if ctor_kwargs or ctor else "without arguments"
-                raise Unreachable(
-                    f"{path[0]}() could not be constructed {how} "
-                    f"({type(exc).__name__}: {_first_line(str(exc))[:120]}); give its arguments "
-                    f'as an example for "{target["module"]}:{path[0]}"'
-                ) from exc
+                # How the module itself builds one (`agent = build_agent()`): its factory.
+                self.owner = _built_owner(module, cls, target.get("owner_factory", ""))
+                if self.owner is None:
+                    how = "with guessed arguments" if ctor_kwargs or ctor else "without arguments"
+                    raise Unreachable(
+                        f"{path[0]}() could not be constructed {how} "
+                        f"({type(exc).__name__}: {_first_line(str(exc))[:120]}); give its "
+                        f'arguments as an example for "{target["module"]}:{path[0]}"'
+                    ) from exc
+                built = f"{path[0]} built by the module's {target['owner_factory']}()"
             obj = self.owner
             path = path[1:]
         for part in path:
@@ -1058,7 +1075,7 @@ class TargetCaller:
         # Whether ``fn`` is the module's own tf.function (its options, signature and
         # jit_compile), not one dynamic mode made around a Python function.
         self.own = False
-        self.via = ""
+        self.via = built
         if self.kind == "wrap":
             # `g = tf.function(f, jit_compile=True, ...)` at module level: call ``g``, as the
             # module does, rather than a tf.function of dynamic mode's own around ``f``.
@@ -1229,6 +1246,8 @@ def _attempt(
     runner.sets = [a for a, _ in sets]
     if runner.keras_train:
         result["via"] = "Keras's own train function (make_train_function), one batch per call"
+        if runner.via:
+            result["via"] += f"; {runner.via}"
     elif runner.via:
         result["via"] = runner.via
     if runner.kind == "map" and (

@@ -58,6 +58,7 @@ from tflint_graph.model import walk
 from tflint_graph.model.calls import keyword
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.scopes import GlobalScope
+from tflint_graph.model.values import assigned_value
 from tflint_graph.traced import find_traced, traced_of
 from tflint_graph.traced.callsites import tf_function_calls
 
@@ -243,6 +244,7 @@ def plan_module(
             elif guessed_ctor:
                 ctor_kwargs = dict(guessed_ctor)
                 note = guessed_note
+        owner_factory = _owner_factory(ctx, class_name) if class_name and not factory else ""
         watches = tuple(
             w
             for f in found
@@ -266,6 +268,7 @@ def plan_module(
                 ctor_kwargs=ctor_kwargs,
                 fallback_ctor_kwargs=fallback,
                 fallback_note=fallback_note,
+                owner_factory=owner_factory,
                 compile_args=tuple(SourceExpr(a) for a in compiled.args) if compiled else (),
                 compile_kwargs={k: SourceExpr(v) for k, v in compiled.kwargs} if compiled else {},
                 watches=watches,
@@ -365,6 +368,39 @@ def _entry_for(ctx: ModuleContext, holder: TracedFunction | None, finding: Findi
                     note=f"via tf.function({below[1]}()): {reach}",
                 )
     return reach
+
+
+def _owner_factory(ctx: ModuleContext, class_name: str) -> str:
+    """A module-level function that every parameter of has a default and that returns an
+    instance of ``class_name`` (``return Agent(net, opt, cfg)``, or a name bound to one):
+    how the module itself builds an object whose constructor wants built parts."""
+    for stmt in ctx.module.body:
+        if not isinstance(stmt, cst.FunctionDef) or stmt.name.value.startswith("test"):
+            continue
+        params = stmt.params
+        if params.posonly_params or any(
+            p.default is None for p in (*params.params, *params.kwonly_params)
+        ):
+            continue
+        for ret in _Nodes(cst.Return).of_node(stmt):
+            if ctx.enclosing_function(ret) is stmt and _constructs(ctx, ret.value, class_name):
+                return stmt.name.value
+    return ""
+
+
+def _constructs(ctx: ModuleContext, value: cst.BaseExpression | None, class_name: str) -> bool:
+    if isinstance(value, cst.Name):
+        bound = [
+            assigned_value(ctx, a.node, with_items=False)
+            for a in ctx.bindings(value)
+            if not isinstance(a.node, cst.Param)
+        ]
+        return len(bound) == 1 and _constructs(ctx, bound[0], class_name)
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value == class_name
+    )
 
 
 def _factory_entry(ctx: ModuleContext, root: TracedFunction) -> _Entry | None:

@@ -275,6 +275,9 @@ class Target:
     names: tuple[str, ...] = ()
     # ``factory``: the name of the tf.function the factory ``path`` returns.
     inner: str = ""
+    # A module-level function callable without arguments that returns an instance of the
+    # owner class (``build_agent()``): the owner when no constructor call can be made.
+    owner_factory: str = ""
     # How the target was reached when that is not obvious ("via tf.function(helper())...").
     note: str = ""
     # TFG303: (call line, parameter, positional index or None, "int"/"float"/"str") to stage
@@ -382,6 +385,7 @@ def params_for(
                 "roles": list(t.roles),
                 "names": list(t.names),
                 "inner": t.inner,
+                "owner_factory": t.owner_factory,
                 "stale": list(t.stale),
                 "eager_diff": t.eager_diff,
                 "shapes": t.shapes,
