@@ -2305,13 +2305,7 @@ def _graph_ops(graph: Any, modfile: str, first: int, last: int) -> tuple[int, in
     """(ops in the graph and the functions it calls, ops created by module lines ``first``
     to ``last``): each op keeps the Python stack that created it, AutoGraph's mapped back."""
     total = in_lines = 0
-    seen: set[int] = set()
-    todo = [graph]
-    while todo:
-        current = todo.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
+    for current in _graphs(graph):
         for op in current.get_operations():
             total += 1
             with contextlib.suppress(Exception):
@@ -2320,11 +2314,23 @@ def _graph_ops(graph: Any, modfile: str, first: int, last: int) -> tuple[int, in
                     for frame in op.traceback
                 ):
                     in_lines += 1
+    return total, in_lines
+
+
+def _graphs(graph: Any) -> Iterator[Any]:
+    """``graph`` and, once each, the graphs of the functions it (or one of them) calls."""
+    seen: set[int] = set()
+    todo = [graph]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
         for fn in getattr(current, "_functions", {}).values():
             inner = getattr(fn, "graph", None)
             if inner is not None:
                 todo.append(inner)
-    return total, in_lines
 
 
 def _graph_size(runner: TargetCaller, result: dict[str, Any], loop: list[Any]) -> dict[str, Any]:
@@ -2389,19 +2395,9 @@ def _graph_work(runner: TargetCaller, result: dict[str, Any]) -> dict[str, Any]:
             f"{_first_line(str(exc))[:150]}"
         }
     types: dict[str, int] = {}
-    seen: set[int] = set()
-    todo = [concrete.graph]
-    while todo:
-        current = todo.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
+    for current in _graphs(concrete.graph):
         for op in current.get_operations():
             types[op.type] = types.get(op.type, 0) + 1
-        for fn in getattr(current, "_functions", {}).values():
-            inner = getattr(fn, "graph", None)
-            if inner is not None:
-                todo.append(inner)
     return {"types": types, "no_work": sorted(_NO_WORK_OPS)}
 
 
@@ -2441,23 +2437,13 @@ def _calls_xla(graph: Any) -> list[str]:
     """The functions a graph (or one it calls) calls with ``_XlaMustCompile`` set: nested
     jit-compiled tf.functions, which XLA compiles whoever calls them."""
     found: list[str] = []
-    seen: set[int] = set()
-    todo = [graph]
-    while todo:
-        current = todo.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
+    for current in _graphs(graph):
         for op in current.get_operations():
             with contextlib.suppress(Exception):
                 attr = op.node_def.attr
                 if "_XlaMustCompile" in attr and attr["_XlaMustCompile"].b:
                     name = attr["f"].func.name if "f" in attr else op.name
                     found.append(re.sub(r"^__inference_|_\d+$", "", name))
-        for fn in getattr(current, "_functions", {}).values():
-            inner = getattr(fn, "graph", None)
-            if inner is not None:
-                todo.append(inner)
     return sorted(set(found))
 
 

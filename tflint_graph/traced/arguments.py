@@ -489,12 +489,7 @@ def _fresh_elsewhere(
     key) when the body makes its own."""
     if passed is None:
         return False
-    positional = [*fn.params.posonly_params, *fn.params.params]
-    if bound and positional:
-        positional = positional[1:]
-    keys = {f"kw:{param.name.value}"}
-    if param in positional:
-        keys.add(f"pos:{positional.index(param)}")
+    keys = _argument_keys(fn, param, bound)
     for call in passed:
         if {f"fresh:{k}" for k in keys} & call:
             continue
@@ -502,6 +497,18 @@ def _fresh_elsewhere(
             continue
         return False
     return True
+
+
+def _argument_keys(fn: FunctionNode, param: cst.Param, bound: bool) -> set[str]:
+    """How a call's entry of ``ExternalRoot.passed`` names ``param``: ``kw:<name>``, and
+    ``pos:<index>`` for a positional parameter (``self`` left out when ``bound``)."""
+    positional = [*fn.params.posonly_params, *fn.params.params]
+    if bound and positional:
+        positional = positional[1:]
+    keys = {f"kw:{param.name.value}"}
+    if param in positional:
+        keys.add(f"pos:{positional.index(param)}")
+    return keys
 
 
 def _up_to(ctx: ModuleContext, node: cst.CSTNode, fn: FunctionNode) -> list[cst.CSTNode]:
@@ -521,12 +528,7 @@ def _passed_elsewhere(
     passes it a value that is not None, None otherwise."""
     if passed is None:
         return None
-    positional = [*fn.params.posonly_params, *fn.params.params]
-    if bound and positional:
-        positional = positional[1:]
-    keys = {f"kw:{param.name.value}"}
-    if param in positional:
-        keys.add(f"pos:{positional.index(param)}")
+    keys = _argument_keys(fn, param, bound)
     return False if all(keys & call for call in passed) else None
 
 
