@@ -9,6 +9,7 @@ from tflint_graph.model.state import owning_class, readers
 from tflint_graph.model.values import (
     Owner,
     is_container_literal,
+    names_a_class,
     owner_of,
     passed_values,
     receiver_is_outer,
@@ -216,7 +217,7 @@ def step(x, outputs=[]):
         return bool(values) and all(
             isinstance(v, cst.Call)
             and not is_container_literal(self.ctx, v)
-            and _class_like(v.func)
+            and names_a_class(v.func)
             for v in values
         )
 
@@ -278,12 +279,6 @@ def _fits_builtin(node: cst.Call, method: str) -> bool:
         return not any(a.keyword is not None and not a.star for a in node.args)
     low, high = _ARITY[method]
     return low <= len(node.args) <= high
-
-
-def _class_like(func: cst.BaseExpression) -> bool:
-    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-    name = name.lstrip("_")
-    return bool(name) and name[0].isupper() and not name.isupper()
 
 
 def _emptied_at_the_end(ctx: ModuleContext, fn: FunctionNode, attr: str, node: cst.CSTNode) -> bool:

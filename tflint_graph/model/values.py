@@ -162,6 +162,14 @@ def values_of(
         yield from attribute_values(ctx, expr, fn)
 
 
+def names_a_class(func: cst.BaseExpression) -> bool:
+    """``func`` is spelt as a class by Python's convention (``ReplayBuffer``, ``pb.Program``;
+    not ``CONSTANT`` or ``make_buffer``): calling it constructs an object."""
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    name = name.lstrip("_") if isinstance(name, str) else ""
+    return bool(name) and name[0].isupper() and not name.isupper()
+
+
 def is_container_literal(ctx: ModuleContext, value: cst.BaseExpression) -> bool:
     """A list/dict/set display, comprehension, or list()/dict()/set()/collections call."""
     if isinstance(value, cst.List | cst.Dict | cst.Set | cst.ListComp | cst.DictComp | cst.SetComp):

@@ -29,6 +29,7 @@ from tflint_graph.model.values import (
     conjuncts,
     is_container_literal,
     mentions,
+    names_a_class,
 )
 
 _MAX_DEPTH = 3
@@ -412,12 +413,7 @@ def _fresh_expression(ctx: ModuleContext, expr: cst.BaseExpression) -> bool:
     ``pb.Circuit()``: a CapWords callee)."""
     if is_container_literal(ctx, expr):
         return True
-    if not isinstance(expr, cst.Call):
-        return False
-    func = expr.func
-    last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-    last = last.lstrip("_") if isinstance(last, str) else ""
-    return bool(last) and last[0].isupper() and not last.isupper()
+    return isinstance(expr, cst.Call) and names_a_class(expr.func)
 
 
 def _is_none(expr: cst.BaseExpression) -> bool:
