@@ -145,3 +145,66 @@ def test_a_trace_a_test_expects_to_fail_is_not_reported(
 ) -> None:
     source = EXPECTED_FAILURE.replace("CONTEXT", context)
     assert ("TFG201" in {code for _, code in found(source, path)}) is reported
+
+
+# One source per rule that is quiet in test modules since tests do these things on purpose:
+# a sweep of Python settings (TFG303), a function registered before or without a trace
+# (TFG301), a tf.function made per step of a short loop (TFG302), a layer built in a call
+# the test runs eagerly (TFG208).
+ON_PURPOSE_IN_TESTS = {
+    "TFG303": """
+        import tensorflow as tf
+
+        @tf.function
+        def rounding(x, beta):
+            return x * beta
+
+        def test_sweep():
+            for beta in [0.0, 0.9]:
+                rounding(tf.constant(1.0), beta)
+        """,
+    "TFG301": """
+        import tensorflow as tf
+
+        def test_export_traced_endpoint():
+            @tf.function
+            def serve(x):
+                return x + 1
+
+            module = tf.Module()
+            module.serve = serve
+            tf.saved_model.save(module, "/tmp/out")
+        """,
+    "TFG302": """
+        import tensorflow as tf
+
+        def test_restore_with_function(model):
+            def train_fn():
+                @tf.function
+                def call_model(x):
+                    return model(x)
+
+                return call_model(tf.ones([1, 2]))
+
+            for _ in range(2):
+                train_fn()
+        """,
+    "TFG208": """
+        import tensorflow as tf
+
+        class Shim(tf.keras.layers.Layer):
+            def call(self, x):
+                return tf.keras.layers.Dense(2)(x)
+
+        @tf.function
+        def run(layer, x):
+            return layer(x)
+        """,
+}
+
+
+@pytest.mark.parametrize("code", sorted(ON_PURPOSE_IN_TESTS))
+def test_cost_and_rebuild_rules_are_quiet_in_test_modules(code: str) -> None:
+    source = dedent(ON_PURPOSE_IN_TESTS[code])
+    assert code in {c for _, c in found(source, "pkg/export.py")}
+    assert code not in {c for _, c in found(source, "pkg/export_test.py")}

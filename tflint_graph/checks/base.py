@@ -45,10 +45,12 @@ class Rule:
     # otherwise for a finding ("safe": --fix applies them; "unsafe": only --unsafe-fixes).
     FIX_SAFETY: ClassVar[FixSafety | None] = None
     # True for rules about effects that run once per trace instead of per call (a print, a
-    # list append, an attribute write): in a test module such an effect is either what the
-    # tests check (counting traces, a mock recording that it was called, shapes captured from
-    # a trace) or makes the tests that run it fail by themselves, so the rule stays silent
-    # there, in tests and in the doubles and helpers they use alike.
+    # list append, an attribute write), about tracing costs (retraces, a missing signature)
+    # and about objects a second trace would rebuild: in a test module such an effect is
+    # what the tests check (counting traces, a mock recording that it was called, a sweep of
+    # two settings, a function registered before it was traced), or makes the tests that
+    # run it fail by themselves, so the rule stays silent there, in tests and in the
+    # doubles and helpers they use alike.
     QUIET_IN_TESTS: ClassVar[bool] = False
     # True for rules about code that raises while TensorFlow traces it: a test that traces
     # it only inside `with self.assertRaises(...)` / `pytest.raises(...)` expects the error.

@@ -46,6 +46,7 @@ class FunctionRecreated(Rule):
     code = "TFG302"
     name = "function-recreated"
     severity = Severity.WARNING
+    QUIET_IN_TESTS = True
     traced_only = False  # the loops and callers that repeat it are eager code
 
     VALID = [

@@ -64,6 +64,7 @@ class PythonValueArgument(ModuleRule):
     code = "TFG303"
     name = "python-value-argument"
     severity = Severity.WARNING
+    QUIET_IN_TESTS = True
 
     VALID = [
         """

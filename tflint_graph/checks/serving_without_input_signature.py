@@ -45,6 +45,7 @@ class ServingWithoutInputSignature(ModuleRule):
     code = "TFG301"
     name = "serving-without-input-signature"
     severity = Severity.WARNING
+    QUIET_IN_TESTS = True
     # Export sites: a module that only saves another module's functions has no traced code.
     TRIGGERS = frozenset({"saved_model", "save_model", "signatures", "add_endpoint"})
     # The signature is guessed from the body (ranks, dtypes, float32 by default): a wrong

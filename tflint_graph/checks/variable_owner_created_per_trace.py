@@ -27,6 +27,7 @@ class VariableOwnerCreatedPerTrace(Rule):
 
     code = "TFG208"
     name = "variable-owner-created-per-trace"
+    QUIET_IN_TESTS = True
     RAISES_WHILE_TRACING = True
     traced_only: ClassVar[bool] = False  # also checks eager calls of a tf.function
 
