@@ -604,6 +604,30 @@ def test_dynamic_layer_is_not_traced() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("signature", "traced"),
+    [
+        ("self, size, dynamic=True, **kwargs", False),  # the default decides
+        ("self, size, *, dynamic=True, **kwargs", False),
+        ("self, size, dynamic=False, **kwargs", True),
+        ("self, size, dynamic, **kwargs", True),  # no default: callers decide, unknown here
+    ],
+)
+def test_dynamic_layer_through_its_own_parameter(signature: str, traced: bool) -> None:
+    source = """
+        import tensorflow as tf
+
+        class Interpolate(tf.keras.layers.Layer):
+            def __init__(SIGNATURE):
+                self.size = size
+                super().__init__(dynamic=dynamic, **kwargs)
+
+            def call(self, x):
+                return x
+        """.replace("SIGNATURE", signature)
+    assert bool(names(source)) is traced
+
+
 def test_keras_method_with_do_not_convert_has_autograph_off() -> None:
     found = infos(
         """

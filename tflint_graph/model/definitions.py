@@ -708,12 +708,22 @@ class Definitions:
         return frozenset(kinds), legacy
 
     def dynamic_layer(self, cls: cst.ClassDef) -> bool:
-        """``super().__init__(dynamic=True)``: Keras runs the layer eagerly."""
+        """``super().__init__(dynamic=True)``, or ``dynamic=dynamic`` from a parameter of
+        ``__init__`` that defaults to True: Keras 2 runs the layer eagerly (Keras 3 refuses
+        the argument, so the layer is never traced there either)."""
         init = self.find_method(cls, "__init__")
         if init is None:
             return False
+        defaults = {
+            param.name.value: param.default
+            for param in (*init.params.params, *init.params.kwonly_params)
+            if param.default is not None
+        }
         for call in self.facts.bodies.get(init, FunctionFacts()).calls:
-            if is_true(keyword(call, "dynamic")):
+            value = keyword(call, "dynamic")
+            if isinstance(value, cst.Name) and value.value in defaults:
+                value = defaults[value.value]
+            if is_true(value):
                 return True
         return False
 
