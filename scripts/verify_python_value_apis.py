@@ -311,6 +311,9 @@ def _cases() -> list[Case]:
         "tf.foldl": lambda a, o: a.tf.foldl(lambda acc, t: t, o),
         "tf.foldr": lambda a, o: a.tf.foldr(lambda acc, t: t, o),
         "tf.vectorized_map": lambda a, o: a.tf.vectorized_map(lambda t: t, o),
+        "tf.__internal__.execute_fn_for_device": lambda a, o: (
+            a.tf.__internal__.execute_fn_for_device({"CPU": lambda: o}, lambda: o)
+        ),
     }
     for api, build in tf_pairs.items():
         add(api, _mirror(build), probe="structure")

@@ -160,6 +160,7 @@ RETURNS: Mapping[str, str] = {
     "tensorflow.foldl": "structure",
     "tensorflow.foldr": "structure",
     "tensorflow.vectorized_map": "structure",
+    "tensorflow.__internal__.execute_fn_for_device": "structure",  # the branch's result
     # Tuples or lists whose items are not all tensors (None, lists, dicts).
     "tensorflow.gradients": "structure",  # None for an unconnected input
     "tensorflow.clip_by_global_norm": "structure",  # (list of tensors, tensor)
