@@ -6,6 +6,7 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.checks.variable_creation import (
     constructs_variable,
     created_once,
+    creator_decides,
     is_self_weight_call,
 )
 from tflint_graph.model.context import TracedFunction
@@ -107,7 +108,7 @@ def step(x, training=True):
             shown = f"self.{node.func.attr.value}(...)"
         else:
             return
-        if created_once(self.ctx, node, fn):
+        if created_once(self.ctx, node, fn) or creator_decides(self.ctx, node, fn):
             return
         self.report(
             node,

@@ -26,6 +26,7 @@ import libcst as cst
 from tflint_graph.model.calls import keyword
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.values import calls_in
+from tflint_graph.model.walk import descendants
 from tflint_graph.traced import traced_of
 
 # Keras layers that own weights: they create variables when first called.
@@ -316,3 +317,46 @@ def created_once(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> b
     """``node`` (a creation) runs on the first trace only, or is not really traced: one-time
     setup as ``model.setup`` defines it."""
     return traced_of(ctx).setup.covers(node, fn)
+
+
+_CREATOR_SCOPES = ("tensorflow.variable_creator_scope",)
+
+
+def creator_decides(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
+    """``node`` runs under ``with tf.variable_creator_scope(creator):`` whose creator may
+    make something else than a variable (a constant, a looked-up tensor): only a creator of
+    this module that hands every request on (``return next_creator(**kwargs)``) still
+    creates one."""
+    for anc in ctx.ancestors(node):
+        if anc is fn.node:
+            return False
+        if not isinstance(anc, cst.With):
+            continue
+        for item in anc.items:
+            scope = item.item
+            if isinstance(scope, cst.Call) and ctx.resolve(scope.func).is_(*_CREATOR_SCOPES):
+                creator = scope.args[0].value if scope.args else None
+                definitions = traced_of(ctx).definitions
+                found = [c for c, _ in definitions.callables(creator, fn.node)]
+                if not found or not all(_passes_on(c) for c in found):
+                    return True
+    return False
+
+
+def _passes_on(creator: cst.FunctionDef | cst.Lambda) -> bool:
+    """The creator returns what its first parameter (the next creator) makes, on every
+    path: each ``return`` is a call of it."""
+    params = creator.params.params
+    if not params:
+        return False
+    name = params[0].name.value
+    if isinstance(creator, cst.Lambda):
+        return _calls_name(creator.body, name)
+    returns = [n for n in descendants(creator.body) if isinstance(n, cst.Return)]
+    return bool(returns) and all(_calls_name(r.value, name) for r in returns)
+
+
+def _calls_name(expr: cst.BaseExpression | None, name: str) -> bool:
+    return (
+        isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == name
+    )

@@ -8,6 +8,7 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.checks.variable_creation import (
     Creation,
     created_once,
+    creator_decides,
     keras_creation,
     optimizer_has_slots,
 )
@@ -130,7 +131,7 @@ train_step(model, opt_b, x)  # TFG208
             return None
         if found.when == "call" and not self._called(call, fn):
             return None
-        if created_once(self.ctx, call, fn):
+        if created_once(self.ctx, call, fn) or creator_decides(self.ctx, call, fn):
             return None
         return found
 
