@@ -22,6 +22,16 @@ _GENERATORS = (
 )
 
 
+def _string_method(func: cst.BaseExpression) -> bool:
+    """``<str>.join`` / ``.format`` / ``.upper`` ...: a method of ``str`` by its name."""
+    return isinstance(func, cst.Attribute) and func.attr.value in _STR_METHODS
+
+
+_STR_METHODS = frozenset(
+    {"join", "format", "upper", "lower", "replace", "strip", "encode", "split", "hex"}
+)
+
+
 def _literal_seed(call: cst.Call) -> bool:
     """Seeded with literal numbers only (``seed(1234)``, ``default_rng(0)``)."""
     return bool(call.args) and all(
@@ -43,6 +53,8 @@ _INSTEAD = {
     "shuffle": "tf.random.shuffle()",
     "permutation": "tf.random.shuffle()",
     "choice": "tf.random.categorical() or tf.random.shuffle()",
+    "uuid1": "an id made outside the traced function and passed in as a tensor",
+    "uuid4": "an id made outside the traced function and passed in as a tensor",
 }
 
 
@@ -191,6 +203,72 @@ def noisy(x):
                 found.append(n)
         return found
 
+    def _reaches_graph(self, expr: cst.CSTNode, depth: int = 0) -> bool:
+        """The value of ``expr`` (a uuid, or a string made from one) becomes part of what
+        the graph computes: an argument of a TensorFlow op other than its ``name``, or what
+        the function returns.  A uuid that only names things (``api_name = "gru_" +
+        str(uuid.uuid4())`` handed to a helper, a ``name=``, a cache key) is meant to be
+        new per trace, and is."""
+        ctx = self.ctx
+        node = expr
+        while (parent := ctx.parent(node)) is not None:
+            if isinstance(parent, cst.Arg):
+                call = ctx.parent(parent)
+                if not isinstance(call, cst.Call) or (
+                    parent.keyword is not None and "name" in parent.keyword.value
+                ):
+                    return False
+                res = ctx.resolve(call.func)
+                if res.startswith("tensorflow.", "keras."):
+                    return True
+                if not (res.is_("builtins.str", "builtins.repr") or _string_method(call.func)):
+                    return False  # another function: what it makes of the value is unknown
+                node = call
+                continue
+            if isinstance(parent, cst.Call):
+                if parent.func is node and _string_method(node):
+                    node = parent  # `"_".join(...)`, `uuid.uuid4().hex.upper()`
+                    continue
+                return False
+            if isinstance(
+                parent,
+                cst.Attribute
+                | cst.Subscript
+                | cst.BinaryOperation
+                | cst.FormattedStringExpression
+                | cst.FormattedString
+                | cst.ConcatenatedString
+                | cst.SubscriptElement
+                | cst.Index
+                | cst.Slice
+                | cst.Element
+                | cst.Tuple
+                | cst.List
+                | cst.DictElement
+                | cst.Dict,
+            ):
+                node = parent
+                continue
+            if isinstance(parent, cst.Return):
+                return True
+            if isinstance(parent, cst.Assign) and depth < 3:
+                return any(
+                    self._reaches_graph(use, depth + 1)
+                    for target in parent.targets
+                    if isinstance(target.target, cst.Name)
+                    for use in self._uses(target.target)
+                )
+            return False
+        return False
+
+    def _uses(self, target: cst.Name) -> list[cst.CSTNode]:
+        return [
+            access.node
+            for binding in self.ctx.bindings(target)
+            if binding.node is target
+            for access in binding.references
+        ]
+
     def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:
         name = self._random_call(node, fn)
         if name is None:
@@ -198,6 +276,8 @@ def noisy(x):
         short = name.rsplit(".", 1)[-1]
         if short == "seed":
             return  # seeding draws nothing; the draws after it are what is frozen
+        if short.startswith("uuid") and not self._reaches_graph(node):
+            return
         if self._seeded_here(node, fn):
             return
         instead = _INSTEAD.get(short, "tf.random.* ops or a tf.random.Generator")
