@@ -358,6 +358,51 @@ CASES = {
             def output_specs(self):
                 return self._output_specs, self._last
     """,
+    "static shapes made by a helper of the module": """
+        import tensorflow as tf
+
+        def _shape_tuple(t):
+            if hasattr(t, "shape"):
+                shape = t.shape
+                if shape.rank is not None:
+                    return tuple(shape.as_list())
+                return None
+            return None
+
+        def _doubled(t):
+            return t * 2
+
+        class Seq(tf.keras.Model):
+            def call(self, inputs):
+                self._input_shape = tf.nest.map_structure(_shape_tuple, inputs)
+                self._first_shape = _shape_tuple(inputs)
+                self._doubled = tf.nest.map_structure(_doubled, inputs)  # TFG106
+                return inputs
+
+            def get_config(self):
+                return {"shapes": (self._input_shape, self._first_shape, self._doubled)}
+    """,
+    "metadata set on a symbolic tensor of the trace": """
+        import tensorflow as tf
+
+        class Functional(tf.keras.Model):
+            def _conform(self, tensor, ref):
+                if isinstance(tensor, tf.Tensor):
+                    history = getattr(tensor, "_keras_history", None)
+                    if tensor.shape.rank == ref.shape.rank + 1:
+                        tensor = tf.squeeze(tensor, axis=-1)
+                    if history is not None:
+                        tensor._keras_history = history
+                return tensor
+
+            def _tag(self, x: tf.Tensor, holder):
+                x._origin = "input"
+                holder.last = x  # TFG106
+                return x
+
+            def call(self, x):
+                return self._tag(self._conform(x, x), self)
+    """,
     "a helper computing with the attribute, for subclasses' hooks": """
         import tensorflow as tf
 

@@ -4,6 +4,8 @@ import libcst as cst
 
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.trace_diagnostics import static_metadata
+from tflint_graph.model import walk
+from tflint_graph.model.certain import certain_tensors
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted, root_name
 from tflint_graph.model.state import (
@@ -15,8 +17,8 @@ from tflint_graph.model.state import (
     restored_on_exit,
     written_eagerly,
 )
-from tflint_graph.model.tensors import tensors
-from tflint_graph.model.values import is_container_literal
+from tflint_graph.model.tensors import Kind, tensors
+from tflint_graph.model.values import is_container_literal, name_values, narrowing_types
 from tflint_graph.traced import traced_of
 
 # Values whose creation per trace TFG205/TFG208 report; TFG106 leaves them alone.
@@ -50,8 +52,13 @@ def _static_only(value: cst.BaseExpression) -> bool:
             and c.comparator.value == "None"
             for c in value.comparisons
         )
-    if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute):
-        return value.func.attr.value == "keys"
+    if (
+        isinstance(value, cst.Call)
+        and not value.args
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value == "keys"
+    ):
+        return True
     if (
         isinstance(value, cst.Call)
         and isinstance(value.func, cst.Name)
@@ -185,6 +192,8 @@ class Model(tf.keras.Model):
             return  # an object created within this call
         if root is not None and traced_of(ctx).arguments.made_per_trace(root, fn.node):
             return  # a parameter every trace fills with an object made in that trace
+        if isinstance(target.value, cst.Name) and self._symbolic_tensor(target.value, fn):
+            return  # `tensor._keras_history = ...`: metadata of a symbolic tensor of this trace
         if isinstance(value, cst.Call) and ctx.resolve(value.func).startswith(*_VARIABLE_OWNERS):
             return  # creating variables or their Keras owners is TFG205's and TFG208's concern
         if traced_of(ctx).setup.covers(target, fn):
@@ -214,7 +223,7 @@ class Model(tf.keras.Model):
         reader = readers(ctx).eager_reader(target.attr.value, cls)
         if reader is None:
             return  # per-trace scratch: set before any read of this trace, read by no eager code
-        if value is not None and _static_only(value):
+        if value is not None and (_static_only(value) or self._static_helper(value)):
             # `{k: t.get_shape() for k, t in endpoints.items()}`: static shapes, which an
             # eager reader may read as they are.
             return
@@ -237,6 +246,53 @@ class Model(tf.keras.Model):
             f"outside traced code and sees what the last trace stored; {self._advice(value)}",
             fn,
         )
+
+    def _static_helper(self, value: cst.BaseExpression, depth: int = 0) -> bool:
+        """``_shape_tuple(t)``, or ``tf.nest.map_structure(_shape_tuple, inputs)``: a function
+        of this module whose every ``return`` gives static metadata or None."""
+        if not isinstance(value, cst.Call) or depth > 2:
+            return False
+        ctx = self.ctx
+        func = value.func
+        if ctx.resolve(func).is_("tensorflow.nest.map_structure") and value.args:
+            func = value.args[0].value
+        definitions = traced_of(ctx).definitions
+        found = [f for f, _ in definitions.callables(func, ctx.enclosing_function(value))]
+        return bool(found) and all(
+            isinstance(f, cst.FunctionDef) and self._returns_static(f, depth) for f in found
+        )
+
+    def _returns_static(self, fn: cst.FunctionDef, depth: int) -> bool:
+        results = [
+            r.value
+            for r in walk.descendants(fn.body)
+            if isinstance(r, cst.Return) and self.ctx.enclosing_function(r) is fn
+        ]
+        if not results:
+            return False
+        for result in results:
+            if result is None or (isinstance(result, cst.Name) and result.value == "None"):
+                continue
+            if isinstance(result, cst.Name):
+                bound = list(name_values(self.ctx, result))
+                if bound and all(
+                    _static_only(v) or self._static_helper(v, depth + 1) for v in bound
+                ):
+                    continue
+                return False
+            if not (_static_only(result) or self._static_helper(result, depth + 1)):
+                return False
+        return True
+
+    def _symbolic_tensor(self, name: cst.Name, fn: TracedFunction) -> bool:
+        """``name`` surely holds a tensor here (``model.certain``), or is read under ``if
+        isinstance(name, tf.Tensor):``: an attribute set on it lives and dies with it."""
+        ctx = self.ctx
+        for types in narrowing_types(ctx, name, fn.node):
+            if types and all(ctx.resolve(t).startswith("tensorflow.") for t in types):
+                return True
+        definitions = traced_of(ctx).definitions
+        return certain_tensors(ctx, fn, definitions).kind(name) is Kind.TENSOR
 
     def _advice(self, value: cst.BaseExpression | None) -> str:
         """What to do instead, for the kind of value stored."""
