@@ -424,6 +424,35 @@ def test_a_method_the_constructor_rebinds_on_the_instance_is_not_the_root() -> N
     assert found(unbound, config=KERAS3) == {(11, "TFG201")}
 
 
+@pytest.mark.parametrize(
+    "base",
+    [
+        "tf_keras.metrics.experimental.PyMetric",
+        "tf.keras.metrics.experimental.PyMetric",
+        "tf_keras.metrics.PyMetric",  # tf_keras's own spelling, in its tests
+    ],
+)
+def test_a_py_metric_runs_its_methods_eagerly(base: str) -> None:
+    # PyMetric's `__new__` wraps update_state and result in tf.py_function (verified with
+    # tf_keras 2.21: `.numpy()` in update_state works under fit()).
+    source = dedent(
+        """
+        import tensorflow as tf
+        import tf_keras
+
+        class TrimmedMean(BASE):
+            def update_state(self, y_true, y_pred, sample_weight=None):
+                self.values.append(y_pred.numpy())
+
+            def result(self):
+                return sum(v.mean() for v in self.values)
+        """
+    ).replace("BASE", base)
+    assert found(source) == set()
+    plain = source.replace(base, "tf_keras.metrics.Metric")
+    assert found(plain) == {(6, "TFG102"), (6, "TFG202")}
+
+
 DROPOUT_IN_CALL = dedent(
     """
     import tensorflow as tf

@@ -75,9 +75,18 @@ def keras_kinds_of(names: Iterable[str]) -> frozenset[str]:
             kinds.add("layer")
         elif name.startswith("keras.losses."):
             kinds.add("loss")
+        elif name in _PY_METRICS:
+            kinds |= {"metric", PY_METRIC_MARK}
         elif name.startswith("keras.metrics."):
             kinds.add("metric")
     return frozenset(kinds)
+
+
+# tf_keras's `PyMetric` (`keras.metrics.experimental.PyMetric`; `keras.metrics.PyMetric`
+# inside tf_keras itself): its `__new__` rebinds `update_state` and `result` on each
+# instance to `tf.py_function` wrappers, so a subclass's methods run eagerly.
+_PY_METRICS = frozenset({"keras.metrics.experimental.PyMetric", "keras.metrics.PyMetric"})
+PY_METRIC_MARK = "py-metric"
 
 
 # -- What makes code traced, and what TensorFlow calls it with (SPEC §1) ---------------

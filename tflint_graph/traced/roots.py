@@ -23,6 +23,7 @@ from tflint_graph.core.vocabulary import (
     KERAS_METHODS,
     KERAS_STEPS,
     PARTIAL,
+    PY_METRIC_MARK,
 )
 from tflint_graph.model import walk
 from tflint_graph.model.calls import argument, is_false, is_true, keyword
@@ -122,6 +123,8 @@ def keras_methods(search: Search) -> None:
         else:
             base = "Layer"
         rebound = _rebound_on_instances(cls) | _rebound_on_the_class(search.ctx.module, cls)
+        if PY_METRIC_MARK in kinds:
+            rebound |= {"update_state", "result"}  # the base's `__new__` wraps them
         version = definitions.keras_version(cls)
         for stmt in cls.body.body:
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value in wanted:
