@@ -221,7 +221,7 @@ def noisy(x):
                 res = ctx.resolve(call.func)
                 if res.startswith("tensorflow.", "keras."):
                     return True
-                if not (res.is_("builtins.str", "builtins.repr") or _string_method(call.func)):
+                if not (res.startswith("builtins.") or _string_method(call.func)):
                     return False  # another function: what it makes of the value is unknown
                 node = call
                 continue
