@@ -71,6 +71,22 @@ def test_annotations_and_input_signature_decide() -> None:
         "step",
     )
     assert got == {"x": Kind.TENSOR, "steps": None, "names": None}
+    # A union of Python types stays a Python value in the signature; one with a tensor
+    # member may hold a tensor.
+    got = kinds(
+        """
+        from typing import Optional, Tuple, Union
+        import tensorflow as tf
+
+        @tf.function
+        def masks(
+            shape: Tuple[int], grid: Union[int, Tuple[int]], n: int | None, x: Union[int, tf.Tensor]
+        ):
+            return shape, grid, n, x
+        """,
+        "masks",
+    )
+    assert got == {"shape": None, "grid": None, "n": None, "x": Kind.TENSOR}
 
 
 def test_ops_methods_operators_and_static_facts() -> None:

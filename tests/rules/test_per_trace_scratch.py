@@ -511,6 +511,31 @@ CASES = {
             annotate(x, CONFIG)
             return x
     """,
+    "count of the inputs read by compute_output_shape": """
+        import keras
+
+        class Merge(keras.layers.Layer):
+            def call(self, args):
+                if not isinstance(args, (list, tuple)):
+                    args = [args]
+                self.n_inputs = len(args)
+                return args[0]
+
+            def compute_output_shape(self, input_shape):
+                return input_shape if self.n_inputs == 1 else input_shape[0]
+    """,
+    "autograph len of a tensor read eagerly": """
+        import tensorflow as tf
+
+        class Counter(tf.Module):
+            @tf.function
+            def __call__(self, x):
+                self.rows = len(x)  # TFG106
+                return x
+
+            def report(self):
+                return self.rows
+    """,
 }
 
 

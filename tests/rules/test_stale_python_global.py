@@ -202,6 +202,77 @@ CASES = {
         num_samples = 1000
         sample(tf.constant([1, 2]))
         """,
+    # A rebinding before anything can run the function is setup; one between two uses is not.
+    "rebound_before_the_loss_is_compiled": """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        image_loss = tf.keras.losses.MeanSquaredError()
+        atlas_loss = lambda _, y_pred: image_loss(model.atlas, y_pred)
+        losses = [image_loss, atlas_loss]
+        if n_devices > 1:
+            model = wrap_for_devices(model)
+        model.compile(optimizer="adam", loss=losses)
+        model.fit(data, epochs=3)
+        """,
+    "rebound_after_the_loss_is_compiled": """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        image_loss = tf.keras.losses.MeanSquaredError()
+        atlas_loss = lambda _, y_pred: image_loss(model.atlas, y_pred)  # TFG109
+        model.compile(optimizer="adam", loss=[image_loss, atlas_loss])
+        model.fit(data, epochs=3)
+        model = wrap_for_devices(model)
+        model.fit(data, epochs=3)
+        """,
+    "set_before_the_first_call_and_after_the_last": """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            return x * scale
+
+        scale = 2.0
+        for _ in range(3):
+            step(tf.ones([2]))
+        scale = 5.0
+        """,
+    "set_in_a_loop_that_ends_before_the_first_call": """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            return x * scale
+
+        for scale in (1.0, 2.0):
+            print(scale)
+        step(tf.ones([2]))
+        """,
+    "set_between_two_calls": """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            return x * scale  # TFG109
+
+        scale = 2.0
+        step(tf.ones([2]))
+        scale = 5.0
+        step(tf.ones([2]))
+        """,
+    "handed_on_before_the_change": """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            return x * scale  # TFG109
+
+        scale = 2.0
+        trainer = Trainer(step)
+        scale = 5.0
+        trainer.run()
+        """,
 }
 
 

@@ -32,6 +32,27 @@ _STR_METHODS = frozenset(
 )
 
 
+def _stateful_random_op(names: frozenset[str]) -> bool:
+    """A TensorFlow op that draws from its own state (``tf.random.uniform``,
+    ``tf.image.random_flip_left_right``, ``tf.nn.dropout``), not a stateless one."""
+    return bool(names) and all(
+        name.startswith(_STATEFUL_RANDOM)
+        and "stateless" not in name
+        and name.rsplit(".", 1)[-1] not in _NOT_DRAWS
+        for name in names
+    )
+
+
+_STATEFUL_RANDOM = ("tensorflow.random.", "tensorflow.image.random_", "tensorflow.nn.dropout")
+_NOT_DRAWS = frozenset({"set_seed", "Generator", "create_rng_state", "get_global_generator"})
+
+
+def _sole_name_target(node: cst.Assign) -> cst.Name | None:
+    if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+        return node.targets[0].target
+    return None
+
+
 def _literal_seed(call: cst.Call) -> bool:
     """Seeded with literal numbers only (``seed(1234)``, ``default_rng(0)``)."""
     return bool(call.args) and all(
@@ -68,6 +89,17 @@ class PythonRandom(Rule):
     FIX_SAFETY = "unsafe"
 
     VALID = [
+        """
+import numpy as np
+import tensorflow as tf
+
+@tf.function
+def noise(x, seed=None):
+    rng = np.random.default_rng(seed)
+    draw = lambda: rng.integers(2**31)  # op-level seeds: each op still draws per call
+    std = tf.random.uniform([], 0.1, 1.0, seed=draw())
+    return x + tf.random.normal(tf.shape(x), stddev=std, seed=draw())
+""",
         """
 import tensorflow as tf
 
@@ -120,6 +152,16 @@ rng = np.random.default_rng(0)
 def noisy(x):
     noise = np.random.normal(size=3)  # TFG103
     return x + noise * rng.uniform()  # TFG103
+""",
+        """
+import random
+
+import tensorflow as tf
+
+@tf.function
+def jitter(x):
+    seed = random.randint(0, 2**31)  # TFG103
+    return x + tf.random.stateless_uniform([], seed=[seed, 0])
 """,
     ]
 
@@ -261,11 +303,77 @@ def noisy(x):
             return False
         return False
 
-    def _uses(self, target: cst.Name) -> list[cst.CSTNode]:
+    def _seeds_only(self, expr: cst.CSTNode, depth: int = 0) -> bool:
+        """Every use of the value of ``expr`` is the ``seed=`` of a stateful TensorFlow random
+        op (``tf.random.uniform(..., seed=rng.integers(n))``), directly, through a name, a
+        ``lambda: ...`` or one-line ``def`` that returns it, or through the generator it makes
+        (``rng = np.random.default_rng(seed)``).  Fixing an op-level seed at trace time is
+        how TensorFlow makes a graph reproducible; the op still draws new values on every
+        call (verified with TF 2.21).  A stateless op's ``seed`` is a different matter: fixed
+        there, every call draws the same numbers, so it is still reported."""
+        ctx = self.ctx
+        if depth > 3:
+            return False
+        node = expr
+        parent = ctx.parent(node)
+        if (
+            isinstance(parent, cst.Arg)
+            and isinstance(call := ctx.parent(parent), cst.Call)
+            and ctx.resolve(call.func).is_builtin("int")
+        ):
+            node, parent = call, ctx.parent(call)  # `seed=int(rng.integers(n))`
+        if isinstance(parent, cst.Arg):
+            call = ctx.parent(parent)
+            return (
+                isinstance(call, cst.Call)
+                and parent.keyword is not None
+                and parent.keyword.value == "seed"
+                and _stateful_random_op(ctx.resolve(call.func).imported)
+            )
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            # `rng.integers(n)` on a generator this value is: each draw must seed only.
+            call = ctx.parent(parent)
+            return (
+                isinstance(call, cst.Call)
+                and call.func is parent
+                and self._seeds_only(call, depth + 1)
+            )
+        holder: cst.CSTNode | None = None
+        if isinstance(parent, cst.Lambda) and parent.body is node:
+            holder = ctx.parent(parent)
+            target = _sole_name_target(holder) if isinstance(holder, cst.Assign) else None
+        elif isinstance(parent, cst.Return):
+            fn = ctx.enclosing_function(parent)
+            body = fn.body.body if isinstance(fn, cst.FunctionDef) else ()
+            single = len(body) == 1 and ctx.parent(parent) is body[0]
+            if single and isinstance(fn, cst.FunctionDef):
+                # `def seed(): return rng.integers(n)`: every call of it must seed only.
+                calls = [ctx.parent(u) for u in self._uses(fn.name, fn)]
+                return bool(calls) and all(
+                    isinstance(c, cst.Call) and self._seeds_only(c, depth + 1) for c in calls
+                )
+            return False
+        else:
+            target = _sole_name_target(parent) if isinstance(parent, cst.Assign) else None
+            if target is not None:
+                uses = self._uses(target)
+                return bool(uses) and all(self._seeds_only(u, depth + 1) for u in uses)
+            return False
+        if target is None:
+            return False
+        # `seed = lambda: rng.integers(n)`: every call of it must seed only.
+        calls = [ctx.parent(u) for u in self._uses(target)]
+        return bool(calls) and all(
+            isinstance(c, cst.Call) and self._seeds_only(c, depth + 1) for c in calls
+        )
+
+    def _uses(self, target: cst.Name, node: cst.CSTNode | None = None) -> list[cst.CSTNode]:
+        """The loads of the binding ``target`` makes (``node``: the ``def`` that binds it)."""
+        bound = target if node is None else node
         return [
             access.node
             for binding in self.ctx.bindings(target)
-            if binding.node is target
+            if binding.node is bound
             for access in binding.references
         ]
 
@@ -278,6 +386,8 @@ def noisy(x):
             return  # seeding draws nothing; the draws after it are what is frozen
         if short.startswith("uuid") and not self._reaches_graph(node):
             return
+        if self._seeds_only(node):
+            return  # an op-level seed: the stateful op it seeds still draws anew per call
         if self._seeded_here(node, fn):
             return
         instead = _INSTEAD.get(short, "tf.random.* ops or a tf.random.Generator")

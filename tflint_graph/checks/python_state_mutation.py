@@ -223,7 +223,9 @@ class Model(tf.keras.Model):
         reader = readers(ctx).eager_reader(target.attr.value, cls)
         if reader is None:
             return  # per-trace scratch: set before any read of this trace, read by no eager code
-        if value is not None and (_static_only(value) or self._static_helper(value)):
+        if value is not None and (
+            _static_only(value) or self._static_helper(value) or self._python_count(value, fn)
+        ):
             # `{k: t.get_shape() for k, t in endpoints.items()}`: static shapes, which an
             # eager reader may read as they are.
             return
@@ -283,6 +285,18 @@ class Model(tf.keras.Model):
             if not (_static_only(result) or self._static_helper(result, depth + 1)):
                 return False
         return True
+
+    def _python_count(self, value: cst.BaseExpression, fn: TracedFunction) -> bool:
+        """``len(args)``: a Python int fixed by the structure of this trace's inputs.  Only
+        AutoGraph's ``len`` of a tensor may give a tensor (a dimension unknown while tracing),
+        so it counts where AutoGraph is off, or when the argument is no tensor."""
+        if not (
+            isinstance(value, cst.Call)
+            and len(value.args) == 1
+            and self.ctx.resolve(value.func).is_builtin("len")
+        ):
+            return False
+        return not fn.autograph or not tensors(self.ctx, fn).is_tensor(value.args[0].value)
 
     def _symbolic_tensor(self, name: cst.Name, fn: TracedFunction) -> bool:
         """``name`` surely holds a tensor here (``model.certain``), or is read under ``if

@@ -172,8 +172,6 @@ def keep(x):
         defined = _definition_end(self.ctx, fn.node, stop)
         if _unused_after_change(self.ctx, fn, found, stop, defined):
             return  # nothing uses the function after the rebinding (a script, a notebook)
-        if isinstance(owner, GlobalScope) and _only_called_after(self.ctx, fn, found):
-            return  # every call comes after the last binding: each trace sees the final value
         if _mapped_per_iteration(self.ctx, fn, node):
             return  # `for i in ...: ds.map(lambda x: f(x, i))`: each dataset keeps its own i
         self._reported.add((fn.node, node.value))
@@ -402,6 +400,13 @@ def _unused_after_change(
         root = root.parent
     if not changes or not _within(ctx, root.node, stop):
         return False
+    start = _first_possible_trace(ctx, root.node, stop, set())
+    if start is not None:
+        # A change made before anything can run the function is setup: the first trace
+        # already sees its value (`model = multi_gpu_model(model)`, then `compile(...)`).
+        changes = [c for c in changes if _last_line(ctx, c, stop) >= start]
+        if not changes:
+            return True
     first = min(ctx.line(c) for c in changes)
     uses = _uses(ctx, root.node, stop, first, {})
     if not uses:
@@ -415,6 +420,82 @@ def _unused_after_change(
             if id(change) in loops or loops & _loops(ctx, change, stop):
                 return False  # the loop runs the use again after the change
     return True
+
+
+def _first_possible_trace(
+    ctx: ModuleContext, node: FunctionNode, stop: FunctionNode | None, seen: set[int]
+) -> int | None:
+    """The first line of the owner's straight-line code that may run or trace ``node``: its
+    first reference that does more than store it (in a name, a list or dict display, a
+    ``tf.function(...)`` wrapper), through the names it is stored in and the functions that
+    refer to it; None when a reference lies outside the owner (it may run any time)."""
+    if id(node) in seen:
+        return None
+    seen.add(id(node))
+    refs = _references(ctx, node, node.name) if isinstance(node, cst.FunctionDef) else [node]
+    if not refs:
+        return None
+    first: int | None = None
+    for ref in refs:
+        line = _first_run_from(ctx, ref, node, stop, seen)
+        if line is None:
+            return None
+        first = line if first is None else min(first, line)
+    return first
+
+
+def _first_run_from(
+    ctx: ModuleContext,
+    ref: cst.CSTNode,
+    node: FunctionNode,
+    stop: FunctionNode | None,
+    seen: set[int],
+) -> int | None:
+    holder = ctx.enclosing_function(ref)
+    if holder is not stop and holder is not node:
+        if holder is None or not _within(ctx, holder, stop):
+            return None
+        return _first_possible_trace(ctx, holder, stop, seen)
+    child: cst.CSTNode = ref
+    parent = ctx.parent(ref)
+    while isinstance(parent, cst.Element | cst.List | cst.Tuple | cst.DictElement | cst.Dict) or (
+        isinstance(parent, cst.Arg)
+        and isinstance(call := ctx.parent(parent), cst.Call)
+        and traced_of(ctx).is_tf_function(call.func)
+    ):
+        child = parent if not isinstance(parent, cst.Arg) else ctx.parent(parent)
+        parent = ctx.parent(child)
+    # Stored: through a display or a tf.function wrapper, or a lambda bound to a name.
+    stored = child is not ref or isinstance(ref, cst.Lambda)
+    if isinstance(parent, cst.Assign) and parent.value is child and stored:
+        target = _sole_target(parent)
+        if target is None:
+            return None
+        later = _references(ctx, target, target)
+        if not later:
+            return None
+        lines = [_first_run_from(ctx, r, node, stop, seen) for r in later]
+        known = [line for line in lines if line is not None]
+        return min(known) if len(known) == len(lines) else None
+    return ctx.line(ref)
+
+
+def _sole_target(node: cst.Assign) -> cst.Name | None:
+    if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+        return node.targets[0].target
+    return None
+
+
+def _last_line(ctx: ModuleContext, change: cst.CSTNode, stop: FunctionNode | None) -> int:
+    """The last line that ``change`` may run on: the end of the outermost loop of the
+    owner's code around it, else its own line."""
+    last = ctx.line(change)
+    for anc in ctx.ancestors(change):
+        if anc is stop:
+            break
+        if isinstance(anc, cst.For | cst.While):
+            last = max(last, ctx.end_line(anc))
+    return last
 
 
 def _loops(ctx: ModuleContext, node: cst.CSTNode, stop: FunctionNode | None) -> set[int]:
@@ -614,48 +695,6 @@ def _redefined(ctx: ModuleContext, fn: cst.FunctionDef, changed: int) -> bool:
         isinstance(b.node, cst.FunctionDef) and b.node is not fn and ctx.line(b.node) > changed
         for b in scope[fn.name.value]
     )
-
-
-def _only_called_after(ctx: ModuleContext, fn: TracedFunction, found: list[Assignment]) -> bool:
-    """The traced root of ``fn`` is a module-level function that only module-level code calls
-    by name, every call after the last binding of the name read, none of them in a function
-    or a loop (``foo = tf.Variable(1)`` under the def, then the first call)."""
-    root = fn
-    while root.parent is not None:
-        root = root.parent
-    node = root.node
-    if not isinstance(node, cst.FunctionDef) or ctx.enclosing_function(node) is not None:
-        return False
-    if any(ctx.enclosing_function(a.node) is not None for a in found):
-        return False  # some function rebinds it: it may run between calls
-    last = max(ctx.line(a.node) for a in found)
-    scope = ctx.scope(node)
-    if not isinstance(scope, GlobalScope):
-        return False
-    bindings = sorted(
-        (a for a in scope[node.name.value] if isinstance(a, Assignment)), key=lambda a: a.index
-    )
-    rebound_in = {
-        id(loop)
-        for a in found
-        for loop in ctx.ancestors(a.node)
-        if isinstance(loop, cst.For | cst.While)
-    }
-    calls = 0
-    for access in scope.accesses[node.name.value]:
-        ref = access.node
-        latest = [b for b in bindings if b.index < access.index]
-        if latest and latest[-1].node is not node:
-            continue  # another definition of the same name (an earlier or later cell's)
-        call = ctx.parent(ref)
-        if not (isinstance(call, cst.Call) and call.func is ref):
-            return False
-        if ctx.enclosing_function(ref) is not None or ctx.line(ref) <= last:
-            return False
-        if any(id(a) in rebound_in for a in ctx.ancestors(ref)):
-            return False  # a loop that rebinds the name between calls
-        calls += 1
-    return calls > 0
 
 
 def _mapped_per_iteration(ctx: ModuleContext, fn: TracedFunction, name: cst.Name) -> bool:

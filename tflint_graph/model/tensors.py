@@ -192,6 +192,21 @@ _PYTHON_ANNOTATIONS = frozenset(
 )
 
 
+def _python_annotation(ctx: ModuleContext, ann: cst.BaseExpression) -> bool:
+    """``ann`` names a Python value: a builtin or ``typing`` type, or a union of them
+    (``Union[int, Tuple[int]]``, ``int | None``), whose members a ``tf.function`` keeps as
+    Python values in its signature."""
+    if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):
+        return all(_python_annotation(ctx, side) for side in (ann.left, ann.right))
+    if isinstance(ann, cst.Name) and ann.value == "None":
+        return True
+    if isinstance(ann, cst.Subscript) and ctx.code(ann.value).rsplit(".", 1)[-1] == "Union":
+        members = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
+        return bool(members) and all(_python_annotation(ctx, m) for m in members)
+    text = ctx.code(ann).split("[")[0].rsplit(".", 1)[-1]
+    return text in _PYTHON_ANNOTATIONS or ctx.resolve(ann).startswith("builtins.", "typing.")
+
+
 def _not_a_tensor(name: str) -> bool:
     return name in _NOT_TENSOR or name.startswith(_NOT_TENSOR_PREFIXES)
 
@@ -496,8 +511,7 @@ def _param_kind(
         res = ctx.resolve(ann)
         if res.startswith("tensorflow.Tensor", "tensorflow.Variable", "tensorflow.types."):
             return Kind.TENSOR
-        text = ctx.code(ann).split("[")[0].rsplit(".", 1)[-1]
-        if text in _PYTHON_ANNOTATIONS or res.startswith("builtins.", "typing."):
+        if _python_annotation(ctx, ann):
             return None
     if fn.kind in (TraceKind.DECORATED, TraceKind.WRAPPED) and fn.parent is None:
         if signature is not None:
