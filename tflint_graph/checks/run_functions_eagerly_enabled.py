@@ -67,6 +67,18 @@ DEBUG = False
 tf.config.run_functions_eagerly(DEBUG)  # not a literal True: left to the reader
 """,
         """
+import warnings
+
+import tensorflow as tf
+
+class TorchWrapper:
+    def __init__(self, torch_model):
+        self.model = torch_model
+        # A PyTorch model cannot run inside a graph: switch, and say so.
+        tf.config.run_functions_eagerly(True)
+        warnings.warn("tf.functions now run eagerly to call the PyTorch model")
+""",
+        """
 import tensorflow as tf
 
 class config:
@@ -121,7 +133,7 @@ if True:
         resolution = self.ctx.resolve(node.func)
         if not resolution.is_(*_SWITCHES) or not _enabled(node):
             return
-        if is_test_path(self.ctx.path) or self._behind_switch(node):
+        if is_test_path(self.ctx.path) or self._behind_switch(node) or self._announced(node):
             return
         switch = _SWITCHES[1] if resolution.is_(_SWITCHES[1]) else _SWITCHES[0]
         switch = switch.removeprefix("tensorflow.config.")
@@ -148,6 +160,34 @@ if True:
         if isinstance(node, cst.Call) and isinstance(site.parent(node), cst.Expr):
             return cst.RemovalSentinel.REMOVE
         return None
+
+    def _announced(self, node: cst.Call) -> bool:
+        """The block that makes the switch also warns about it (``warnings.warn(...)``,
+        ``logger.warning(...)``): a wrapper that must run eagerly (a PyTorch model inside) and
+        says so is no silent switch."""
+        stmt = self.ctx.parent(self.ctx.parent(node))
+        block = self.ctx.parent(stmt) if isinstance(stmt, cst.SimpleStatementLine) else None
+        if not isinstance(block, cst.IndentedBlock | cst.Module):
+            return False
+        for line in block.body:
+            if not isinstance(line, cst.SimpleStatementLine):
+                continue
+            for small in line.body:
+                if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                    if self._warns(small.value.func):
+                        return True
+        return False
+
+    def _warns(self, func: cst.BaseExpression) -> bool:
+        resolution = self.ctx.resolve(func)
+        if resolution.is_("warnings.warn", "logging.warning", "absl.logging.warning"):
+            return True
+        return (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in ("warning", "warn")
+            and isinstance(func.value, cst.Name)
+            and "log" in func.value.value.lower()
+        )
 
     def _behind_switch(self, node: cst.CSTNode) -> bool:
         """An ``if`` (or conditional expression) around ``node`` in its own function or at
