@@ -23,14 +23,21 @@ from tflint_graph.core.noqa import source_lines
 from tflint_graph.source.reading import decode
 
 
-def _context(path: str, line: int, around: int) -> list[str]:
-    """The lines ``line - around`` .. ``line + around`` of ``path``, numbered, ``>`` on ``line``."""
+def _context(path: str, line: int, around: int, cell: int | None = None) -> list[str]:
+    """The lines ``line - around`` .. ``line + around`` of ``path`` (of its ``cell``, 1-based,
+    in a notebook), numbered, ``>`` on ``line``."""
     try:
         text = decode(Path(path).read_bytes(), path)
     except OSError:
         return []
     if not isinstance(text, str):
         return []
+    if cell is not None:
+        try:
+            source = json.loads(text)["cells"][cell - 1].get("source", "")
+        except (ValueError, LookupError, TypeError, AttributeError):
+            return []
+        text = "".join(source) if isinstance(source, list) else str(source)
     lines = source_lines(text)
     first, last = max(1, line - around), min(len(lines), line + around)
     return [
@@ -79,14 +86,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.gone is not None:
         findings = _gone(args.gone, findings)
     for number, f in enumerate(findings, start=1):
-        print(f"### {number}. {f.code} {f.name} ({f.severity.value}) {f.path}:{f.line}:{f.column}")
+        print(f"### {number}. {f.code} {f.name} ({f.severity.value}) {f.location}")
         print()
         print(f"{f.message}")
         if f.chain:
             print(f"traced: {f.context} — {' -> '.join(f.chain)}")
         print()
         print("```")
-        print("\n".join(_context(f.path, f.line, args.context)))
+        print("\n".join(_context(f.path, f.line, args.context, f.cell)))
         print("```")
         print()
         print("verdict: ")
