@@ -778,3 +778,50 @@ def test_the_columns_of_a_dataset_element_read_by_name_are_static() -> None:
         """
     )
     assert {(f.line, f.code) for f in lint_source(source) if f.code == "TFG101"} == expected(source)
+
+
+def test_a_log_in_a_function_traced_only_to_be_saved_is_a_diagnostic() -> None:
+    # A serving signature with an input_signature, returned by a factory whose every call is
+    # handed to signatures=: its body runs once, when the model is saved, and never from
+    # Python; logging the symbolic features there shows their structure at export.  The same
+    # function also called from Python is a per-call function: its log is reported.
+    source = dedent(
+        """
+        import logging
+
+        import tensorflow as tf
+
+        SPEC = {"x": tf.io.FixedLenFeature([], tf.float32)}
+
+        def _serving_fn(model):
+            @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+            def serve(examples):
+                features = tf.io.parse_example(examples, SPEC)
+                logging.info("serve features = %s", features)
+                print("serving", features)
+                return model(features)
+
+            return serve
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def score(x):
+            logging.info("score input = %s", x)
+            return x * 2
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def predict(x):
+            logging.info("predict input = %s", x)  # TFG107
+            return x * 3
+
+        def export(model, path):
+            signatures = {
+                "serving_default": _serving_fn(model),
+                "score": score.get_concrete_function(),
+                "predict": predict,
+            }
+            tf.saved_model.save(model, path, signatures=signatures)
+            return predict(tf.ones([2]))
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source) if f.code in ("TFG101", "TFG107")}
+    assert got == expected(source)

@@ -173,9 +173,9 @@ if True:
             if not isinstance(line, cst.SimpleStatementLine):
                 continue
             for small in line.body:
-                if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-                    if self._warns(small.value.func):
-                        return True
+                call = small.value if isinstance(small, cst.Expr) else None
+                if isinstance(call, cst.Call) and self._warns(call.func):
+                    return True
         return False
 
     def _warns(self, func: cst.BaseExpression) -> bool:

@@ -41,6 +41,7 @@ from tflint_graph.model.values import (
     narrowing_types,
 )
 from tflint_graph.traced import traced_of
+from tflint_graph.traced.exports import exported_only
 
 # Attributes every value TensorFlow traces with carries statically (a tensor, a variable, a
 # TensorShape, a layer): reading them gives the same Python value on every call.
@@ -658,6 +659,8 @@ def is_trace_time_diagnostic(ctx: ModuleContext, call: cst.Call, fn: TracedFunct
     """``call`` (a print, a log call, ``warnings.warn``) is a trace-time diagnostic: no tensor
     value among its arguments, and it shows static metadata or says it is about tracing, or
     it is part of one-time setup."""
+    if fn.parent is None and fn.input_signature is not None and exported_only(ctx, fn.node):
+        return True  # traced once, to be saved, and never called from Python
     reader = MessageReader(ctx, fn).read_all(message_arguments(call))
     if Part.TENSOR in reader.parts:
         return False

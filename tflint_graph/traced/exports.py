@@ -385,3 +385,68 @@ def _touched(ctx: ModuleContext, obj: cst.Name) -> tuple[str, ...]:
     visitor = _Attributes(obj.value)
     visitor.walk(ctx.module)
     return tuple(sorted(visitor.found))
+
+
+def exported_only(ctx: ModuleContext, node: FunctionNode) -> bool:
+    """``node`` (a ``tf.function`` with an ``input_signature``) is traced for an export and
+    never called from Python: every reference to it hands it to an export call
+    (``signatures={"serve": serve}``, ``serve.get_concrete_function()``), or returns it from
+    a factory whose every call is so handed (``signatures={"serving_default":
+    _get_serve_fn(model)}``).  Its Python body runs once, when the model is saved."""
+    return ctx.memo("exported-only", node, lambda: _exported_only(ctx, node))
+
+
+def _exported_only(ctx: ModuleContext, node: FunctionNode) -> bool:
+    if not isinstance(node, cst.FunctionDef):
+        return False
+    exported = {id(item.expr) for item in export_sites(ctx)[0]}
+    if not exported:
+        return False
+    refs = _loads_of_def(ctx, node)
+    if not refs:
+        return False
+    for ref in refs:
+        if _handed_to_export(ctx, ref, exported):
+            continue
+        ret = ctx.parent(ref)
+        factory = ctx.enclosing_function(ref)
+        if not (
+            isinstance(ret, cst.Return)
+            and ret.value is ref
+            and isinstance(factory, cst.FunctionDef)
+            and factory is not node
+        ):
+            return False
+        calls = _loads_of_def(ctx, factory)
+        if not calls or not all(
+            isinstance(call := ctx.parent(c), cst.Call)
+            and call.func is c
+            and _handed_to_export(ctx, call, exported)
+            for c in calls
+        ):
+            return False
+    return True
+
+
+def _handed_to_export(ctx: ModuleContext, expr: cst.CSTNode, exported: set[int]) -> bool:
+    """``expr`` is an export call's function value, or ``expr.get_concrete_function(...)``
+    is."""
+    if id(expr) in exported:
+        return True
+    attr = ctx.parent(expr)
+    call = ctx.parent(attr) if isinstance(attr, cst.Attribute) else None
+    return (
+        isinstance(call, cst.Call) and call.func is attr and is_gcf(call) and id(call) in exported
+    )
+
+
+def _loads_of_def(ctx: ModuleContext, fn: cst.FunctionDef) -> list[cst.CSTNode]:
+    scope = ctx.scope(fn)
+    if scope is None:
+        return []
+    return [
+        access.node
+        for binding in scope[fn.name.value]
+        if getattr(binding, "node", None) is fn
+        for access in binding.references
+    ]
