@@ -511,6 +511,28 @@ CASES = {
             annotate(x, CONFIG)
             return x
     """,
+    "object of the enclosing trace set in a cond branch": """
+        import tensorflow as tf
+
+        class Box:
+            pass
+
+        SHARED = Box()
+
+        @tf.function
+        def run(it):
+            empty = tf.experimental.Optional.empty(None)
+            box = Box()
+
+            def has_next():
+                nxt = tf.experimental.Optional.from_value(next(it))
+                empty._element_spec = nxt.element_spec
+                box.last = nxt
+                SHARED.last = nxt  # TFG106
+                return nxt
+
+            return tf.cond(tf.constant(True), has_next, lambda: empty)
+    """,
     "count of the inputs read by compute_output_shape": """
         import keras
 

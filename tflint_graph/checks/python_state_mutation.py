@@ -190,6 +190,8 @@ class Model(tf.keras.Model):
         root = root_name(target)
         if root is not None and ctx.bindings(root) and ctx.is_local_to(root, fn.node):
             return  # an object created within this call
+        if root is not None and self._made_by_enclosing_trace(root, fn):
+            return  # a closure's object that the enclosing traced function makes per trace
         if root is not None and traced_of(ctx).arguments.made_per_trace(root, fn.node):
             return  # a parameter every trace fills with an object made in that trace
         if isinstance(target.value, cst.Name) and self._symbolic_tensor(target.value, fn):
@@ -285,6 +287,20 @@ class Model(tf.keras.Model):
             if not (_static_only(result) or self._static_helper(result, depth + 1)):
                 return False
         return True
+
+    def _made_by_enclosing_trace(self, root: cst.Name, fn: TracedFunction) -> bool:
+        """``root`` is a local (no parameter) of a function that encloses ``fn`` and whose
+        trace traces ``fn`` too (a ``tf.cond`` branch or loop body defined inside a
+        ``tf.function``): each trace of that function makes the object anew."""
+        ctx = self.ctx
+        outer = fn.parent
+        while outer is not None:
+            if any(a is outer.node for a in ctx.ancestors(fn.node)) and ctx.is_local_to(
+                root, outer.node
+            ):
+                return True
+            outer = outer.parent
+        return False
 
     def _python_count(self, value: cst.BaseExpression, fn: TracedFunction) -> bool:
         """``len(args)``: a Python int fixed by the structure of this trace's inputs.  Only
