@@ -261,6 +261,65 @@ CASES = {
         scale = 5.0
         step(tf.ones([2]))
         """,
+    "never_used_and_defined_again": """
+        import tensorflow as tf
+
+        loss_fn = tf.keras.losses.MeanSquaredError()
+
+        @tf.function
+        def train_step(x, y):
+            return loss_fn(y, x)
+
+        @tf.function
+        def train_step(x, y):
+            return loss_fn(y, x) * 2
+
+        for x in range(3):
+            train_step(tf.ones([2]), tf.ones([2]))
+        loss_fn = tf.keras.losses.BinaryCrossentropy()
+        """,
+    "loss_minimized_by_a_step_used_only_before_the_change": """
+        import tensorflow as tf
+
+        opt = tf.keras.optimizers.Adam()
+        w = tf.Variable(1.0)
+        last = tf.Variable(0.0)
+
+        @tf.function
+        def loss():
+            value = w * w
+            last.assign(value)
+            return value
+
+        @tf.function
+        def step():
+            opt.minimize(loss, [w])
+
+        for _ in range(10):
+            step()
+        last = tf.Variable(0.0)
+        """,
+    "loss_minimized_by_a_step_used_after_the_change": """
+        import tensorflow as tf
+
+        opt = tf.keras.optimizers.Adam()
+        w = tf.Variable(1.0)
+        last = tf.Variable(0.0)
+
+        @tf.function
+        def loss():
+            value = w * w
+            last.assign(value)  # TFG109
+            return value
+
+        @tf.function
+        def step():
+            opt.minimize(loss, [w])
+
+        step()
+        last = tf.Variable(0.0)
+        step()
+        """,
     "handed_on_before_the_change": """
         import tensorflow as tf
 

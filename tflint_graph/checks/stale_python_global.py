@@ -409,6 +409,8 @@ def _unused_after_change(
             return True
     first = min(ctx.line(c) for c in changes)
     uses = _uses(ctx, root.node, stop, first, {})
+    if uses == [] and isinstance(root.node, cst.FunctionDef):
+        return _redefined(ctx, root.node, ctx.line(root.node))  # never used: dead code
     if not uses:
         return False
     for use in uses:
@@ -556,6 +558,8 @@ def _find_uses(
 ) -> list[cst.CSTNode] | None:
     refs = _references(ctx, node, node.name) if isinstance(node, cst.FunctionDef) else [node]
     if not refs:
+        if isinstance(node, cst.FunctionDef) and _redefined(ctx, node, ctx.line(node)):
+            return []  # a later `def` of the name takes over before anything used this one
         return None  # used by no name in sight (a method, an export): anywhere, any time
     out: list[cst.CSTNode] = []
     for ref in refs:
@@ -638,6 +642,8 @@ def _sites(
     res = code.resolve(func)
     if any(res.is_(k) for k in CONTROL_FLOW if k not in _KEEPS_CALLABLE):
         return [ref]
+    if res.is_(*_RUNS_NOW) or (isinstance(func, cst.Attribute) and func.attr.value in _RUN_NOW):
+        return [ref]  # `opt.minimize(loss, var_list)` calls `loss` right there
     if code.is_tf_function(func):
         return _sites(ctx, call, fn, changed)
     return None
@@ -685,6 +691,10 @@ def _gather(
 
 # Return a wrapper that runs the callable later, wherever it goes.
 _KEEPS_CALLABLE = frozenset({"tensorflow.recompute_grad"})
+# Calls that run a callable argument before they return and keep nothing: an optimizer's
+# `minimize(loss, var_list)`, and TensorFlow's structure mapping.
+_RUN_NOW = frozenset({"minimize"})
+_RUNS_NOW = ("tensorflow.nest.map_structure",)
 
 
 def _redefined(ctx: ModuleContext, fn: cst.FunctionDef, changed: int) -> bool:
