@@ -174,6 +174,19 @@ def _cases() -> list[Case]:
     add("tf.shape_n", lambda a: a.tf.shape_n([a.x, a.v]))
     add("tf.identity_n", lambda a: a.tf.identity_n([a.x, a.v]))
     add("tf.tuple", lambda a: a.tf.tuple([a.x, a.v]))
+    add(
+        "tf.xla.experimental.compile",
+        lambda a: a.tf.xla.experimental.compile(lambda t: t * 2.0, inputs=[a.x]),
+        note="a one-item tuple or list for a single output",
+    )
+    add(
+        "tf.compiler.xla.compile",
+        lambda a: __import__("tensorflow.compiler.xla", fromlist=["xla"]).compile(
+            lambda t: t * 2.0, inputs=[a.x]
+        ),
+        raises_here="removed from TensorFlow 2.21 (tensorflow.compiler.xla has no compile): "
+        "the same function as tf.xla.experimental.compile in TF 2.0-2.15",
+    )
     add("tf.dynamic_partition", lambda a: a.tf.dynamic_partition(a.v, a.i, 2))
     add("tf.unique", lambda a: a.tf.unique(a.i))
     add("tf.unique_with_counts", lambda a: a.tf.unique_with_counts(a.i))

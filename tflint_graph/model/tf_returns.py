@@ -99,6 +99,9 @@ RETURNS: Mapping[str, str] = {
     "tensorflow.shape_n": "sequence",
     "tensorflow.identity_n": "sequence",
     "tensorflow.tuple": "sequence",
+    # The computation's outputs as a Python tuple or list (a single output too).
+    "tensorflow.xla.experimental.compile": "sequence",
+    "tensorflow.compiler.xla.compile": "sequence",  # its TF 2.0 spelling, gone in 2.21
     "tensorflow.dynamic_partition": "sequence",
     "tensorflow.unique": "sequence",
     "tensorflow.unique_with_counts": "sequence",
