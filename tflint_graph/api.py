@@ -20,8 +20,7 @@ from tflint_graph.source.context import project_root
 from tflint_graph.source.dependencies import with_keras_version
 from tflint_graph.source.files import iter_python_files
 from tflint_graph.source.modules import forget_paths, real_path
-from tflint_graph.source.notebook import is_notebook
-from tflint_graph.source.reading import read_source
+from tflint_graph.source.reading import is_notebook, read_source
 
 _log = logging.getLogger("tflint_graph")
 

@@ -32,14 +32,12 @@ from tflint_graph.core.config import (
 from tflint_graph.core.finding import Finding, Severity
 from tflint_graph.core.version import __version__
 from tflint_graph.output import FORMATS, RunInfo, SourceLines
-from tflint_graph.output.pages import read_page
-from tflint_graph.output.rewrite import FileFix
 from tflint_graph.source.dependencies import with_keras_version
-from tflint_graph.source.notebook import is_notebook, read_notebook
-from tflint_graph.source.reading import decode
+from tflint_graph.source.reading import decode, is_notebook
 
 if TYPE_CHECKING:
     from tflint_graph.dynamic.session import DynamicSummary
+    from tflint_graph.output.rewrite import FileFix
 
 SUBCOMMANDS = ("check", "rule", "rules")
 
@@ -487,6 +485,8 @@ def _lint_stdin(path: Path, config: Config, sources: dict[str, str]) -> list[Fin
     shown = str(path)
     data = sys.stdin.buffer.read()
     if is_notebook(shown):
+        from tflint_graph.source.notebook import read_notebook  # only for notebooks
+
         notebook = read_notebook(data, shown)
         if isinstance(notebook, Finding):  # TFG001 (not a notebook) or TFG002 (not UTF-8)
             return [notebook] if config.is_enabled(notebook.code, shown) else []
@@ -675,6 +675,8 @@ def _load_config(config_file: Path | None, targets: list[Path]) -> Config:
 @click.argument("code")
 def rule(code: str) -> None:
     """Print the reference page of rule CODE (e.g. TFG101)."""
+    from tflint_graph.output.pages import read_page  # only this command reads the pages
+
     page = read_page(code)
     if page is None:
         from tflint_graph.checks import rule_table

@@ -6,15 +6,33 @@ the text to print, and one row in ``FORMATS``; ``--output-format`` offers the ro
 
 from __future__ import annotations
 
-from tflint_graph.output import github, json, sarif, text
+import importlib
+from collections.abc import Iterator, Mapping
+
 from tflint_graph.output.format import Format, RunInfo, SourceLines
 
+
+class _Formats(Mapping[str, Format]):
+    """Each format's ``render`` by name; its module is imported when the format is asked
+    for, so a run that prints text never imports the JSON, SARIF or GitHub writers."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self._names = names
+
+    def __getitem__(self, name: str) -> Format:
+        if name not in self._names:
+            raise KeyError(name)
+        render: Format = importlib.import_module(f"{__name__}.{name}").render
+        return render
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 # By name, in the order ``--help`` lists them.
-FORMATS: dict[str, Format] = {
-    "text": text.render,
-    "json": json.render,
-    "sarif": sarif.render,
-    "github": github.render,
-}
+FORMATS: Mapping[str, Format] = _Formats(("text", "json", "sarif", "github"))
 
 __all__ = ["FORMATS", "Format", "RunInfo", "SourceLines"]

@@ -9,12 +9,14 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tflint_graph.core.finding import Finding
 from tflint_graph.core.noqa import source_lines
-from tflint_graph.source.notebook import Notebook, is_notebook, parse_notebook, read_notebook
-from tflint_graph.source.reading import decode
+from tflint_graph.source.reading import decode, is_notebook
+
+if TYPE_CHECKING:
+    from tflint_graph.source.notebook import Notebook
 
 
 class SourceLines:
@@ -71,6 +73,9 @@ def cell_of(finding: Finding) -> tuple[int, ...]:
 
 
 def _read_notebook(path: str, text: str | None = None) -> Notebook | None:
+    # Only for notebooks: a run over Python files starts without the notebook reader.
+    from tflint_graph.source.notebook import Notebook, parse_notebook, read_notebook
+
     if text is not None:
         found = parse_notebook(text, path)
         return found if isinstance(found, Notebook) else None

@@ -29,7 +29,7 @@ from pathlib import Path
 from tflint_graph.core.config import DEFAULT_EXCLUDE, Config, find_config
 from tflint_graph.source.files import iter_python_files
 from tflint_graph.source.modules import package_root, real_path
-from tflint_graph.source.notebook import is_notebook
+from tflint_graph.source.reading import is_notebook
 
 
 def project_root(path: Path) -> tuple[Path, bool]:

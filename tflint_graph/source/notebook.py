@@ -30,9 +30,10 @@ from functools import cached_property
 from typing import Any
 
 from tflint_graph.core.finding import Finding, tool_finding
-from tflint_graph.source.reading import decode
+from tflint_graph.source.reading import NOTEBOOK_SUFFIX, decode
+from tflint_graph.source.reading import is_notebook as is_notebook  # its former home
 
-SUFFIX = ".ipynb"
+SUFFIX = NOTEBOOK_SUFFIX
 
 # Cell magics whose body is Python that runs in the kernel (``%%time`` times the cell);
 # every other cell magic (``%%bash``, ``%%writefile``, ``%%html``) makes the cell not Python.
@@ -67,10 +68,6 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _CODE_STOPS = re.compile(r"[#'\"()\[\]{}]")
 _STRING_STOPS = {q: re.compile(r"\\|" + q) for q in ("'", '"', "'''", '"""')}
 _LINE_REF = re.compile(r"\b(lines?) (\d+)(?:-(\d+))?\b")
-
-
-def is_notebook(path: str) -> bool:
-    return path.lower().endswith(SUFFIX)
 
 
 @dataclass(frozen=True)

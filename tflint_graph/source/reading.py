@@ -14,6 +14,14 @@ from pathlib import Path
 
 from tflint_graph.core.finding import Finding, tool_finding
 
+# Jupyter notebooks are told by their name; here, not in ``source.notebook``, so that a run
+# that reads no notebook never imports their reader.
+NOTEBOOK_SUFFIX = ".ipynb"
+
+
+def is_notebook(path: str) -> bool:
+    return path.lower().endswith(NOTEBOOK_SUFFIX)
+
 
 def read_regular(path: Path, size: int = -1) -> tuple[bytes, os.stat_result] | None:
     """The bytes (the first ``size`` if given) and ``stat`` of ``path`` if it is a regular
