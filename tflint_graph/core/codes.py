@@ -7,8 +7,6 @@ are checked against this list at start-up; a test keeps it equal to the rule reg
 
 from __future__ import annotations
 
-import difflib
-
 from tflint_graph.core.finding import TOOL_CODES
 
 # The codes of the rules in ``tflint_graph.checks.ALL_RULES``, in code order.
@@ -32,5 +30,7 @@ def is_known_selector(selector: str) -> bool:
 
 def closest_code(selector: str) -> str | None:
     """The known code that ``selector`` most likely misspells, if one is close."""
+    import difflib  # only for an error message: not at start-up
+
     found = difflib.get_close_matches(selector.upper(), KNOWN_CODES, n=1, cutoff=0.8)
     return found[0] if found else None

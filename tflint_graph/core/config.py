@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import difflib
 import fnmatch
 import functools
 import os
@@ -329,6 +328,8 @@ def near_miss_tables(tool: Mapping[str, Any]) -> list[str]:
     for name in tool:
         if name == TABLE:
             continue
+        import difflib  # only when [tool] has other tables: not at start-up
+
         norm = _normalised(name)
         if norm == target or difflib.SequenceMatcher(None, norm, target).ratio() >= 0.8:
             out.append(name)
