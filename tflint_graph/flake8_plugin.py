@@ -43,7 +43,6 @@ from tflint_graph.core.config import Config, ConfigError, find_config, load_file
 from tflint_graph.core.facts import ProjectView
 from tflint_graph.core.noqa import file_noqa_codes, source_lines
 from tflint_graph.core.version import __version__
-from tflint_graph.run.module import analyse_source
 from tflint_graph.source.dependencies import with_keras_version
 
 __all__ = ["Plugin"]
@@ -117,6 +116,9 @@ class Plugin:
                 else None
             )
             if findings is None:
+                # The analysis: not for a file the cache answers.
+                from tflint_graph.run.module import analyse_source
+
                 findings = analyse_source(
                     source, self._filename, config, view, noqa=False, python_tree=self._tree
                 )[0]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import tflint_graph.run.module
 from tests.helpers import CASES, REPO, dedent
 from tflint_graph import Config, Finding, flake8_plugin, lint_paths, lint_source
 from tflint_graph.checks import ALL_RULES
@@ -295,7 +296,7 @@ def test_an_internal_error_never_escapes_run(
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("engine bug")
 
-    monkeypatch.setattr(flake8_plugin, "analyse_source", boom)
+    monkeypatch.setattr(tflint_graph.run.module, "analyse_source", boom)
     with caplog.at_level(logging.WARNING, logger="tflint_graph"):
         assert run_plugin(PRINTS) == []
     assert "internal error while linting example.py: RuntimeError: engine bug" in caplog.text
@@ -310,7 +311,7 @@ def test_an_internal_error_does_not_stop_a_flake8_run(
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("engine bug")
 
-    monkeypatch.setattr(flake8_plugin, "analyse_source", boom)
+    monkeypatch.setattr(tflint_graph.run.module, "analyse_source", boom)
     target = tmp_path / "m.py"
     target.write_text("import os\n", encoding="utf-8")  # F401: flake8 itself still reports
     guide = legacy.get_style_guide(select=["TFG", "F"], jobs=JobsArgument("1"))
