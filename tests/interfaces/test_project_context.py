@@ -354,3 +354,31 @@ def test_an_eager_caller_added_elsewhere_reaches_the_cached_module(tmp_path: Pat
     assert "TFG106" in warm and warm == cold
     # Staged alone, the unchanged losses.py is still judged with the project around it.
     assert "TFG106" in {c for *_, c in codes_in(invoke(["losses.py"], root).output)}
+
+
+def test_a_hook_retried_on_unchanged_files_never_loads_the_analysis(project: Path) -> None:
+    # `tflint-graph utils.py` answered from the project's cache: the findings as analysed,
+    # without importing libcst or the rules (their import costs more than such a run).
+    invoke(["."], project)
+    code = (
+        "import sys\n"
+        "from tflint_graph.cli import main\n"
+        "try:\n"
+        "    main(['--exit-zero', 'utils.py'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('libcst', 'tflint_graph.checks', 'tflint_graph.run.module', 'packaging')\n"
+        "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=120
+    )
+    assert proc.stdout.startswith("utils.py:5:5: TFG101 "), proc.stdout + proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "[]", proc.stderr
+    # An edited file is analysed: then libcst is imported.
+    (project / "utils.py").write_text(UTILS + "# edited\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=120
+    )
+    assert proc.stdout.startswith("utils.py:5:5: TFG101 "), proc.stdout + proc.stderr
+    assert "'libcst'" in proc.stderr.strip().splitlines()[-1], proc.stderr
