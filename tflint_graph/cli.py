@@ -11,7 +11,6 @@ import gc
 import logging
 import os
 import re
-import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -443,7 +442,7 @@ def check(
             show_fixes=show_fixes,
             applied=applied if show_fixes else None,
             color=text and _use_colour(color, terminal),
-            width=shutil.get_terminal_size().columns if text and terminal else None,
+            width=_terminal_width() if text and terminal else None,
             dynamic=dynamic_summary.as_dict() if dynamic_summary is not None else None,
             keras=(config.keras_version, config.keras_reason),
         )
@@ -513,6 +512,12 @@ def _is_terminal(stream: Any | None) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
+
+
+def _terminal_width() -> int:
+    import shutil  # with its compression modules: only for output to a terminal
+
+    return shutil.get_terminal_size().columns
 
 
 def _use_colour(choice: str, terminal: bool) -> bool:
