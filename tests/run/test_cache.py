@@ -103,6 +103,7 @@ def test_module_summary_round_trips_every_nested_fact() -> None:
         global_reads={"is_disabled": frozenset({"pkg.options._DISABLED"})},
         global_writes={"disable": frozenset({"pkg.options._DISABLED"})},
         once_decorators=frozenset({"once"}),
+        eager_script=frozenset({"Net"}),
     )
     assert all(getattr(summary, f.name) != _default(f) for f in dataclasses.fields(summary))
     back = _roundtrip(summary)
@@ -112,6 +113,7 @@ def test_module_summary_round_trips_every_nested_fact() -> None:
     assert type(back.outgoing[0].kind) is TraceKind and type(back.outgoing[0].chain) is tuple
     assert type(back.exports_elsewhere[0].touched) is tuple
     assert type(back.asked_accessors) is frozenset
+    assert type(back.eager_script) is frozenset
     assert _roundtrip(ModuleSummary(None)) == ModuleSummary(None)
 
 

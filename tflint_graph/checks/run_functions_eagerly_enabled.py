@@ -8,6 +8,7 @@ from tflint_graph.core.finding import Severity
 from tflint_graph.core.paths import is_test_path
 from tflint_graph.model.calls import argument, is_true
 from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.values import is_main_guard
 
 _SWITCHES = (
     "tensorflow.config.run_functions_eagerly",
@@ -15,22 +16,12 @@ _SWITCHES = (
 )
 
 
-def _is_main_guard(test: cst.BaseExpression) -> bool:
-    """``__name__ == "__main__"`` (either way round): the script's own entry, no switch."""
-    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
-        return False
-    sides = [test.left, test.comparisons[0].comparator]
-    names = [s for s in sides if isinstance(s, cst.Name) and s.value == "__name__"]
-    strings = [s for s in sides if isinstance(s, cst.SimpleString)]
-    return isinstance(test.comparisons[0].operator, cst.Equal) and len(names) == len(strings) == 1
-
-
 def _is_switch(test: cst.BaseExpression) -> bool:
     """A condition decided when the program runs (a flag, an argument, the environment); not
     a literal and not the script's ``__main__`` guard."""
     if isinstance(test, cst.Name) and test.value in ("True", "False", "None"):
         return False
-    return not isinstance(test, cst.BaseNumber | cst.BaseString) and not _is_main_guard(test)
+    return not isinstance(test, cst.BaseNumber | cst.BaseString) and not is_main_guard(test)
 
 
 def _enabled(call: cst.Call) -> bool:

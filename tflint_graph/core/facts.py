@@ -156,6 +156,10 @@ class ModuleSummary:
     # Module-level decorators that run what they decorate at most once (``@once``): what
     # they decorate is one-time setup (``prefilter.run_once_decorators``).
     once_decorators: frozenset[str] = frozenset()
+    # A script's module-level Keras classes (``if __name__ == "__main__":``, command-line
+    # parsing at import) when its own code hands Keras nothing to trace: called only eagerly
+    # there, unless another module of the run uses them (``ProjectView.eager_classes``).
+    eager_script: frozenset[str] = frozenset()
 
 
 STEP_SUFFIXES = ("step", "step_fn")
@@ -201,6 +205,9 @@ class ProjectView:
     # Other modules' run-once decorators (absolute names) this module may use
     # (``ModuleSummary.once_decorators``).
     once_decorators: frozenset[str] = frozenset()
+    # Those of ``ModuleSummary.eager_script`` that no other module of the run constructs,
+    # calls or subclasses: their ``call`` and steps run eagerly only, never traced.
+    eager_classes: frozenset[str] = frozenset()
 
     def may_be_project(self, name: str) -> bool:
         """``name`` (absolute) could be code of the analysed project (see ``may_be_project``)."""

@@ -407,3 +407,13 @@ def mentions(ctx: ModuleContext, fn: cst.FunctionDef) -> list[cst.Name]:
         for use in names_by_text(ctx).get(fn.name.value, [])
         if use is not fn.name and any(a.node is fn for a in ctx.bindings(use))
     ]
+
+
+def is_main_guard(test: cst.BaseExpression) -> bool:
+    """``__name__ == "__main__"`` (either way round): a script's own entry."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    sides = [test.left, test.comparisons[0].comparator]
+    names = [s for s in sides if isinstance(s, cst.Name) and s.value == "__name__"]
+    strings = [s for s in sides if isinstance(s, cst.SimpleString)]
+    return isinstance(test.comparisons[0].operator, cst.Equal) and len(names) == len(strings) == 1

@@ -78,6 +78,7 @@ class Project:
         self.global_state: dict[Path, tuple[dict[str, frozenset[str]], ...]] = {}
         self.aliases: dict[Path, dict[str, str]] = {}
         self.once_decorators: dict[Path, frozenset[str]] = {}
+        self.eager_classes: dict[Path, frozenset[str]] = {}
         # Each file of the run: the (view, summary) of every analysis, in order.  The run's
         # course depends on nothing else, so a later run can tell from them whether an
         # edited file changes it (``recheck``).
@@ -100,6 +101,7 @@ class Project:
             global_reads=self.global_state.get(resolved, ({}, {}))[0],
             global_writes=self.global_state.get(resolved, ({}, {}))[1],
             once_decorators=self.once_decorators.get(resolved, frozenset()),
+            eager_classes=self.eager_classes.get(resolved, frozenset()),
         )
 
     def _may_be_project(self, name: str) -> bool:
@@ -227,6 +229,7 @@ class Project:
         which base classes of its classes are Keras classes defined elsewhere."""
         stale: set[Path] = set()
         once = self._once_decorators()
+        referenced: set[tuple[Path, str]] = set()  # (file, top-level name) others use
         for resolved in self.in_run:
             summary = self.summaries.get(resolved)
             if summary is None:
@@ -243,6 +246,7 @@ class Project:
                 found = self.locate(name, resolved)
                 if found is None or found[0] == resolved:
                     continue
+                referenced.add((found[0], found[1].partition(".")[0]))
                 target = self.summary(found[0])
                 if target is not None and found[1] in target.exports:
                     table[name] = target.exports[found[1]]
@@ -254,6 +258,7 @@ class Project:
                         continue
                     found = self.locate(ref, resolved)
                     if found is not None and found[0] != resolved:
+                        referenced.add((found[0], found[1].partition(".")[0]))
                         kinds = self.class_kinds(*found)
                         if kinds:
                             classes[ref] = kinds
@@ -288,6 +293,21 @@ class Project:
                     if local not in known:
                         known.append(local)
                         stale.add(found[0])
+        stale |= self._eager_classes(referenced)
+        return stale
+
+    def _eager_classes(self, referenced: set[tuple[Path, str]]) -> set[Path]:
+        """Scripts whose Keras classes (``ModuleSummary.eager_script``) no other module of the
+        run uses: told so, they are analysed again with those classes called eagerly only."""
+        stale: set[Path] = set()
+        for resolved in self.in_run:
+            summary = self.summaries.get(resolved)
+            if summary is None or not summary.eager_script:
+                continue
+            eager = frozenset(n for n in summary.eager_script if (resolved, n) not in referenced)
+            if eager:
+                self.eager_classes[resolved] = eager
+                stale.add(resolved)
         return stale
 
     def _once_decorators(self) -> set[str]:

@@ -14,6 +14,7 @@ from tflint_graph.source import prefilter
 from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import imported_names, module_tf_functions
 from tflint_graph.traced.exports import export_references, foreign_exports
+from tflint_graph.traced.roots import eager_script_classes
 
 
 def summarize(ctx: ModuleContext) -> ModuleSummary:
@@ -39,6 +40,7 @@ def summarize(ctx: ModuleContext) -> ModuleSummary:
         **dict(zip(("global_reads", "global_writes"), traced.setup.exported(), strict=True)),
         asked_accessors=frozenset(ctx.asked_accessors),
         once_decorators=traced.setup.once_decorators(),
+        eager_script=eager_script_classes(ctx, traced.definitions),
     )
 
 

@@ -31,6 +31,7 @@ from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.names import dotted
+from tflint_graph.model.values import is_main_guard
 from tflint_graph.traced.outgoing import OutgoingCalls
 
 
@@ -108,7 +109,7 @@ def keras_methods(search: Search) -> None:
         kinds = definitions.keras_kinds(cls)
         if not kinds or definitions.dynamic_layer(cls) or ("model" in kinds and search.keras_eager):
             continue
-        if search.keras_untraced:
+        if search.keras_untraced or cls.name.value in search.ctx.view.eager_classes:
             continue
         wanted: list[str] = []
         for kind in ("model", "layer", "loss", "metric"):
@@ -374,11 +375,46 @@ def _keras_never_traced(ctx: ModuleContext, definitions: Definitions) -> bool:
     notebook = path.suffix == ".ipynb"
     if not notebook and not (path.suffix == ".py" and not path.stem.isidentifier()):
         return False  # another module may import its classes and fit them (stdin: unknown)
+    return _hands_keras_nothing(ctx, definitions)
+
+
+def eager_script_classes(ctx: ModuleContext, definitions: Definitions) -> frozenset[str]:
+    """``ModuleSummary.eager_script``: the module-level Keras classes of a script (``if
+    __name__ == "__main__":``, or the command line parsed at import) whose own code hands
+    Keras nothing to trace; the run decides whether another module uses them."""
+    if not _is_script(ctx.module) or not _hands_keras_nothing(ctx, definitions):
+        return frozenset()
+    return frozenset(
+        stmt.name.value
+        for stmt in ctx.module.body
+        if isinstance(stmt, cst.ClassDef) and definitions.keras_kinds(stmt)
+    )
+
+
+def _is_script(module: cst.Module) -> bool:
+    for stmt in module.body:
+        if isinstance(stmt, cst.If) and is_main_guard(stmt.test):
+            return True
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                value = getattr(small, "value", None)
+                if (
+                    isinstance(value, cst.Call)
+                    and isinstance(value.func, cst.Attribute)
+                    and value.func.attr.value in ("parse_args", "parse_known_args")
+                ):
+                    return True  # `args = parser.parse_args()` at import: a program
+    return False
+
+
+def _hands_keras_nothing(ctx: ModuleContext, definitions: Definitions) -> bool:
+    """Nothing in the module fits, compiles, builds, saves or wraps in ``tf.function`` what it
+    makes, or hands a Keras object to code that traces it; no function is decorated."""
     keras = _keras_names(ctx, definitions)
     for at, call in definitions.facts.calls:
         func = call.func
         name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-        if name in _TRACING_ENTRIES:
+        if name in _TRACING_ENTRIES and not _saves_no_graph(ctx, definitions, func):
             return False
         if name in _CALLBACK_ENTRIES and any(
             _mentions(callee, keras)
@@ -387,7 +423,47 @@ def _keras_never_traced(ctx: ModuleContext, definitions: Definitions) -> bool:
         ):
             return False
     return not any(
-        fn.decorators for fn in definitions.facts.functions if isinstance(fn, cst.FunctionDef)
+        not _plain_python_decorator(ctx, d)
+        for fn in definitions.facts.functions
+        if isinstance(fn, cst.FunctionDef)
+        for d in fn.decorators
+    )
+
+
+def _plain_python_decorator(ctx: ModuleContext, decorator: cst.Decorator) -> bool:
+    """``@property`` and its ``@x.setter``, ``@staticmethod``, ``@classmethod``, and
+    ``functools``/``abc`` decorators: none of them hands the function to TensorFlow."""
+    expr = decorator.decorator
+    if isinstance(expr, cst.Attribute) and expr.attr.value in ("setter", "getter", "deleter"):
+        return True
+    res = ctx.resolve(expr.func if isinstance(expr, cst.Call) else expr)
+    return res.is_(
+        "builtins.property", "builtins.staticmethod", "builtins.classmethod"
+    ) or res.startswith("functools.", "abc.")
+
+
+def _saves_no_graph(ctx: ModuleContext, definitions: Definitions, func: cst.BaseExpression) -> bool:
+    """A ``save`` that writes no traced function: another library's (``np.save``), or a
+    ``tf.train.Checkpoint``'s (variables only)."""
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "save"):
+        return False
+    res = ctx.resolve(func)
+    if res.imported and not res.startswith("tensorflow.", "keras."):
+        return True
+    receiver = func.value
+    if not isinstance(receiver, cst.Name):
+        return False
+    values = [
+        definitions.assigned_value(b.node)
+        for b in ctx.bindings(receiver)
+        if isinstance(b.node, cst.Name)
+    ]
+    return bool(values) and all(
+        isinstance(v, cst.Call)
+        and ctx.resolve(v.func).is_(
+            "tensorflow.train.Checkpoint", "tensorflow.train.CheckpointManager"
+        )
+        for v in values
     )
 
 
