@@ -58,9 +58,15 @@ def _tfg106(tmp_path: Path, files: dict[str, str]) -> set[tuple[str, int]]:
     }
 
 
+MAIN = (
+    '\n\nif __name__ == "__main__":\n'
+    "    args = argparse.ArgumentParser().parse_args()\n"
+    "    main()\n"
+)
+
+
 def test_a_script_calling_its_model_eagerly_only(tmp_path: Path) -> None:
-    files = {"ode.py": SCRIPT + '\n\nif __name__ == "__main__":\n    main()\n'}
-    assert _tfg106(tmp_path, files) == set()
+    assert _tfg106(tmp_path, {"ode.py": SCRIPT + MAIN}) == set()
 
 
 def test_a_script_that_parses_its_command_line_at_import(tmp_path: Path) -> None:
@@ -69,13 +75,16 @@ def test_a_script_that_parses_its_command_line_at_import(tmp_path: Path) -> None
 
 
 def test_a_module_without_a_script_entry_stays_traced(tmp_path: Path) -> None:
-    # A library module: whoever imports it may fit the model.
-    assert _tfg106(tmp_path, {"ode.py": SCRIPT}) == {("ode.py", 14)}
+    # A library module, also one whose guard only runs smoke tests of its classes: whoever
+    # imports it may fit the model.
+    smoke = SCRIPT + '\n\nif __name__ == "__main__":\n    main()\n'
+    for source in (SCRIPT, smoke):
+        assert _tfg106(tmp_path, {"ode.py": source}) == {("ode.py", 14)}
 
 
 def test_another_module_using_the_class_brings_it_back(tmp_path: Path) -> None:
     files = {
-        "ode.py": SCRIPT + '\n\nif __name__ == "__main__":\n    main()\n',
+        "ode.py": SCRIPT + MAIN,
         "train.py": dedent(
             """
             from ode import ODEFunc
@@ -93,5 +102,5 @@ def test_a_script_that_fits_or_wraps_in_tf_function_stays_traced(tmp_path: Path)
     made = "    func = ODEFunc()\n"
     wrapped = SCRIPT.replace(made, made + "    f = tf.function(func)\n")
     for source in (fits, wrapped):
-        files = {"ode.py": source + '\n\nif __name__ == "__main__":\n    main()\n'}
+        files = {"ode.py": source + MAIN}
         assert _tfg106(tmp_path, files) == {("ode.py", 14)}

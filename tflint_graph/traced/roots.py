@@ -379,9 +379,9 @@ def _keras_never_traced(ctx: ModuleContext, definitions: Definitions) -> bool:
 
 
 def eager_script_classes(ctx: ModuleContext, definitions: Definitions) -> frozenset[str]:
-    """``ModuleSummary.eager_script``: the module-level Keras classes of a script (``if
-    __name__ == "__main__":``, or the command line parsed at import) whose own code hands
-    Keras nothing to trace; the run decides whether another module uses them."""
+    """``ModuleSummary.eager_script``: the module-level Keras classes of a program (it reads
+    its command line) whose own code hands Keras nothing to trace; the run decides whether
+    another module uses them."""
     if not _is_script(ctx.module) or not _hands_keras_nothing(ctx, definitions):
         return frozenset()
     return frozenset(
@@ -392,19 +392,29 @@ def eager_script_classes(ctx: ModuleContext, definitions: Definitions) -> frozen
 
 
 def _is_script(module: cst.Module) -> bool:
+    """A program, not a library: it reads its command line (``parse_args()``,
+    ``app.run(main)``, ``fire.Fire(...)``) at import or under ``if __name__ == "__main__":``.
+    A guard that only runs smoke tests of the classes (a layer library's ``_test_*()``) is
+    no program: others are meant to import and fit those classes."""
     for stmt in module.body:
         if isinstance(stmt, cst.If) and is_main_guard(stmt.test):
+            if any(_reads_command_line(n) for n in walk.descendants(stmt.body)):
+                return True
+        elif isinstance(stmt, cst.SimpleStatementLine) and any(
+            _reads_command_line(n) for n in walk.descendants(stmt)
+        ):
             return True
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                value = getattr(small, "value", None)
-                if (
-                    isinstance(value, cst.Call)
-                    and isinstance(value.func, cst.Attribute)
-                    and value.func.attr.value in ("parse_args", "parse_known_args")
-                ):
-                    return True  # `args = parser.parse_args()` at import: a program
     return False
+
+
+def _reads_command_line(node: cst.CSTNode) -> bool:
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    return name in ("parse_args", "parse_known_args", "Fire") or (
+        name == "run" and isinstance(func, cst.Attribute) and dotted(func.value) == "app"
+    )
 
 
 def _hands_keras_nothing(ctx: ModuleContext, definitions: Definitions) -> bool:
