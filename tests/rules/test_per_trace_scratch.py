@@ -533,6 +533,35 @@ CASES = {
 
             return tf.cond(tf.constant(True), has_next, lambda: empty)
     """,
+    "loop variable of a while_loop body set in a helper": """
+        import tensorflow as tf
+
+        @tf.function
+        def run(n):
+            empty = tf.experimental.Optional.empty(None)
+
+            def step(i, opt):
+                opt._element_spec = empty.element_spec
+                return i + 1, opt
+
+            def body(i, opt):
+                return step(i, opt)
+
+            return tf.while_loop(lambda i, o: i < n, body, [0, empty])
+    """,
+    "object strategy.run hands on as given": """
+        import tensorflow as tf
+
+        strategy = tf.distribute.get_strategy()
+
+        @tf.function
+        def distributed(model, x):
+            def step(m, batch):
+                m.last_batch = batch  # TFG106
+                return m(batch)
+
+            return strategy.run(step, args=(model, x))
+    """,
     "count of the inputs read by compute_output_shape": """
         import keras
 

@@ -291,14 +291,18 @@ class Model(tf.keras.Model):
     def _made_by_enclosing_trace(self, root: cst.Name, fn: TracedFunction) -> bool:
         """``root`` is a local (no parameter) of a function that encloses ``fn`` and whose
         trace traces ``fn`` too (a ``tf.cond`` branch or loop body defined inside a
-        ``tf.function``): each trace of that function makes the object anew."""
+        ``tf.function``): each trace of that function makes the object anew.  So is a
+        parameter of such a function that every trace fills with an object made in that trace
+        (``made_per_trace``: a ``tf.while_loop`` body's loop variables)."""
         ctx = self.ctx
+        arguments = traced_of(ctx).arguments
         outer = fn.parent
         while outer is not None:
-            if any(a is outer.node for a in ctx.ancestors(fn.node)) and ctx.is_local_to(
-                root, outer.node
-            ):
-                return True
+            if any(a is outer.node for a in ctx.ancestors(fn.node)):
+                if ctx.is_local_to(root, outer.node):
+                    return True
+                if arguments.made_per_trace(root, outer.node):
+                    return True  # its parameter, filled per trace (a loop variable)
             outer = outer.parent
         return False
 

@@ -354,6 +354,8 @@ class ArgumentGuards:
         if not all(self._fresh_binding(a.node) for a in others):
             return False
         info = self.traced.get(fn)
+        if info is not None and not others and _op_made_arguments(info):
+            return True  # a loop variable or an element: the graph op makes it in the trace
         if info is None or info.kind is not TraceKind.CALLEE or depth > _MAX_DEPTH:
             return False  # a root: TensorFlow, Keras or the user passes what outlives it
         rebuilt = _rebuilt_when_none(self.ctx, fn, name.value)
@@ -401,6 +403,29 @@ class ArgumentGuards:
     def _fresh_binding(self, node: cst.CSTNode) -> bool:
         value = assigned_value(self.ctx, node, with_items=False)
         return value is not None and _fresh_expression(self.ctx, value)
+
+
+# Graph ops that call their callable with values they make while tracing (loop variables,
+# elements): the labels that name such a callable's trace.
+_OP_MADE_ARGUMENTS = (
+    "tf.while_loop",
+    "tf.map_fn",
+    "tf.scan",
+    "tf.foldl",
+    "tf.foldr",
+    "tf.vectorized_map",
+    "keras.ops.while_loop",
+    "keras.ops.fori_loop",
+    "keras.ops.scan",
+    "keras.ops.map",
+    "keras.ops.vectorized_map",
+)
+
+
+def _op_made_arguments(info: TracedFunction) -> bool:
+    """``info`` is the callable of a graph op that calls it with values it makes while
+    tracing (a ``tf.while_loop`` body's loop variables, a ``tf.map_fn`` element)."""
+    return info.kind is TraceKind.CONTROL_FLOW and info.reason.startswith(_OP_MADE_ARGUMENTS)
 
 
 def _owner(ctx: ModuleContext, param: cst.CSTNode) -> FunctionNode | None:
