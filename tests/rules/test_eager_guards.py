@@ -4,9 +4,13 @@ it must give (``# TFGnnn``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from tests.cli_support import write_tree
 from tests.helpers import dedent, expected, found
+from tflint_graph import Config, lint_paths
 
 CASES = {
     "executing_eagerly": """
@@ -198,6 +202,32 @@ CASES = {
                 print("step")  # TFG101
             return x
     """,
+    "helper taking the value it tests": """
+        import numpy as np
+        import tensorflow as tf
+
+        def is_eager(x):
+            return hasattr(x, "numpy")
+
+        def is_numpy(x):
+            return isinstance(x, np.ndarray)
+
+        def is_positive(x):
+            return x > 0
+
+        @tf.function
+        def debug_step(x):
+            y = x * 2
+            if is_eager(y):
+                print("eager values", y.numpy()[:2])
+            if not is_numpy(y):
+                y = y + 1
+            else:
+                np.save("/tmp/y.npy", y)
+            if is_positive(y):
+                print("positive")  # TFG101
+            return y
+    """,
 }
 
 
@@ -205,3 +235,37 @@ CASES = {
 def test_eager_guard(name: str) -> None:
     source = dedent(CASES[name])
     assert found(source) == expected(source)
+
+
+def test_eager_guard_helper_of_another_module(tmp_path: Path) -> None:
+    # `is_eager(x)` defined in tf_utils.py: its value while tracing travels to the caller.
+    write_tree(
+        tmp_path,
+        {
+            "tf_utils.py": dedent(
+                """
+                import tensorflow as tf
+
+                def is_eager(x):
+                    return hasattr(x, "numpy")
+
+                def to_float(x):
+                    return tf.cast(x, tf.float32)
+                """
+            ),
+            "train.py": dedent(
+                """
+                import tensorflow as tf
+
+                from tf_utils import is_eager
+
+                @tf.function
+                def debug_step(x):
+                    if is_eager(x):
+                        print("eager", x.numpy())
+                    return x * 2
+                """
+            ),
+        },
+    )
+    assert [f.code for f in lint_paths([tmp_path], Config())] == []

@@ -15,16 +15,18 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tests.helpers import CASES, CORPUS, PROJECTS, REPO_FIXTURES
+from tests.helpers import CASES, CORPUS, PROJECTS, REPO_FIXTURES, dedent
 from tflint_graph.api import lint_paths
 from tflint_graph.core.config import Config
 from tflint_graph.core.facts import ModuleSummary, ProjectView
 from tflint_graph.core.finding import Finding
+from tflint_graph.model.context import ModuleContext
 from tflint_graph.run import summary
 from tflint_graph.run.dispatch import rule_triggers
 from tflint_graph.run.module import analyse_file, analyse_source
 from tflint_graph.source import prefilter
 from tflint_graph.source.prefilter import enabled as prefilter_enabled
+from tflint_graph.traced import find_traced, traced_of
 
 FIXTURE_DIRS = [REPO_FIXTURES, CASES, CORPUS]
 PROJECT_DIRS = sorted(p for p in PROJECTS.iterdir() if p.is_dir())
@@ -421,3 +423,35 @@ def test_a_new_rules_trigger_word_reaches_the_prefilter(monkeypatch: pytest.Monk
     monkeypatch.setattr(dispatch, "ALL_RULES", (*ALL_RULES, FrobnicateCall))
     findings, _ = analyse_source(source, "m.py", Config())
     assert [(f.code, f.line) for f in findings] == [("TFG999", 1)]
+
+
+def test_guard_helpers_of_a_module_without_traced_code_are_known() -> None:
+    # `ModuleSummary.tracing_values` from CPython's tree, as the libcst analysis gives them.
+    source = dedent(
+        '''
+        import tensorflow as tf
+
+        def is_eager(x):
+            """True for an eager tensor."""
+            return hasattr(x, "numpy")
+
+        def is_symbolic(t):
+            return hasattr(t, "graph")
+
+        def in_graph():
+            return not tf.executing_eagerly()
+
+        def inside():
+            return tf.inside_function()
+
+        def positive(x):
+            return x > 0
+        '''
+    )
+    tree, module = ast.parse(source), cst.parse_module(source)
+    view = VIEWS[1]
+    twin = prefilter.tracing_values(tree, prefilter.module_imports(tree, view))
+    ctx = ModuleContext("pkg/sub/mod.py", source, module, Config(), view)
+    ctx.traced = find_traced(ctx)
+    assert twin == traced_of(ctx).guards.exported()
+    assert twin == {"is_eager": False, "is_symbolic": True, "in_graph": True, "inside": True}

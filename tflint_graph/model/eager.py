@@ -117,10 +117,12 @@ class TracingGuards:
             if all(ctx.resolve(t).is_(*_FOREIGN_ARRAYS) for t in types):
                 return False
             return None
-        if depth >= _MAX_DEPTH or call.args:
+        if depth >= _MAX_DEPTH:
             return None
         # A helper that only returns a known test: of this module, or of another module of
-        # the run (``ProjectView.tracing_values``), directly or inherited.
+        # the run (``ProjectView.tracing_values``), directly or inherited.  Its arguments do
+        # not change the answer (``def is_eager(x): return hasattr(x, "numpy")``): the tests
+        # known here have the same value for whatever traced code passes.
         at = ctx.enclosing_function(call)
         values = {
             self._function_value(fn, depth + 1)
@@ -207,13 +209,15 @@ class TracingGuards:
         return self._value(value, depth) if value is not None else None
 
     def exported(self) -> dict[str, bool]:
-        """Functions and no-argument methods of this module whose value while tracing is
-        known (``in_tf_function``, ``Layer._use_tf_workflow``), for the other modules of the
-        run; methods a class inherits from another module's class come along."""
+        """Functions (``in_tf_function``, ``is_eager(x)``) and no-argument methods
+        (``Layer._use_tf_workflow``) of this module whose value while tracing is known, for the
+        other modules of the run; methods a class inherits from another module's class come
+        along."""
         found: dict[str, bool] = {}
         known = self.ctx.view.tracing_values
         for stmt in self.ctx.module.body:
-            if isinstance(stmt, cst.FunctionDef) and _no_arguments(stmt, method=False):
+            if isinstance(stmt, cst.FunctionDef):
+                # Whatever its arguments: the value is known for any of them.
                 value = self._function_value(stmt, 0)
                 if value is not None:
                     found[stmt.name.value] = value

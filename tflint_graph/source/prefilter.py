@@ -278,6 +278,49 @@ def global_state(
     return reads, writes
 
 
+def tracing_values(tree: ast.Module, imports: dict[str, str]) -> dict[str, bool]:
+    """``ModuleSummary.tracing_values`` of a module the prefilter keeps out of full analysis:
+    its module-level functions that only return a test whose value while tracing is known
+    (``model.eager``): ``hasattr(x, "numpy")`` (False), ``hasattr(x, "graph")`` (True),
+    ``tf.executing_eagerly()`` (False), ``tf.inside_function()`` (True), and ``not`` of one.
+    The libcst analysis knows more forms; these are the ones a helper module without traced
+    code holds (``def is_eager(x): return hasattr(x, "numpy")``)."""
+    found: dict[str, bool] = {}
+    for stmt in tree.body:
+        if not isinstance(stmt, ast.FunctionDef):
+            continue
+        body = stmt.body[1:] if stmt.body and _is_docstring(stmt.body[0]) else stmt.body
+        if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+            value = _tracing_value(body[0].value, imports)
+            if value is not None:
+                found[stmt.name] = value
+    return found
+
+
+def _tracing_value(expr: ast.expr, imports: dict[str, str]) -> bool | None:
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        inner = _tracing_value(expr.operand, imports)
+        return None if inner is None else not inner
+    if not isinstance(expr, ast.Call):
+        return None
+    func = expr.func
+    if isinstance(func, ast.Name) and func.id == "hasattr" and len(expr.args) >= 2:
+        attr = expr.args[1]
+        if isinstance(attr, ast.Constant) and attr.value == "numpy":
+            return False
+        if isinstance(attr, ast.Constant) and attr.value == "graph":
+            return True
+        return None
+    name = _dotted(func)
+    head, _, rest = name.partition(".")
+    absolute = imports.get(head, head) + ("." + rest if rest else "")
+    if canonical(absolute) == "tensorflow.executing_eagerly" and not expr.args:
+        return False
+    if canonical(absolute) == "tensorflow.inside_function" and not expr.args:
+        return True
+    return None
+
+
 def run_once_decorators(tree: ast.Module) -> frozenset[str]:
     """Module-level functions that run what they decorate at most once (per object, per
     key): every call of a parameter in their body or their nested functions (the decorated
