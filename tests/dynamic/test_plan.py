@@ -1934,3 +1934,52 @@ def test_an_optional_argument_the_body_returns_early_without_is_passed() -> None
     assert set(first.kwargs) == {"mask"}
     assert first.kwargs["mask"].dtype == "bool"
     assert only_target(plan, "update").attempts[0].args[1] == PyValue(0.01)
+
+
+def test_a_parameter_the_body_zips_is_guessed_as_a_list_of_tensors() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def update_ema(ema_weights, weights, decay=0.999):
+            step = tf.Variable(0.0)
+            for ema, w in zip(ema_weights, weights):
+                ema.assign(decay * ema + (1.0 - decay) * w)
+            return step
+        """
+    )
+    plan, _ = plan_for(source)
+    target = only_target(plan, "update_ema")
+    for attempt in target.attempts:
+        assert all(isinstance(arg, TupleSpec) for arg in attempt.args), attempt
+
+
+def test_a_finding_under_if_training_is_run_with_training_true() -> None:
+    source = src(
+        """
+        import random
+
+        import keras
+
+
+        class StochasticDepth(keras.layers.Layer):
+            def call(self, shortcut, residual, training=None):
+                if training and random.random() < 0.1:
+                    return shortcut
+                return shortcut + residual
+
+
+        class Plain(keras.layers.Layer):
+            def call(self, x, training=None):
+                if not training:
+                    print("inference")
+                return x
+        """
+    )
+    plan, _ = plan_for(source)
+    drop = only_target(plan, "StochasticDepth.call")
+    assert all(a.kwargs.get("training") == PyValue(True) for a in drop.attempts)
+    plain = only_target(plan, "Plain.call")
+    assert all("training" not in a.kwargs for a in plain.attempts)

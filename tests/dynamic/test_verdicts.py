@@ -228,6 +228,18 @@ def _tensor(dtype: str, *shape: int) -> dict:
             [_tensor("float32", 2, 3), _tensor("int32", 2)],
             [_tensor("float32", 2, 3), _tensor("float32", 2, 10)],
         ),
+        (
+            "Input 0 with name 'input_layer' of layer 'functional' is incompatible with the "
+            "layer: expected shape=(None, 32, 32, 3), found shape=(2, 4, 4, 3)",
+            [_tensor("float32", 2, 4, 4, 3)],
+            [_tensor("float32", 2, 32, 32, 3)],
+        ),
+        (
+            "slice index 499 of dimension 0 out of bounds. for '{{node strided_slice_499}} = "
+            "StridedSlice[Index=DT_INT32, T=DT_FLOAT]'",
+            [_tensor("float32", 2)],
+            [_tensor("float32", 500)],
+        ),
     ],
 )
 def test_a_failed_guess_is_corrected_as_the_error_asks(message, before, after) -> None:

@@ -1728,6 +1728,13 @@ _AXIS_CLASH = re.compile(
 )
 
 
+# Keras's functional Input: "is incompatible with the layer: expected shape=(None, 32, 32,
+# 3), found shape=(2, 4, 4, 3)".
+_INPUT_SHAPE_CLASH = re.compile(r"expected shape=\(([^)]*)\), found shape=\(([^)]*)\)")
+# A strided slice past the guess: "slice index 499 of dimension 0 out of bounds".
+_SLICE_CLASH = re.compile(r"slice index (\d+) of dimension (\d+) out of bounds")
+
+
 def _last_dims(message: str) -> tuple[int, int] | None:
     """(size given, size wanted) of the last axis, from a matmul's or a Keras layer's error."""
     if m := _DIM_CLASH.search(message):
@@ -1787,6 +1794,28 @@ def _fix_for(message: str) -> Fix | None:
             return spec
 
         return as_csv
+    if m := _INPUT_SHAPE_CLASH.search(message):
+        wanted_shape, found_shape = _dims(m.group(1)), _dims(m.group(2))
+
+        def refit(spec: dict[str, Any]) -> dict[str, Any]:
+            # A functional model's Input: the guess of the shape it found gets the one it
+            # expected (unknown dims small).
+            if spec["kind"] == "tensor" and wanted_shape and spec["shape"] == found_shape:
+                return {**spec, "shape": wanted_shape}
+            return spec
+
+        return refit
+    if m := _SLICE_CLASH.search(message):
+        index, axis = int(m.group(1)), int(m.group(2))
+
+        def grow(spec: dict[str, Any]) -> dict[str, Any]:
+            # `x[i]` for i up to a literal bound: the axis must hold that many items.
+            shape = spec.get("shape") or []
+            if spec["kind"] == "tensor" and axis < len(shape) and shape[axis] <= index:
+                return {**spec, "shape": [*shape[:axis], index + 1, *shape[axis + 1 :]]}
+            return spec
+
+        return grow
     sizes = _last_dims(message)
     if sizes is not None:
         old, new = sizes

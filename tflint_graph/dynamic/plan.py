@@ -27,7 +27,7 @@ import ast
 import dataclasses
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import libcst as cst
@@ -207,6 +207,14 @@ def plan_module(
             )
         else:
             attempts, roles = _attempts(ctx, entry, f"{module_name}:{qualname}", examples, calls)
+        if _under_training(entry.node, {f.line for f in found}, (home.ctx if home else ctx)):
+            # `if training and random.random() < rate:`: the finding runs as `fit` runs it.
+            attempts = tuple(
+                a
+                if a.source in ("config", "input_signature") or "training" in a.kwargs
+                else replace(a, kwargs={**a.kwargs, "training": PyValue(True)})
+                for a in attempts
+            )
         class_name = qualname.partition(".")[0] if "." in qualname and home is None else ""
         ctor_example = examples.get(f"{module_name}:{class_name}") if class_name else None
         ctor: tuple[Spec, ...] = ()
@@ -1005,6 +1013,7 @@ def _attempts(
                 use.keys[name] = inner.keys[param]
             elif parts:
                 unpacked[name] = parts
+    zipped = _zipped(node, names)
     attempts = []
     for with_calls in (True, False) if passed else (False,):
         for shape in GUESSED_SHAPES:
@@ -1017,7 +1026,7 @@ def _attempts(
                 if name in unpacked
                 else _keyed_guess(use.keys[name], shape, kind == "map")
                 if use.keys.get(name)
-                else _guess(name, shape, per_element=kind == "map")
+                else _guess(name, shape, per_element=kind == "map", as_list=name in zipped)
                 for d, name in zip(described, names, strict=True)
             ]
             positional = tuple(specs[: len(required)])
@@ -1095,6 +1104,46 @@ def _role(name: str) -> str:
     if _RATE_NAME.search(name):
         return "rate"
     return "string" if _STRING_NAME.search(name) else "tensor"
+
+
+def _under_training(node: FunctionNode, lines: set[int], ctx: ModuleContext) -> bool:
+    """A finding of ``node`` (a Keras ``call`` with ``training=None``) sits in the body of an
+    ``if`` that needs ``training`` true (``if training and ...:``): it runs only when the
+    caller passes ``training=True``, as ``fit`` does."""
+    if not isinstance(node, cst.FunctionDef) or not any(
+        p.name.value == "training" and p.default is not None
+        for p in [*node.params.params, *node.params.kwonly_params]
+    ):
+        return False
+    for stmt in walk.descendants(node.body):
+        if not isinstance(stmt, cst.If) or not _needs_training(stmt.test):
+            continue
+        first, last = ctx.line(stmt), ctx.end_line(stmt.body)
+        if any(first <= line <= last for line in lines):
+            return True
+    return False
+
+
+def _needs_training(test: cst.BaseExpression) -> bool:
+    if isinstance(test, cst.Name):
+        return test.value == "training"
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _needs_training(test.left) or _needs_training(test.right)
+    return False
+
+
+def _zipped(node: FunctionNode, names: list[str]) -> set[str]:
+    """Parameters the body hands to ``zip(...)`` (``for ema, w in zip(ema_weights,
+    weights):``): Python sequences, such as lists of variables, not tensors."""
+    found: set[str] = set()
+    for call in walk.descendants(node):
+        if type(call) is cst.Call and isinstance(call.func, cst.Name) and call.func.value == "zip":
+            found.update(
+                a.value.value
+                for a in call.args
+                if isinstance(a.value, cst.Name) and a.value.value in names
+            )
+    return found
 
 
 def _unpacked(node: FunctionNode) -> dict[str, tuple[str, ...]]:
@@ -1267,12 +1316,12 @@ def _mentions(node: FunctionNode, name: str) -> bool:
     return any(isinstance(n, cst.Name) and n.value == name for n in finder.found)
 
 
-def _guess(name: str, shape: tuple[int, ...], *, per_element: bool) -> Spec:
+def _guess(name: str, shape: tuple[int, ...], *, per_element: bool, as_list: bool = False) -> Spec:
     """A tensor for a parameter nothing describes: float32 of ``shape``, except that labels
     are int32 and serialized records strings, one per batch row (a scalar for a
-    ``Dataset.map`` element)."""
+    ``Dataset.map`` element); a list of tensors for one the body zips (``as_list``)."""
     row: tuple[int, ...] = () if per_element or not shape else (shape[0],)
-    role = _role(name)
+    role = "list" if as_list else _role(name)
     if role == "tensor":
         return TensorSpecLite("float32", shape)
     if role == "list":
