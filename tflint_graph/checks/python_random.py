@@ -9,7 +9,7 @@ from tflint_graph.checks.fixing import Site
 from tflint_graph.model import walk
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted
-from tflint_graph.model.values import values_of
+from tflint_graph.model.values import loads_of, values_of
 
 _MODULES = ("random.", "numpy.random.", "secrets.")
 _EXACT = ("uuid.uuid1", "uuid.uuid4")
@@ -368,14 +368,7 @@ def jitter(x):
         )
 
     def _uses(self, target: cst.Name, node: cst.CSTNode | None = None) -> list[cst.CSTNode]:
-        """The loads of the binding ``target`` makes (``node``: the ``def`` that binds it)."""
-        bound = target if node is None else node
-        return [
-            access.node
-            for binding in self.ctx.bindings(target)
-            if binding.node is bound
-            for access in binding.references
-        ]
+        return loads_of(self.ctx, target, node)
 
     def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:
         name = self._random_call(node, fn)

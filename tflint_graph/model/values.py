@@ -417,3 +417,17 @@ def is_main_guard(test: cst.BaseExpression) -> bool:
     names = [s for s in sides if isinstance(s, cst.Name) and s.value == "__name__"]
     strings = [s for s in sides if isinstance(s, cst.SimpleString)]
     return isinstance(test.comparisons[0].operator, cst.Equal) and len(names) == len(strings) == 1
+
+
+def loads_of(
+    ctx: ModuleContext, name: cst.Name, bound: cst.CSTNode | None = None
+) -> list[cst.CSTNode]:
+    """The loads of the binding of ``name`` that ``bound`` makes (the ``def``, or the name
+    itself as an assignment target when ``bound`` is None)."""
+    node = name if bound is None else bound
+    return [
+        access.node
+        for binding in ctx.bindings(name)
+        if binding.node is node
+        for access in binding.references
+    ]

@@ -23,7 +23,7 @@ from tflint_graph.core.facts import ExportFact
 from tflint_graph.model import walk
 from tflint_graph.model.calls import argument
 from tflint_graph.model.context import FunctionNode, ModuleContext
-from tflint_graph.model.values import assigned_value, int_literal
+from tflint_graph.model.values import assigned_value, int_literal, loads_of
 from tflint_graph.traced.callsites import imported_names, instance_classes
 from tflint_graph.traced.code import TracedCode, traced_of
 
@@ -402,7 +402,7 @@ def _exported_only(ctx: ModuleContext, node: FunctionNode) -> bool:
     exported = {id(item.expr) for item in export_sites(ctx)[0]}
     if not exported:
         return False
-    refs = _loads_of_def(ctx, node)
+    refs = loads_of(ctx, node.name, node)
     if not refs:
         return False
     for ref in refs:
@@ -417,7 +417,7 @@ def _exported_only(ctx: ModuleContext, node: FunctionNode) -> bool:
             and factory is not node
         ):
             return False
-        calls = _loads_of_def(ctx, factory)
+        calls = loads_of(ctx, factory.name, factory)
         if not calls or not all(
             isinstance(call := ctx.parent(c), cst.Call)
             and call.func is c
@@ -438,15 +438,3 @@ def _handed_to_export(ctx: ModuleContext, expr: cst.CSTNode, exported: set[int])
     return (
         isinstance(call, cst.Call) and call.func is attr and is_gcf(call) and id(call) in exported
     )
-
-
-def _loads_of_def(ctx: ModuleContext, fn: cst.FunctionDef) -> list[cst.CSTNode]:
-    scope = ctx.scope(fn)
-    if scope is None:
-        return []
-    return [
-        access.node
-        for binding in scope[fn.name.value]
-        if getattr(binding, "node", None) is fn
-        for access in binding.references
-    ]
