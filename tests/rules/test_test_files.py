@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import dedent, found
+from tests.helpers import dedent, expected, found
 
 SOURCE = dedent(
     """
@@ -137,7 +137,8 @@ EXPECTED_FAILURE = dedent(
         ("with self.assertRaisesRegex(TypeError, 'bool'):", "smart_test.py", False),
         ("with pytest.raises(TypeError):", "test_smart.py", False),
         ("with tf.device('/cpu:0'):", "smart_test.py", True),  # not an expected error
-        ("with self.assertRaises(Exception):", "smart.py", True),  # not a test module
+        # Anywhere, not only in a test module: the code says it expects the error.
+        ("with self.assertRaises(Exception):", "smart.py", False),
     ],
 )
 def test_a_trace_a_test_expects_to_fail_is_not_reported(
@@ -145,6 +146,42 @@ def test_a_trace_a_test_expects_to_fail_is_not_reported(
 ) -> None:
     source = EXPECTED_FAILURE.replace("CONTEXT", context)
     assert ("TFG201" in {code for _, code in found(source, path)}) is reported
+
+
+def test_a_guide_showing_the_error_of_a_cell_is_not_reported() -> None:
+    # A guide (here a notebook's cells in order) defines `f` again and again; the one
+    # it only calls under `with assert_raises(ValueError):` shows the error on purpose.
+    source = dedent(
+        """
+        import contextlib
+
+        import tensorflow as tf
+
+        @contextlib.contextmanager
+        def assert_raises(error_class):
+            try:
+                yield
+            except error_class as e:
+                print(f"Caught expected exception {error_class}: {e}")
+
+        @tf.function
+        def f(x):
+            v = tf.Variable(1.0)
+            v.assign_add(x)
+            return v
+
+        with assert_raises(ValueError):
+            f(1.0)
+
+        @tf.function
+        def f(x):
+            v = tf.Variable(1.0)  # TFG205
+            return v + x
+
+        f(2.0)
+        """
+    )
+    assert {f for f in found(source, "guide.py") if f[1] == "TFG205"} == expected(source)
 
 
 # One source per rule that is quiet in test modules since tests do these things on purpose:

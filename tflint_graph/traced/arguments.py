@@ -17,7 +17,6 @@ from collections.abc import Mapping
 
 import libcst as cst
 
-from tflint_graph.core.paths import is_test_file
 from tflint_graph.core.vocabulary import PARTIAL
 from tflint_graph.model.calls import keyword, passed_for
 from tflint_graph.model.collect import FunctionNode
@@ -604,24 +603,28 @@ def _falsy_literal(expr: cst.BaseExpression) -> bool:
 
 # Context managers of test frameworks that expect their block to raise.
 _EXPECT_RAISES = frozenset(
-    {"assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesWithLiteralMatch"}
+    {
+        "assertRaises",
+        "assertRaisesRegex",
+        "assertRaisesRegexp",
+        "assertRaisesWithLiteralMatch",
+        "assert_raises",  # NumPy's, and the helper TensorFlow's guides define
+    }
 )
 
 
 def expected_to_raise(ctx: ModuleContext, fn: TracedFunction) -> bool:
-    """In a test module, the root of ``fn``'s trace is used only inside ``with
-    self.assertRaises(...):`` or ``with pytest.raises(...):`` blocks (``tf.function(foo,
-    autograph=False)`` then a call, to show that ``foo`` cannot be traced that way): the test
-    expects the trace to fail."""
-    if not is_test_file(ctx.path):
-        return False
+    """The root of ``fn``'s trace is used only inside ``with self.assertRaises(...):``,
+    ``with pytest.raises(...):`` or ``with assert_raises(...):`` blocks (``tf.function(foo,
+    autograph=False)`` then a call, to show that ``foo`` cannot be traced that way; a guide's
+    cell showing the error): the code expects the trace to fail."""
     root = fn
     while root.parent is not None:
         root = root.parent
     node = root.node
     if not isinstance(node, cst.FunctionDef):
         return False
-    uses = mentions(ctx, node)
+    uses = [u for u in mentions(ctx, node) if _latest_binding(ctx, u) in (None, node)]
     if root.kind is TraceKind.WRAPPED:
         # The uses that make the trace: `tf.function(foo, autograph=False)`.
         traced = ctx.traced
@@ -636,6 +639,20 @@ def expected_to_raise(ctx: ModuleContext, fn: TracedFunction) -> bool:
     return bool(uses) and all(_in_expect_raises(ctx, use) for use in uses)
 
 
+def _latest_binding(ctx: ModuleContext, use: cst.Name) -> cst.CSTNode | None:
+    """For a use in straight-line module code, the binding of its name that comes last
+    before it (a notebook defines ``f`` cell after cell); None elsewhere."""
+    if ctx.enclosing_function(use) is not None:
+        return None
+    order = ctx.source_order(use)
+    before = [
+        a.node
+        for a in ctx.bindings(use)
+        if ctx.enclosing_function(a.node) is None and ctx.source_order(a.node) < order
+    ]
+    return max(before, key=ctx.source_order) if before else None
+
+
 def _in_expect_raises(ctx: ModuleContext, node: cst.CSTNode) -> bool:
     for anc in ctx.ancestors(node):
         if isinstance(anc, cst.With):
@@ -645,6 +662,8 @@ def _in_expect_raises(ctx: ModuleContext, node: cst.CSTNode) -> bool:
                     continue
                 func = call.func
                 if isinstance(func, cst.Attribute) and func.attr.value in _EXPECT_RAISES:
+                    return True
+                if isinstance(func, cst.Name) and func.value in _EXPECT_RAISES:
                     return True
                 if ctx.resolve(func).is_("pytest.raises"):
                     return True
