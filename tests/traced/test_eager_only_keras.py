@@ -96,3 +96,29 @@ def test_a_notebook_that_calls_its_model_eagerly(tmp_path: Path) -> None:
     assert _notebook(tmp_path, [textwrap.dedent(LAYER), textwrap.dedent(EAGER)]) == set()
     fitted = textwrap.dedent(EAGER) + "model = tf.keras.Sequential([layer])\nmodel.fit(x, y)\n"
     assert _notebook(tmp_path, [textwrap.dedent(LAYER), fitted]) == {"TFG204"}
+
+
+def test_a_class_nothing_constructs_in_an_unimportable_script_is_dead(tmp_path: Path) -> None:
+    # An exercise's skeleton beside code that fits another layer: nothing makes a
+    # `Skeleton`, and no other module can import `exercise-1.py` to make one.
+    skeleton = """
+    class Skeleton(tf.keras.layers.Layer):
+        def call(self, x):
+            return x * np.array(x).min()
+
+
+    model = tf.keras.Sequential([layer])
+    model.compile("sgd", "mse")
+    """
+
+    def reported(name: str) -> list[str]:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(LAYER) + textwrap.dedent(skeleton), encoding="utf-8")
+        lines = path.read_text(encoding="utf-8").splitlines()
+        return sorted(
+            lines[f.line - 1].strip() for f in lint_paths([path], Config()) if f.code == "TFG204"
+        )
+
+    scale, unused = "return x * np.array(x).max()", "return x * np.array(x).min()"
+    assert reported("exercise-1.py") == [scale]
+    assert reported("exercise_1.py") == sorted([scale, unused])  # importable: may be used

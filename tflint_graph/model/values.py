@@ -399,9 +399,9 @@ def _by_text(ctx: ModuleContext, kind: type) -> dict:  # type: ignore[type-arg]
     return found
 
 
-def mentions(ctx: ModuleContext, fn: cst.FunctionDef) -> list[cst.Name]:
+def mentions(ctx: ModuleContext, fn: cst.FunctionDef | cst.ClassDef) -> list[cst.Name]:
     """The names of the module that denote ``fn`` (calls of it, and it handed on as a
-    value), its own ``def`` name left out."""
+    value), its own ``def`` (or ``class``) name left out."""
     return [
         use
         for use in names_by_text(ctx).get(fn.name.value, [])

@@ -31,7 +31,7 @@ from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.names import dotted
-from tflint_graph.model.values import is_main_guard
+from tflint_graph.model.values import is_main_guard, mentions
 from tflint_graph.traced.outgoing import OutgoingCalls
 
 
@@ -111,6 +111,8 @@ def keras_methods(search: Search) -> None:
             continue
         if search.keras_untraced or cls.name.value in search.ctx.view.eager_classes:
             continue
+        if not _importable(search.ctx) and not mentions(search.ctx, cls):
+            continue  # a notebook's class nothing constructs (an exercise's skeleton)
         wanted: list[str] = []
         for kind in ("model", "layer", "loss", "metric"):
             if kind in kinds:
@@ -371,11 +373,16 @@ _CALLBACK_ENTRIES = frozenset(
 
 
 def _keras_never_traced(ctx: ModuleContext, definitions: Definitions) -> bool:
-    path = Path(ctx.path)
-    notebook = path.suffix == ".ipynb"
-    if not notebook and not (path.suffix == ".py" and not path.stem.isidentifier()):
+    if _importable(ctx):
         return False  # another module may import its classes and fit them (stdin: unknown)
     return _hands_keras_nothing(ctx, definitions)
+
+
+def _importable(ctx: ModuleContext) -> bool:
+    """Another module could import this one: not a notebook, nor a ``.py`` file whose name
+    is no identifier (``demo-eager.py``)."""
+    path = Path(ctx.path)
+    return path.suffix != ".ipynb" and not (path.suffix == ".py" and not path.stem.isidentifier())
 
 
 def eager_script_classes(ctx: ModuleContext, definitions: Definitions) -> frozenset[str]:
