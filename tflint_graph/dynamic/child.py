@@ -1029,6 +1029,9 @@ class TargetCaller:
         self.keras_train = False
         # Why the module's own constructor call was not used (a guessed one was).
         self.fallback = ""
+        # The symbolic inputs the graph-only checks read the traced graph with, when the
+        # calls were skipped (TFG305/TFG404 only: the graph shows their effect).
+        self.graph_args: tuple[list[Any], dict[str, Any]] | None = None
         self.train_iter: Any = None
         self.train_fn: Any = None
         built = ""  # how the owner was made, when not by its constructor
@@ -1268,13 +1271,18 @@ def _attempt(
             result["traced_with"] = ", ".join(relaxed)
         phases.append(("trace", lambda: runner.trace(sym_args, sym_kwargs)))
     codes = {code for _, code in target.get("findings", ())}
-    if phases and codes <= _GRAPH_ONLY_CODES and getattr(runner.fn, "_jit_compile", None) is True:
-        # What these codes claim shows in the traced graph; running it would first compile
-        # it with XLA, which for an unrolled loop can take minutes on a CPU.
+    if phases and codes <= _GRAPH_ONLY_CODES:
+        # What these codes claim shows in the traced graph; running it costs another trace
+        # for the concrete shapes (an unrolled loop traces slowly) and, with XLA, a compile
+        # that can take minutes on a CPU.
+        xla = getattr(runner.fn, "_jit_compile", None) is True
         result["calls_skipped"] = (
             "the function is compiled with XLA (jit_compile=True) and the graph shows the "
             "effect: it was traced, not called"
+            if xla
+            else "the graph shows the effect: it was traced, not called"
         )
+        runner.graph_args = (sym_args, sym_kwargs)
         sets = sets[:1]
     for index, (args, kwargs) in enumerate(sets if "calls_skipped" not in result else ()):
         phases.append(
@@ -2366,7 +2374,7 @@ def _graph_size(runner: TargetCaller, result: dict[str, Any], loop: list[Any]) -
     """TFG305: trace a fresh copy and count the graph's ops, and those the loop's body
     created; when a module global sets the count, trace again with a smaller one."""
     line, last, count, name = loop
-    args, kwargs = result["sets"][0]
+    args, kwargs = runner.graph_args or result["sets"][0]
     modfile = _real(runner.module.__file__ or "")
 
     def measure(cached: bool) -> tuple[int, int, float | None]:
@@ -2415,7 +2423,7 @@ _NO_WORK_OPS = frozenset({"Placeholder", "Identity", "IdentityN", "Const", "NoOp
 def _graph_work(runner: TargetCaller, result: dict[str, Any]) -> dict[str, Any]:
     """TFG404: the op types of the concrete graph the calls traced (and of the functions it
     calls), to tell computation from a graph of inputs, outputs and frozen constants."""
-    args, kwargs = result["sets"][0]
+    args, kwargs = runner.graph_args or result["sets"][0]
     try:
         concrete = runner.fn.get_concrete_function(*args, **kwargs)
     except Exception as exc:
