@@ -11,7 +11,7 @@ import pytest
 from tests.helpers import dedent, expected, found
 from tflint_graph import lint_paths
 
-_CODES = ("TFG102", "TFG105", "TFG106", "TFG205", "TFG208")
+_CODES = ("TFG102", "TFG105", "TFG106", "TFG108", "TFG205", "TFG208")
 
 CASES = {
     "helper called under a getattr guard": """
@@ -316,6 +316,37 @@ CASES = {
                     self.seen = 0
                 self.seen += 1  # TFG106
                 return {}
+    """,
+    "file read by a cached loader or under a lazy guard": """
+        import tensorflow as tf
+
+        _cache = {}
+        _vocab = None
+
+
+        def get_plugin(path):
+            if path in _cache:
+                return _cache[path]
+            with open(path, "rb") as f:
+                plugin = f.read()
+            _cache[path] = plugin
+            return plugin
+
+
+        def vocab():
+            global _vocab
+            if _vocab is None:
+                _vocab = open("vocab.txt").read().split()
+            return _vocab
+
+
+        @tf.function
+        def step(x):
+            get_plugin("op.cu")
+            words = vocab()
+            with open("log.txt", "a") as f:  # TFG108
+                f.write("step")  # TFG108
+            return x * len(words)
     """,
 }
 

@@ -7,6 +7,7 @@ from tflint_graph.core.finding import Severity
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted
 from tflint_graph.model.values import values_of
+from tflint_graph.traced import traced_of
 
 _IO_CALLS = frozenset(
     {
@@ -136,6 +137,8 @@ def dump(x):
                 shown = f"Path.{method}"
         if shown is None:
             return
+        if traced_of(self.ctx).setup.covers(node, fn):
+            return  # one-time setup: reading a vocabulary or building a plugin, then cached
         self.report(
             node,
             f"{shown}() does its I/O only while tracing {fn.where}, not on every call; "
