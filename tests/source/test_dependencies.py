@@ -44,6 +44,11 @@ def project(tmp_path: Path, **files: str) -> Path:
         ("setup.py", "setup(python_requires='>=3.6.0, <3.9.0', install_requires=['tensorflow'])\n"),
         ("setup.cfg", "[options]\npython_requires = >=3.7,<3.9\ninstall_requires = tensorflow\n"),
         ("pyproject.toml", '[project]\nname = "p"\nrequires-python = "<3.9"\n'),
+        # A package that never supported Keras 3.
+        ("requirements.txt", "tensorflow\ntensorflow-addons\n"),
+        # The TensorFlow of a Docker image the project builds on, or that it pip-installs.
+        ("Dockerfile", "FROM tensorflow/tensorflow:2.3.1-gpu\nRUN pip install tqdm\n"),
+        ("docker__Dockerfile", "FROM python:3.8\nRUN pip install tensorflow-gpu==2.4.1 numpy\n"),
     ],
 )
 def test_a_pin_that_excludes_keras3_means_keras2(tmp_path: Path, name: str, text: str) -> None:
@@ -68,6 +73,8 @@ def test_a_pin_that_excludes_keras3_means_keras2(tmp_path: Path, name: str, text
         ("pyproject.toml", '[project]\nname = "p"\ndependencies = ["numpy"]\n'),
         ("setup.py", "setup(install_requires=['tensorflow>=2.16', 'keras_hub'])\n"),
         ("requirements.txt", "tensorflowjs==3.0\nkeras-hub<0.20\n"),  # other packages
+        ("Dockerfile", "FROM tensorflow/tensorflow:2.17.0-gpu\n"),
+        ("Dockerfile", "FROM tensorflow/tensorflow:latest-gpu\nRUN pip install tensorflow\n"),
     ],
 )
 def test_anything_else_means_keras3(tmp_path: Path, name: str, text: str) -> None:

@@ -34,6 +34,9 @@ _TENSORFLOW = frozenset(
     {"tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-macos", "tensorflow-intel"}
 )
 _LEGACY = frozenset({"tf-keras"})
+# Packages that never supported Keras 3: a project that needs them runs Keras 2
+# (TensorFlow Addons reached its end of life in 2024 on TensorFlow 2.15).
+_KERAS2_ONLY = frozenset({"tensorflow-addons"})
 # Versions with Keras 3: a specifier that admits none of them excludes it.
 _TF_WITH_KERAS3 = ("2.16.0", "2.17.0", "2.18.0", "2.19.0", "2.20.0", "2.21.0", "2.99.0")
 _KERAS3 = ("3.0.0", "3.5.0", "3.15.0", "3.99.0")  # probes; lowest first
@@ -133,6 +136,9 @@ def _candidates(folder: Path) -> Iterator[Path]:
             yield folder / name
     if (folder / "PKG-INFO").is_file():
         yield folder / "PKG-INFO"
+    for name in ("Dockerfile", "docker/Dockerfile"):
+        if (folder / name).is_file():
+            yield folder / name
     try:
         yield from sorted(folder.glob("requirements*.txt"))
         yield from sorted(folder.glob("requirements/*.txt"))
@@ -164,6 +170,8 @@ def _requirements(file: Path, text: str) -> Iterator[str]:
                 yield line[len("Requires-Dist:") :].strip()
             elif not line.strip():
                 break  # the headers end at the first blank line; the description follows
+    elif name == "Dockerfile":
+        yield from _dockerfile(text)
     elif name.startswith("environment."):
         for line in text.splitlines():
             item = line.strip()
@@ -177,6 +185,24 @@ def _requirements(file: Path, text: str) -> Iterator[str]:
             item = line.split(" #", 1)[0].strip()
             if item and not item.startswith(("#", "-")):
                 yield item
+
+
+# `FROM tensorflow/tensorflow:2.3.1-gpu`: the image pins TensorFlow.
+_TF_IMAGE = re.compile(r"^\s*FROM\s+tensorflow/tensorflow:(\d+\.\d+(?:\.\d+)?)", re.I | re.M)
+# `RUN pip install tensorflow-gpu==2.4.1 numpy`: the requirements a pip line names.
+_PIP_INSTALL = re.compile(r"\bpip3?\s+install\s+([^&;|\n\\]+)")
+
+
+def _dockerfile(text: str) -> Iterator[str]:
+    """The TensorFlow version of a ``tensorflow/tensorflow`` base image, and the pinned
+    requirements of ``pip install`` lines."""
+    for m in _TF_IMAGE.finditer(text):
+        yield f"tensorflow=={m.group(1)}"
+    for m in _PIP_INSTALL.finditer(text):
+        for word in m.group(1).split():
+            word = word.strip("\"'")
+            if word and not word.startswith("-") and re.search(r"[=<>~]", word):
+                yield word
 
 
 def _pyproject(text: str) -> Iterator[str]:
@@ -288,6 +314,8 @@ def _excludes_keras3(requirement: str) -> str:
     if head is None:
         return ""
     name = re.sub(r"[._]+", "-", head.group(1)).lower()
+    if name in _KERAS2_ONLY:
+        return "never supported Keras 3"
     if name not in _TENSORFLOW and name not in _LEGACY and name != "keras":
         return ""
     if name in _LEGACY:
