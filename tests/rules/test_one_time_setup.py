@@ -317,6 +317,26 @@ CASES = {
                 self.seen += 1  # TFG106
                 return {}
     """,
+    "guard on a setting the block only reads": """
+        import tensorflow as tf
+
+        class Server(tf.Module):
+            def __init__(self, log_path=None, mode="dn"):
+                self.log_path = log_path
+                self.mode = mode
+                self.seen = []
+
+            @tf.function
+            def __call__(self, x):
+                if self.log_path:
+                    with open(self.log_path, "a") as log:  # TFG108
+                        log.write("served")  # TFG108
+                if self.mode == "dn":
+                    self.seen.append(x)  # TFG102
+                elif self.mode == "up":
+                    x = x * 2
+                return x
+    """,
     "file read by a cached loader or under a lazy guard": """
         import tensorflow as tf
 

@@ -257,7 +257,9 @@ class OneTimeSetup:
         base_calls = False
         for part in region:
             for expr in _dotted_exprs(part):
-                if any(_related(dotted(expr) or "", t) for t in tested):
+                if _touched(self.ctx, expr) and any(
+                    _related(dotted(expr) or "", t) for t in tested
+                ):
                     return True
             for call in calls_in(part):
                 base_calls = base_calls or _calls_super(call)
@@ -371,6 +373,26 @@ class OneTimeSetup:
                 found |= self._foreign(call.func, self.ctx.view.global_writes)
         self._writes[fn] = frozenset(found)
         return self._writes[fn]
+
+
+def _touched(ctx: ModuleContext, expr: cst.BaseExpression) -> bool:
+    """``expr`` is set, deleted or changed here, not only read: an assignment target (also
+    through an item, ``self.cache[k] = v``), or the object of a method call
+    (``self.cache.update(...)``).  Reading the tested value (``open(self.log_path)`` under
+    ``if self.log_path:``) sets nothing up."""
+    node: cst.CSTNode = expr
+    parent = ctx.parent(node)
+    while isinstance(parent, cst.Subscript) and parent.value is node:
+        node, parent = parent, ctx.parent(parent)
+    if isinstance(parent, cst.AssignTarget | cst.Del) or (
+        isinstance(parent, cst.AugAssign | cst.AnnAssign) and parent.target is node
+    ):
+        return True
+    if isinstance(parent, cst.Element | cst.Tuple | cst.List):
+        return True  # `self.a, self.b = ...` (or a display read: rare under such a guard)
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        return isinstance(ctx.parent(parent), cst.Call)  # `self.cache.update(...)`
+    return isinstance(parent, cst.Call) and parent.func is node  # `self._build()`
 
 
 def _related(written: str, tested: str) -> bool:
