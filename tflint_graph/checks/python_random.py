@@ -9,7 +9,7 @@ from tflint_graph.checks.fixing import Site
 from tflint_graph.model import walk
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted
-from tflint_graph.model.values import loads_of, values_of
+from tflint_graph.model.values import loads_of, sole_name_target, values_of
 
 _MODULES = ("random.", "numpy.random.", "secrets.")
 _EXACT = ("uuid.uuid1", "uuid.uuid4")
@@ -45,12 +45,6 @@ def _stateful_random_op(names: frozenset[str]) -> bool:
 
 _STATEFUL_RANDOM = ("tensorflow.random.", "tensorflow.image.random_", "tensorflow.nn.dropout")
 _NOT_DRAWS = frozenset({"set_seed", "Generator", "create_rng_state", "get_global_generator"})
-
-
-def _sole_name_target(node: cst.Assign) -> cst.Name | None:
-    if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-        return node.targets[0].target
-    return None
 
 
 def _literal_seed(call: cst.Call) -> bool:
@@ -341,7 +335,7 @@ def jitter(x):
         holder: cst.CSTNode | None = None
         if isinstance(parent, cst.Lambda) and parent.body is node:
             holder = ctx.parent(parent)
-            target = _sole_name_target(holder) if isinstance(holder, cst.Assign) else None
+            target = sole_name_target(holder) if isinstance(holder, cst.Assign) else None
         elif isinstance(parent, cst.Return):
             fn = ctx.enclosing_function(parent)
             body = fn.body.body if isinstance(fn, cst.FunctionDef) else ()
@@ -354,7 +348,7 @@ def jitter(x):
                 )
             return False
         else:
-            target = _sole_name_target(parent) if isinstance(parent, cst.Assign) else None
+            target = sole_name_target(parent) if isinstance(parent, cst.Assign) else None
             if target is not None:
                 uses = self._uses(target)
                 return bool(uses) and all(self._seeds_only(u, depth + 1) for u in uses)

@@ -11,7 +11,12 @@ from tflint_graph.model import walk
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.scopes import Assignment, FunctionScope, GlobalScope, Scope
 from tflint_graph.model.state import owning_class
-from tflint_graph.model.values import assigned_value, declared_outer_names, statement_of
+from tflint_graph.model.values import (
+    assigned_value,
+    declared_outer_names,
+    sole_name_target,
+    statement_of,
+)
 from tflint_graph.traced import traced_of
 
 
@@ -470,7 +475,7 @@ def _first_run_from(
     # Stored: through a display or a tf.function wrapper, or a lambda bound to a name.
     stored = child is not ref or isinstance(ref, cst.Lambda)
     if isinstance(parent, cst.Assign) and parent.value is child and stored:
-        target = _sole_target(parent)
+        target = sole_name_target(parent)
         if target is None:
             return None
         later = _references(ctx, target, target)
@@ -480,12 +485,6 @@ def _first_run_from(
         known = [line for line in lines if line is not None]
         return min(known) if len(known) == len(lines) else None
     return ctx.line(ref)
-
-
-def _sole_target(node: cst.Assign) -> cst.Name | None:
-    if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-        return node.targets[0].target
-    return None
 
 
 def _last_line(ctx: ModuleContext, change: cst.CSTNode, stop: FunctionNode | None) -> int:
@@ -621,9 +620,9 @@ def _sites(
         return [ref]
     if isinstance(parent, cst.Assign) and parent.value is ref and not isinstance(ref, cst.Name):
         # `fn = lambda t: ...`, `step = tf.function(f)`: used where the name is.
-        if len(parent.targets) != 1 or not isinstance(parent.targets[0].target, cst.Name):
+        target = sole_name_target(parent)
+        if target is None:
             return None
-        target = parent.targets[0].target
         return _gather(ctx, _references(ctx, target, target), fn, changed)
     if _traced_here(ctx, ref):
         if isinstance(fn, cst.FunctionDef) and _redefined(ctx, fn, changed):
@@ -666,9 +665,9 @@ def _dataset_uses(ctx: ModuleContext, ref: cst.CSTNode) -> list[cst.CSTNode] | N
         node = call
     parent = ctx.parent(node)
     if isinstance(parent, cst.Assign) and parent.value is node:
-        if len(parent.targets) != 1 or not isinstance(parent.targets[0].target, cst.Name):
+        target = sole_name_target(parent)
+        if target is None:
             return None
-        target = parent.targets[0].target
         return _references(ctx, target, target) or None
     if isinstance(parent, cst.Arg) or (isinstance(parent, cst.For) and parent.iter is node):
         return [node]

@@ -431,3 +431,10 @@ def loads_of(
         if binding.node is node
         for access in binding.references
     ]
+
+
+def sole_name_target(node: cst.Assign) -> cst.Name | None:
+    """The name ``node`` binds when it is ``name = value`` (one target, a plain name)."""
+    if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+        return node.targets[0].target
+    return None
