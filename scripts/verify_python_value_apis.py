@@ -330,6 +330,25 @@ def _cases() -> list[Case]:
     }
     for api, build in tf_pairs.items():
         add(api, _mirror(build), probe="structure")
+    # A Python function's results: one tensor for one dtype, a list for a list of dtypes.
+    eager_calls = {
+        "tf.py_function": lambda a, f, tout: a.tf.py_function(f, [a.x], tout),
+        "tf.numpy_function": lambda a, f, tout: a.tf.numpy_function(f, [a.x], tout),
+        "tf.compat.v1.py_func": lambda a, f, tout: a.tf.compat.v1.py_func(f, [a.x], tout),
+    }
+    for api, call in eager_calls.items():
+        add(
+            api,
+            _mirror(
+                lambda a, o, call=call: call(
+                    a,
+                    lambda t: t if not isinstance(o, tuple) else [t, t],
+                    a.x.dtype if not isinstance(o, tuple) else [a.x.dtype, a.x.dtype],
+                ),
+                lambda a: [a.x, (a.x, a.x)],
+            ),
+            probe="structure",
+        )
     # loop_vars must be a list or tuple (a bare tensor raises TypeError in TF 2.21).
     add(
         "tf.while_loop",

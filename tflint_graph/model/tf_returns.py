@@ -167,6 +167,10 @@ RETURNS: Mapping[str, str] = {
     # Tuples or lists whose items are not all tensors (None, lists, dicts).
     "tensorflow.gradients": "structure",  # None for an unconnected input
     "tensorflow.clip_by_global_norm": "structure",  # (list of tensors, tensor)
+    # The Python function's results: a tensor for one dtype, a list for a list of dtypes.
+    "tensorflow.py_function": "structure",
+    "tensorflow.numpy_function": "structure",
+    "tensorflow.py_func": "structure",
     "tensorflow.nn.sufficient_statistics": "structure",  # shift is None by default
     "tensorflow.nn.ctc_greedy_decoder": "structure",  # (list of SparseTensor, tensor)
     "tensorflow.nn.ctc_beam_search_decoder": "structure",
