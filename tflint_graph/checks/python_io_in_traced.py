@@ -6,7 +6,7 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted
-from tflint_graph.model.values import values_of
+from tflint_graph.model.values import names_a_class, values_of
 from tflint_graph.traced import traced_of
 
 _IO_CALLS = frozenset(
@@ -66,6 +66,17 @@ class PythonIoInTraced(Rule):
     VALID = [
         """
 import tensorflow as tf
+import tensorflow_text as tft
+
+def tokenize(example):
+    # The tokenizer op is built from the model's bytes while the callback is traced.
+    tokenizer = tft.SentencepieceTokenizer(model=tf.io.gfile.GFile("sp.model", "rb").read())
+    return tokenizer.tokenize(example["text"])
+
+ds = tf.data.Dataset.from_tensor_slices({"text": ["a b"]}).map(tokenize)
+""",
+        """
+import tensorflow as tf
 
 @tf.function
 def save(x, path):
@@ -92,6 +103,14 @@ def train(x):
 import tensorflow as tf
 
 @tf.function
+def encode(text):
+    vocab = tf.constant(open("vocab.txt").read())  # TFG108
+    return tf.strings.join([text, vocab])
+""",
+        """
+import tensorflow as tf
+
+@tf.function
 def step(x):
     with open("trace.log", "a") as fh:  # TFG108
         fh.write("step\\n")  # TFG108
@@ -109,6 +128,26 @@ def dump(x):
     return x
 """,
     ]
+
+    def _builds_an_object(self, node: cst.Call) -> bool:
+        """``node`` opens a file for reading, and what ``.read()`` gives goes straight into a
+        construction (``tft.SentencepieceTokenizer(model=GFile(path, "rb").read())``): the
+        trace builds the op from the file's bytes once, as the author means; the fix the rule
+        would suggest (``tf.io.read_file``) cannot give a constructor its bytes."""
+        if _writes(node):
+            return False
+        attr = self.ctx.parent(node)
+        read = self.ctx.parent(attr) if isinstance(attr, cst.Attribute) else None
+        if not (
+            isinstance(read, cst.Call)
+            and read.func is attr
+            and isinstance(attr, cst.Attribute)
+            and attr.attr.value == "read"
+        ):
+            return False
+        arg = self.ctx.parent(read)
+        call = self.ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+        return isinstance(call, cst.Call) and names_a_class(call.func)
 
     def _is_file(self, receiver: cst.BaseExpression, fn: TracedFunction) -> bool:
         for value in values_of(self.ctx, receiver, fn):
@@ -139,9 +178,32 @@ def dump(x):
             return
         if traced_of(self.ctx).setup.covers(node, fn):
             return  # one-time setup: reading a vocabulary or building a plugin, then cached
+        if self._builds_an_object(node):
+            return  # `Tokenizer(model=GFile(path, "rb").read())`: the graph's op, built once
         self.report(
             node,
             f"{shown}() does its I/O only while tracing {fn.where}, not on every call; "
             "use tf.io.write_file()/tf.io.read_file() or do the I/O outside the traced function",
             fn,
         )
+
+
+def _writes(call: cst.Call) -> bool:
+    """``open``/``GFile`` with a mode that writes or appends (``"w"``, ``"ab"``, ``"r+"``); a
+    call that is no such opener counts as writing (``np.save``, ``os.makedirs``)."""
+    mode = next(
+        (a.value for a in call.args[1:2] if a.keyword is None),
+        next((a.value for a in call.args if a.keyword and a.keyword.value == "mode"), None),
+    )
+    if mode is None:
+        return not _opener(call)
+    if not isinstance(mode, cst.SimpleString):
+        return True
+    text = mode.evaluated_value
+    return not isinstance(text, str) or any(c in text for c in "wax+")
+
+
+def _opener(call: cst.Call) -> bool:
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    return name in ("open", "GFile")
