@@ -5,7 +5,7 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.context import TracedFunction
-from tflint_graph.model.names import dotted
+from tflint_graph.model.names import dotted, last_name
 from tflint_graph.model.values import names_a_class, values_of
 from tflint_graph.traced import traced_of
 
@@ -204,6 +204,4 @@ def _writes(call: cst.Call) -> bool:
 
 
 def _opener(call: cst.Call) -> bool:
-    func = call.func
-    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-    return name in ("open", "GFile")
+    return last_name(call.func) in ("open", "GFile")

@@ -31,6 +31,14 @@ def dotted(node: cst.BaseExpression) -> str | None:
     return ".".join(reversed(parts))
 
 
+def last_name(func: cst.BaseExpression) -> str:
+    """The name a call's function is spelt with last: ``save`` of ``np.save`` and of
+    ``saver.save``, ``open`` of ``open``; "" for anything else (``f()()``, ``fns[0]``)."""
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else ""
+
+
 def root_name(node: cst.BaseExpression) -> cst.Name | None:
     """The leftmost name of ``a.b.c`` (or of ``a.b[0].c()``), if there is one."""
     while True:

@@ -10,7 +10,7 @@ import libcst as cst
 from tflint_graph.model import walk
 from tflint_graph.model.calls import passed_for
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
-from tflint_graph.model.names import dotted, root_name
+from tflint_graph.model.names import dotted, last_name, root_name
 from tflint_graph.model.scopes import Assignment, FunctionScope, GlobalScope
 
 _CONTAINER_CALLS = (
@@ -165,8 +165,7 @@ def values_of(
 def names_a_class(func: cst.BaseExpression) -> bool:
     """``func`` is spelt as a class by Python's convention (``ReplayBuffer``, ``pb.Program``;
     not ``CONSTANT`` or ``make_buffer``): calling it constructs an object."""
-    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-    name = name.lstrip("_") if isinstance(name, str) else ""
+    name = last_name(func).lstrip("_")
     return bool(name) and name[0].isupper() and not name.isupper()
 
 

@@ -21,7 +21,7 @@ from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.eager import TracingGuards
-from tflint_graph.model.names import dotted
+from tflint_graph.model.names import dotted, last_name
 from tflint_graph.traced.outgoing import OutgoingCalls
 from tflint_graph.traced.roots import Root
 
@@ -260,5 +260,5 @@ class Follower:
 def _runs_elsewhere(func: cst.BaseExpression, imported: Iterable[str]) -> bool:
     """``func`` hands the callables it is given to another process or thread, or runs them
     later: they are no part of this trace."""
-    last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    last = last_name(func)
     return last in ELSEWHERE_CALLS or any(n.startswith(ELSEWHERE_MODULES) for n in imported)

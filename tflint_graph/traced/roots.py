@@ -30,7 +30,7 @@ from tflint_graph.model.calls import argument, is_false, is_true, keyword
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.definitions import Definitions
-from tflint_graph.model.names import dotted
+from tflint_graph.model.names import dotted, last_name
 from tflint_graph.model.values import is_main_guard, mentions
 from tflint_graph.traced.outgoing import OutgoingCalls
 
@@ -418,7 +418,7 @@ def _reads_command_line(node: cst.CSTNode) -> bool:
     if not isinstance(node, cst.Call):
         return False
     func = node.func
-    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    name = last_name(func)
     return name in ("parse_args", "parse_known_args", "Fire") or (
         name == "run" and isinstance(func, cst.Attribute) and dotted(func.value) == "app"
     )
@@ -430,7 +430,7 @@ def _hands_keras_nothing(ctx: ModuleContext, definitions: Definitions) -> bool:
     keras = _keras_names(ctx, definitions)
     for at, call in definitions.facts.calls:
         func = call.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+        name = last_name(func)
         if name in _TRACING_ENTRIES and not _saves_no_graph(ctx, definitions, func):
             return False
         if name in _CALLBACK_ENTRIES and any(
