@@ -401,6 +401,19 @@ def test_run_once_decorator_of_another_module(tmp_path: Path) -> None:
     )
     assert found == [("layers.py", 12, "TFG205", ("f()", "Linear.__call__()", "_plain()"))]
 
+    # The decorator and the layer sit in a folder with no `__init__.py` inside a package
+    # (a namespace portion: `pkg.src.once`), imported by the package's dotted path.
+    nested = layers.replace("from utils import once", "from pkg.src import once")
+    train_nested = train.replace("from layers import", "from pkg.src.layers import")
+    found = _run(
+        tmp_path / "ns",
+        train_nested,
+        **{"pkg/__init__.py": "", "pkg/src/once.py": once, "pkg/src/layers.py": nested},
+    )
+    assert found == [
+        ("pkg/src/layers.py", 12, "TFG205", ("f()", "Linear.__call__()", "_plain()"))
+    ]
+
 
 def test_attribute_of_an_object_constructed_per_trace_elsewhere_is_fresh(tmp_path: Path) -> None:
     owner = dedent(

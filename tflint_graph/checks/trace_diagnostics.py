@@ -29,7 +29,7 @@ import libcst as cst
 
 from tflint_graph.checks.variable_creation import created_once
 from tflint_graph.model import walk
-from tflint_graph.model.calls import passed_for
+from tflint_graph.model.calls import binds_self, passed_for
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.scopes import GlobalScope
 from tflint_graph.model.tensors import holds_variable, tensors
@@ -518,12 +518,9 @@ class MessageReader:
         sites = list(traced_of(self.ctx).definitions.calls_in(parent.node, node))
         if not sites or len(self.fn.chain) > _MAX_CHAIN:
             return Part.OTHER  # passed as a value, or called elsewhere: do not guess
-        bound = isinstance(node, cst.FunctionDef) and self.ctx.enclosing_class(node) is not None
         parts: set[Part] = set()
         for call in sites:
-            arg = passed_for(
-                call, node.params, param, bound=bound and isinstance(call.func, cst.Attribute)
-            )
+            arg = passed_for(call, node.params, param, bound=binds_self(self.ctx, node, call.func))
             if arg is None:
                 return Part.OTHER
             parts |= self._inner(arg, parent)

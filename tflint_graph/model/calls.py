@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
+
+if TYPE_CHECKING:
+    from tflint_graph.model.context import ModuleContext
 
 
 def keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
@@ -45,6 +50,19 @@ def is_true(expr: cst.BaseExpression | None) -> bool:
 def is_false(expr: cst.BaseExpression | None) -> bool:
     """``expr`` is the literal ``False``."""
     return isinstance(expr, cst.Name) and expr.value == "False"
+
+
+def binds_self(ctx: ModuleContext, fn: cst.CSTNode, func: cst.BaseExpression) -> bool:
+    """A call through ``func`` of the function ``fn`` passes the instance as its first
+    parameter: ``fn`` is a method reached through an instance (``obj.run(x)``), a
+    construction or an instance call (``Augmenter(x)``, ``aug(x)``), or a name that holds a
+    bound method (``step = opt.step``, ``tf.function(opt.step)``); not the def's own name
+    (called in its class body)."""
+    if not isinstance(fn, cst.FunctionDef) or ctx.enclosing_class(fn) is None:
+        return False
+    if isinstance(func, cst.Attribute) or fn.name.value in ("__init__", "__call__"):
+        return True
+    return isinstance(func, cst.Name) and all(a.node is not fn for a in ctx.bindings(func))
 
 
 def passed_for(

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from tflint_graph.model import walk
-from tflint_graph.model.calls import passed_for
+from tflint_graph.model.calls import binds_self, passed_for
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
@@ -236,9 +236,7 @@ def _calls_of(ctx: ModuleContext, definitions: Definitions) -> dict[FunctionNode
             if not isinstance(target, cst.Name | cst.Attribute):
                 continue
             for f, _ in definitions.callables(target, at):
-                method = isinstance(f, cst.FunctionDef) and ctx.enclosing_class(f) is not None
-                bound = method and isinstance(target, cst.Attribute)
-                index.setdefault(f, []).append(_Site(call, bound, concrete))
+                index.setdefault(f, []).append(_Site(call, binds_self(ctx, f, target), concrete))
         return index
 
     return ctx.memo("calls-of-functions", ctx.module, compute)

@@ -237,7 +237,7 @@ class Project:
             imported = set(summary.reexports.values())
             used = frozenset(
                 o for o in once if any(o == b or o.startswith(b + ".") for b in imported)
-            )
+            ) | self._once_imported(resolved, imported)
             if used:
                 self.once_decorators[resolved] = used
                 stale.add(resolved)
@@ -331,6 +331,29 @@ class Project:
                 break
             found |= more
         return found
+
+    def _once_imported(self, importer: Path, imported: set[str]) -> frozenset[str]:
+        """Run-once decorators ``importer`` reaches by the names it imports, spelt as it
+        imports them: a file's dotted name depends on where the run meets its package (a
+        folder with no ``__init__.py`` inside one: ``from pkg.src import once``), the file a
+        name leads to does not."""
+        decorators = {
+            file: summary.once_decorators
+            for file, summary in self.summaries.items()
+            if summary is not None and summary.once_decorators
+        }
+        if not decorators:
+            return frozenset()
+        found: set[str] = set()
+        for name in sorted(imported):
+            if not self._may_be_project(name):
+                continue
+            for file, names in decorators.items():
+                for decorator in names:
+                    for spelt in (name, f"{name}.{decorator}"):
+                        if self.locate(spelt, importer) == (file, decorator):
+                            found.add(spelt)
+        return frozenset(found)
 
     def _link_tracing_values(self) -> set[Path]:
         """Tell each module the value while tracing of the guard helpers it calls or

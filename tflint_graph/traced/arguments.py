@@ -18,7 +18,7 @@ from collections.abc import Mapping
 import libcst as cst
 
 from tflint_graph.core.vocabulary import PARTIAL
-from tflint_graph.model.calls import keyword, passed_for
+from tflint_graph.model.calls import binds_self, keyword, passed_for
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.definitions import Definitions
@@ -161,19 +161,10 @@ class ArgumentGuards:
     ) -> list[tuple[FunctionNode, cst.BaseExpression | None]]:
         """What each traced call of ``fn`` in this module gives ``param`` (its default when
         left out; None when the call's arguments cannot tell), with the calling function."""
-        bound = isinstance(fn, cst.FunctionDef) and self.ctx.enclosing_class(fn) is not None
-        # Through an instance (`obj.run(x)`), a construction or a call of an instance
-        # (`Augmenter(x)`, `aug(x)`), the first parameter is `self`.
-        entered = isinstance(fn, cst.FunctionDef) and fn.name.value in ("__init__", "__call__")
         return [
             (
                 caller,
-                passed_for(
-                    call,
-                    fn.params,
-                    param,
-                    bound=bound and (entered or isinstance(call.func, cst.Attribute)),
-                ),
+                passed_for(call, fn.params, param, bound=binds_self(self.ctx, fn, call.func)),
             )
             for caller in self.traced
             for call in self.definitions.calls_in(caller, fn)
