@@ -575,6 +575,50 @@ CASES = {
             def compute_output_shape(self, input_shape):
                 return input_shape if self.n_inputs == 1 else input_shape[0]
     """,
+    "scores read after an eager call of the model": """
+        import tensorflow as tf
+
+        class Attention(tf.keras.layers.Layer):
+            def call(self, x):
+                self.last_scores = tf.nn.softmax(x)
+                return x * self.last_scores
+
+        class Captioner(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.blocks = [Attention(), Attention()]
+
+            def call(self, x):
+                for block in self.blocks:
+                    x = block(x)
+                return x
+
+            def generate(self, x):
+                return self(x)
+
+        model = Captioner()
+        model.compile(loss="mse")
+        model.fit(tf.ones([4, 3]), tf.ones([4, 3]))
+        model(tf.ones([1, 3]))  # runs call eagerly: the attribute holds this call's tensor
+        first = model.blocks[0].last_scores
+        model.generate(tf.ones([1, 3]))  # a method of the module: eager too
+        maps = [block.last_scores for block in model.blocks]
+    """,
+    "scores read after fit traced the model": """
+        import tensorflow as tf
+
+        class Attention(tf.keras.layers.Layer):
+            def call(self, x):
+                self.last_scores = tf.nn.softmax(x)  # TFG106
+                return x * self.last_scores
+
+        layer = Attention()
+        model = tf.keras.Sequential([layer])
+        model.compile(loss="mse")
+        model(tf.ones([1, 3]))
+        model.fit(tf.ones([4, 3]), tf.ones([4, 3]))  # the last use traced call
+        maps = model.layers[0].last_scores
+    """,
     "autograph len of a tensor read eagerly": """
         import tensorflow as tf
 
@@ -622,7 +666,8 @@ RECORDING_DOUBLE = """
 
     def READER():
         layer = Recorder()
-        layer(tf.ones([2]), mask=None)
+        model = tf.keras.Sequential([layer])
+        model.predict(tf.ones([1, 2]))  # traces call
         assert layer.mask is None
 """
 

@@ -14,6 +14,49 @@ def tfg109(source: str, path: str = "example.py") -> set[tuple[int, str]]:
 
 # Each source marks its expected findings; everything unmarked must stay silent.
 CASES = {
+    "method_of_a_class_first_constructed_by_the_rebinding": """
+        import tensorflow as tf
+
+        class Base(tf.keras.Model):
+            def call(self, x):
+                return x
+
+        model = Base()
+
+        class Trainer(Base):
+            @tf.function
+            def train_step(self, data):
+                x, y = data
+                return tape_free(model.trainable_variables, x)
+
+        def tape_free(variables, x):
+            return x
+
+        model = Trainer()  # builds the only instance: the first trace sees this model
+        model.compile(loss="mse")
+        model.fit(tf.ones([2, 2]), tf.ones([2, 2]))
+        """,
+    "method_of_a_class_used_before_the_rebinding": """
+        import tensorflow as tf
+
+        class Base(tf.keras.Model):
+            def call(self, x):
+                return x
+
+        model = Base()
+
+        class Trainer(Base):
+            @tf.function
+            def train_step(self, data):
+                x, y = data
+                return {"n": len(model.trainable_variables) + 0 * x}  # TFG109
+
+        trainer = Trainer()
+        trainer.compile(loss="mse")
+        trainer.fit(tf.ones([2, 2]), tf.ones([2, 2]))
+        model = Trainer()
+        trainer.fit(tf.ones([2, 2]), tf.ones([2, 2]))
+        """,
     "strategy_run_before_the_rebinding": """
         import tensorflow as tf
 

@@ -410,9 +410,7 @@ def test_run_once_decorator_of_another_module(tmp_path: Path) -> None:
         train_nested,
         **{"pkg/__init__.py": "", "pkg/src/once.py": once, "pkg/src/layers.py": nested},
     )
-    assert found == [
-        ("pkg/src/layers.py", 12, "TFG205", ("f()", "Linear.__call__()", "_plain()"))
-    ]
+    assert found == [("pkg/src/layers.py", 12, "TFG205", ("f()", "Linear.__call__()", "_plain()"))]
 
 
 def test_attribute_of_an_object_constructed_per_trace_elsewhere_is_fresh(tmp_path: Path) -> None:

@@ -439,7 +439,16 @@ def _first_possible_trace(
     if id(node) in seen:
         return None
     seen.add(id(node))
-    refs = _references(ctx, node, node.name) if isinstance(node, cst.FunctionDef) else [node]
+    cls = ctx.enclosing_class(node) if isinstance(node, cst.FunctionDef) else None
+    if cls is not None and ctx.parent(ctx.parent(node)) is cls:
+        # A method (`train_step`) runs through an instance of its class: constructing one
+        # stores it, and its first use may run the method (`model.fit(...)`).
+        refs = _references(ctx, cls, cls.name)
+        refs = refs and [_constructed(ctx, ref) for ref in refs]
+    elif isinstance(node, cst.FunctionDef):
+        refs = _references(ctx, node, node.name)
+    else:
+        refs = [node]
     if not refs:
         return None
     first: int | None = None
@@ -449,6 +458,13 @@ def _first_possible_trace(
             return None
         first = line if first is None else min(first, line)
     return first
+
+
+def _constructed(ctx: ModuleContext, ref: cst.CSTNode) -> cst.CSTNode:
+    """The construction ``Cls(...)`` that ``ref`` (a load of the class) makes, else ``ref``:
+    ``model = Cls(...)`` stores the object, whose uses are followed like a stored function."""
+    parent = ctx.parent(ref)
+    return parent if isinstance(parent, cst.Call) and parent.func is ref else ref
 
 
 def _first_run_from(
@@ -472,13 +488,17 @@ def _first_run_from(
     ):
         child = parent if not isinstance(parent, cst.Arg) else ctx.parent(parent)
         parent = ctx.parent(child)
-    # Stored: through a display or a tf.function wrapper, or a lambda bound to a name.
-    stored = child is not ref or isinstance(ref, cst.Lambda)
+    # Stored: through a display or a tf.function wrapper, a lambda bound to a name, or an
+    # object constructed (its method runs where the object is used).
+    stored = child is not ref or isinstance(ref, cst.Lambda | cst.Call)
     if isinstance(parent, cst.Assign) and parent.value is child and stored:
         target = sole_name_target(parent)
         if target is None:
             return None
         later = _references(ctx, target, target)
+        # Reads inside the function itself (a method reading the global instance) run
+        # only once something else has run it.
+        later = later and [r for r in later if not any(a is node for a in ctx.ancestors(r))]
         if not later:
             return None
         lines = [_first_run_from(ctx, r, node, stop, seen) for r in later]

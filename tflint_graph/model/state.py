@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from tflint_graph.core.facts import TraceKind
 from tflint_graph.core.paths import is_test_file
 from tflint_graph.model import walk
 from tflint_graph.model.collect import FunctionNode
@@ -47,6 +48,8 @@ class _Reads(walk.Visitor):
         self.stack: list[FunctionNode | None] = [None]
         self.found: dict[str, list[Read]] = {}
         self.written: dict[str, list[Read]] = {}  # assignment targets, by attribute name
+        self.calls: dict[FunctionNode | None, list[cst.Call]] = {}  # by innermost function
+        self.defined: dict[str, list[cst.FunctionDef]] = {}  # the module's defs by name
         self._stores: set[cst.Attribute] = set()  # targets and called methods: no reads
 
     def _store(self, target: cst.BaseExpression) -> None:
@@ -69,11 +72,13 @@ class _Reads(walk.Visitor):
         self._store(node.target)
 
     def visit_Call(self, node: cst.Call) -> None:
+        self.calls.setdefault(self.stack[-1], []).append(node)
         # `d.values()`, `self.reset()`: a method called, not stored state read.
         if isinstance(node.func, cst.Attribute):
             self._stores.add(node.func)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.defined.setdefault(node.name.value, []).append(node)
         for dec in node.decorators:
             self.walk(dec)
         self.walk(node.params)
@@ -107,6 +112,8 @@ class AttributeReaders:
         reads.walk(ctx.module)
         self._reads = reads.found
         self._writes = reads.written
+        self._calls = reads.calls
+        self._defined = reads.defined
 
     def reads(self, attr: str) -> list[Read]:
         return self._reads.get(attr, [])
@@ -169,6 +176,8 @@ class AttributeReaders:
                 continue
             if read.owned and self.assigned_first(read.node, fn):
                 continue  # it stores its own value first: what a trace left is never read
+            if not read.on_self and self.called_eagerly_before(read):
+                continue  # `out = decoder(x)` then `decoder.last_scores`: this call's value
             if read.owned and mine and method is not None:
                 if self._called_beside_the_object(method):
                     continue
@@ -178,6 +187,38 @@ class AttributeReaders:
             name = fn.name.value if isinstance(fn, cst.FunctionDef) else "a lambda"
             return f"{name}()" if isinstance(fn, cst.FunctionDef) else name
         return None
+
+    def called_eagerly_before(self, read: Read) -> bool:
+        """The eager code that holds ``read`` (``model.decoder.last_scores``) last used the
+        object, or one that holds it, before the read by calling it (``model(x)``) or a
+        method this module defines (``model.generate(x)``): that ran the Python body eagerly
+        and stored a concrete value; what a trace left is gone.  A library method instead
+        (``model.fit(...)``, ``model.predict(...)``) may have traced it."""
+        ctx = self.ctx
+        prefixes: set[str] = set()
+        for owner in _owner_texts(ctx, read.node.value):
+            prefixes |= {owner[:i] for i, ch in enumerate(owner) if ch in ".["} | {owner}
+        at = ctx.source_order(read.node)
+        last: tuple[int, bool] | None = None
+        for call in self._calls.get(read.function, []):
+            func = call.func
+            if ctx.code(func) in prefixes:
+                eager = True
+            elif isinstance(func, cst.Attribute) and ctx.code(func.value) in prefixes:
+                eager = self._runs_eagerly(func.attr.value)
+            else:
+                continue
+            order = ctx.source_order(call)
+            if order < at and (last is None or order > last[0]):
+                last = (order, eager)
+        return last is not None and last[1]
+
+    def _runs_eagerly(self, method: str) -> bool:
+        """A method of this name is defined here, and none of that name is a ``tf.function``
+        or another root of tracing (called eagerly, it runs its body eagerly)."""
+        defs = self._defined.get(method, [])
+        roots = (self.ctx.traced.get(d) for d in defs)
+        return bool(defs) and all(r is None or r.kind is TraceKind.CALLEE for r in roots)
 
     def _foreign(self, expr: cst.BaseExpression, depth: int) -> bool:
         """``expr`` is surely no object of this module's classes: every binding of the name
@@ -249,6 +290,18 @@ class AttributeReaders:
             if fn is None or fn not in ctx.traced:
                 return False
         return True
+
+
+def _owner_texts(ctx: ModuleContext, owner: cst.BaseExpression) -> list[str]:
+    """How the object ``owner`` is spelt where it was reached: its own code, and for a loop
+    or comprehension variable (``layer`` in ``for layer in model.layers``) the iterable's."""
+    texts = [ctx.code(owner)]
+    if isinstance(owner, cst.Name):
+        for binding in ctx.bindings(owner):
+            loop = ctx.parent(binding.node)
+            if isinstance(loop, cst.For | cst.CompFor) and loop.target is binding.node:
+                texts.append(ctx.code(loop.iter) + "[")
+    return texts
 
 
 def _static_metadata(ctx: ModuleContext, node: cst.Attribute) -> bool:
