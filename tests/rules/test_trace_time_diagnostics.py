@@ -509,6 +509,39 @@ def test_a_graph_branch_is_traced_whatever_the_values() -> None:
     assert got == expected(source)
 
 
+def test_a_strategy_step_function_is_no_graph_branch() -> None:
+    # strategy.run traces its step function like a call: a setting decides the path once.
+    source = dedent(
+        """
+        import logging
+        import tensorflow as tf
+
+        LOSS = "focal"
+
+        @tf.function
+        def train_step(x):
+            def step_fn(inputs):
+                if LOSS == "focal":
+                    logging.info("Using focal loss")
+                    loss = tf.reduce_sum(inputs)
+                else:
+                    logging.info("Using mean loss")
+                    loss = tf.reduce_mean(inputs)
+                logging.info("step done")  # TFG107
+                return loss
+
+            def branch():
+                logging.info("large input")  # TFG107
+                return x
+
+            y = tf.cond(tf.reduce_sum(x) > 1.0, branch, lambda: x)
+            return tf.distribute.get_strategy().run(step_fn, args=(y,))
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source, "m.py")}
+    assert got == expected(source)
+
+
 def test_an_import_error_path_is_decided_when_tracing() -> None:
     source = dedent(
         """

@@ -227,10 +227,11 @@ def _last(func: cst.Attribute | cst.Name) -> str:
 
 def _in_graph_branch(fn: TracedFunction) -> bool:
     """``fn`` is (called from) a callable of graph control flow: ``tf.cond`` traces both
-    branches and ``tf.while_loop`` its body once, whatever the values."""
+    branches and ``tf.while_loop`` its body once, whatever the values.  ``strategy.run``
+    is no branch: it traces its step function as a plain call does."""
     current: TracedFunction | None = fn
     while current is not None:
-        if current.kind is TraceKind.CONTROL_FLOW:
+        if current.kind is TraceKind.CONTROL_FLOW and not current.reason.startswith("strategy.run"):
             return True
         current = current.parent
     return False
