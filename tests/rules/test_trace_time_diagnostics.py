@@ -542,6 +542,33 @@ def test_a_strategy_step_function_is_no_graph_branch() -> None:
     assert got == expected(source)
 
 
+def test_a_helper_called_only_on_a_decided_path_is_decided_too() -> None:
+    source = dedent(
+        """
+        import logging
+        import tensorflow as tf
+
+        def finetune_preprocessing(image):
+            logging.info("using preprocessing for finetuning")
+            return image / 255.0
+
+        def plain_preprocessing(image):
+            logging.info("preprocessing an image")  # TFG107
+            return image
+
+        def preprocess(image, augname=None):
+            image = plain_preprocessing(image)
+            if augname and augname.startswith("ft"):
+                return finetune_preprocessing(image)
+            return image
+
+        ds = tf.data.Dataset.range(4).map(lambda i: preprocess(tf.cast(i, tf.float32), "ft1"))
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source, "m.py")}
+    assert got == expected(source)
+
+
 def test_an_import_error_path_is_decided_when_tracing() -> None:
     source = dedent(
         """

@@ -720,17 +720,22 @@ def _catches_python_errors(ctx: ModuleContext, handler: cst.ExceptHandler) -> bo
     return all(ctx.resolve(t).is_(*_PYTHON_ERRORS) for t in exprs)
 
 
-def decided_when_tracing(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
+def decided_when_tracing(
+    ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction, depth: int = 0
+) -> bool:
     """``node`` runs on a path chosen while the trace is built: under an ``if`` (either
     branch) whose test holds static metadata, Python settings or literals only (``if method
     is not None:``, ``if max_inputs > 0:``), after ``if <such a test>: return`` in the same
-    block, in a handler of Python's own errors (``except ImportError:``), or in the
+    block, in a handler of Python's own errors (``except ImportError:``), in the
     fallback ``getattr`` takes when an object lacks an attribute (``getattr(agent, "hook",
-    lambda: logging.info("no hook"))()``)."""
+    lambda: logging.info("no hook"))()``), or in a helper that the traced caller calls only
+    on such paths (``if augname.startswith("ft"): preprocess_for_finetune(...)``)."""
     child: cst.CSTNode = node
     for anc in ctx.ancestors(node):
         if anc is fn.node:
-            return isinstance(anc, cst.Lambda) and _getattr_fallback(ctx, anc)
+            if isinstance(anc, cst.Lambda):
+                return _getattr_fallback(ctx, anc)
+            return _called_on_decided_paths(ctx, fn, depth)
         if isinstance(anc, cst.If | cst.IfExp | cst.While) and child is not anc.test:
             if not _settled(ctx, fn, anc.test):
                 return False  # it depends on this call's values (AutoGraph traces it anyway)
@@ -751,6 +756,15 @@ def decided_when_tracing(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFuncti
                     return True
         child = anc
     return False
+
+
+def _called_on_decided_paths(ctx: ModuleContext, fn: TracedFunction, depth: int) -> bool:
+    """Callee ``fn`` is called from its traced caller only on paths decided while tracing."""
+    parent = fn.parent
+    if fn.kind is not TraceKind.CALLEE or parent is None or depth >= _MAX_CHAIN:
+        return False
+    sites = list(traced_of(ctx).definitions.calls_in(parent.node, fn.node))
+    return bool(sites) and all(decided_when_tracing(ctx, s, parent, depth + 1) for s in sites)
 
 
 def _getattr_fallback(ctx: ModuleContext, fn: cst.Lambda) -> bool:
