@@ -619,6 +619,24 @@ CASES = {
         model.fit(tf.ones([4, 3]), tf.ones([4, 3]))  # the last use traced call
         maps = model.layers[0].last_scores
     """,
+    "list argument of a Keras 3 call": """
+        import keras
+
+        class Block(keras.layers.Layer):
+            def call(self, x, skips, cache=None):
+                skips.append(x)  # Keras 3 hands call a rebuilt list: nothing leaks
+                if cache is not None:
+                    cache["last"] = x
+                return x
+    """,
+    "list argument of a Keras 2 call": """
+        import tf_keras
+
+        class Block(tf_keras.layers.Layer):
+            def call(self, x, skips):
+                skips.append(x)  # TFG102
+                return x
+    """,
     "autograph len of a tensor read eagerly": """
         import tensorflow as tf
 

@@ -4,7 +4,7 @@ import libcst as cst
 
 from tflint_graph.checks.base import Rule
 from tflint_graph.model import walk
-from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction
+from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.state import owning_class, readers
 from tflint_graph.model.values import (
     Owner,
@@ -142,6 +142,8 @@ def step(x, outputs=[]):
             receiver, fn.node
         ):
             return False  # `fill(x, parts)` with `parts = []` made in the calling trace
+        if isinstance(receiver, cst.Name) and self._copied_by_keras3(receiver, fn):
+            return False
         if not (
             isinstance(receiver, cst.Attribute)
             and isinstance(receiver.value, cst.Name)
@@ -156,6 +158,23 @@ def step(x, outputs=[]):
         if cls is None or not self._reset_before(cls, receiver.attr.value, node, fn):
             return True
         return readers(ctx).eager_reader(receiver.attr.value, cls) is not None
+
+    def _copied_by_keras3(self, receiver: cst.Name, fn: TracedFunction) -> bool:
+        """``receiver`` is a parameter of a Keras 3 ``Layer.call``: ``Layer.__call__`` hands
+        ``call`` rebuilt lists and dicts, eager or traced (verified, Keras 3.15), so what it
+        changes in them never reaches the caller in either mode."""
+        node = fn.node
+        if fn.kind is not TraceKind.KERAS or not (
+            isinstance(node, cst.FunctionDef) and node.name.value == "call"
+        ):
+            return False
+        found = self.ctx.bindings(receiver)
+        if len(found) != 1 or not isinstance(found[0].node, cst.Param):
+            return False
+        if found[0].node not in (*node.params.params, *node.params.kwonly_params):
+            return False
+        cls = owning_class(self.ctx, node)
+        return cls is not None and traced_of(self.ctx).definitions.keras_version(cls) == "3"
 
     def _reset_before(
         self, cls: cst.ClassDef, attr: str, node: cst.CSTNode, fn: TracedFunction
