@@ -103,6 +103,7 @@ def test_module_summary_round_trips_every_nested_fact() -> None:
         global_reads={"is_disabled": frozenset({"pkg.options._DISABLED"})},
         global_writes={"disable": frozenset({"pkg.options._DISABLED"})},
         once_decorators=frozenset({"once"}),
+        escape_params={"Resource.wrap": (("fn", "inp"), frozenset({"fn"}))},
         eager_script=frozenset({"Net"}),
     )
     assert all(getattr(summary, f.name) != _default(f) for f in dataclasses.fields(summary))
@@ -114,6 +115,8 @@ def test_module_summary_round_trips_every_nested_fact() -> None:
     assert type(back.exports_elsewhere[0].touched) is tuple
     assert type(back.asked_accessors) is frozenset
     assert type(back.eager_script) is frozenset
+    positional, escaping = back.escape_params["Resource.wrap"]
+    assert type(positional) is tuple and type(escaping) is frozenset
     assert _roundtrip(ModuleSummary(None)) == ModuleSummary(None)
 
 

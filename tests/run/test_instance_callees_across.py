@@ -450,3 +450,42 @@ def test_attribute_of_an_object_constructed_per_trace_elsewhere_is_fresh(tmp_pat
     assert _run(tmp_path / "b", shared, **files) == [
         ("counter.py", 3, "TFG106", ("f()", "run()", "bump()"))
     ]
+
+
+def test_a_function_handed_to_an_escape_hatch_in_another_module_is_not_traced(
+    tmp_path: Path,
+) -> None:
+    eager_ops = dedent(
+        """
+        import tensorflow as tf
+
+
+        class Resource:
+            @classmethod
+            def from_py_function(cls, make_table, inputs):
+                def wrapped(value):
+                    return make_table(value)
+
+                return tf.py_function(func=wrapped, inp=inputs, Tout=tf.float32)
+
+            @classmethod
+            def apply(cls, fn, x):
+                return fn(x)
+        """
+    )
+    train = """
+        import tensorflow as tf
+        from eager_ops import Resource
+
+        def read_table(name):
+            return float(name.numpy())  # runs eagerly, inside tf.py_function
+
+        def read_now(name):
+            return name.numpy()  # line 8: called while tracing
+
+        @tf.function
+        def f(x):
+            return Resource.from_py_function(read_table, [x]) + Resource.apply(read_now, x)
+        """
+    found = _run(tmp_path, train, **{"eager_ops.py": eager_ops})
+    assert found == [("train.py", 8, "TFG202", ("f()", "read_now()"))]

@@ -1269,6 +1269,37 @@ def test_py_function_inside_dataset_callback() -> None:
     ) == {"load()": ("Dataset.map callback", ("load()",))}
 
 
+def test_a_function_handed_on_to_an_escape_hatch_is_not_traced() -> None:
+    # A helper whose parameter only reaches tf.numpy_function/tf.py_function (directly or
+    # through a nested function given to one) runs what it is passed eagerly.
+    assert names(
+        """
+        import tensorflow as tf
+
+        def decode(x): return x
+        def parse(x): return x
+        def applied(x): return x
+
+        def run_eagerly(func, inp):
+            return tf.numpy_function(func, inp, tf.float32)
+
+        def wrap(fn, x):
+            def eager(v):
+                return fn(v)
+            return tf.py_function(eager, [x], tf.float32)
+
+        def apply(fn, x):
+            return fn(x)
+
+        @tf.function
+        def step(x):
+            a = run_eagerly(decode, [x])
+            b = wrap(fn=parse, x=x)
+            return apply(applied, x) + a + b
+        """
+    ) == {"step()", "run_eagerly()", "wrap()", "apply()", "applied()"}
+
+
 def test_py_function_used_as_decorator() -> None:
     assert names(
         """

@@ -156,6 +156,10 @@ class ModuleSummary:
     # Module-level decorators that run what they decorate at most once (``@once``): what
     # they decorate is one-time setup (``prefilter.run_once_decorators``).
     once_decorators: frozenset[str] = frozenset()
+    # Functions and methods (qualnames) that hand what some parameters get to an escape hatch
+    # only: (positional parameter names as callers fill them, those parameters)
+    # (``prefilter.escape_params``).
+    escape_params: dict[str, tuple[tuple[str, ...], frozenset[str]]] = field(default_factory=dict)
     # A script's module-level Keras classes (``if __name__ == "__main__":``, command-line
     # parsing at import) when its own code hands Keras nothing to trace: called only eagerly
     # there, unless another module of the run uses them (``ProjectView.eager_classes``).
@@ -205,6 +209,9 @@ class ProjectView:
     # Other modules' run-once decorators (absolute names) this module may use
     # (``ModuleSummary.once_decorators``).
     once_decorators: frozenset[str] = frozenset()
+    # Other modules' functions this module calls (absolute names) ->
+    # ``ModuleSummary.escape_params``.
+    escape_params: dict[str, tuple[tuple[str, ...], frozenset[str]]] = field(default_factory=dict)
     # Those of ``ModuleSummary.eager_script`` that no other module of the run constructs,
     # calls or subclasses: their ``call`` and steps run eagerly only, never traced.
     eager_classes: frozenset[str] = frozenset()

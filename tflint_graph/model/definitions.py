@@ -8,6 +8,7 @@ each once per module (the walk of ``ModuleFacts``, resolutions and verdicts memo
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 from typing import TypeAlias
 
@@ -36,6 +37,7 @@ from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.names import Resolution, canonical, dotted, keras_kinds_of
 from tflint_graph.model.scopes import ImportAssignment
 from tflint_graph.model.values import assigned_value, attributes_by_name, names_by_text
+from tflint_graph.source.prefilter import EscapeParams, escape_params
 
 _MAX_DEPTH = 6
 _ESCAPE_NAMES = frozenset({"py_function", "numpy_function"})
@@ -66,6 +68,7 @@ class Definitions:
         # (expression, function) -> the class it names / is an instance of.
         self._named: dict[tuple[cst.CSTNode, FunctionNode | None], ClassRef | None] = {}
         self._instances: dict[tuple[cst.CSTNode, FunctionNode | None], ClassRef | None] = {}
+        self._escapes: EscapeParams | None = None
 
     # -- name helpers -----------------------------------------------------------------
     def resolve(self, expr: cst.BaseExpression, depth: int = 0) -> Resolution:
@@ -151,6 +154,38 @@ class Definitions:
             and expr.attr.value in _ESCAPE_NAMES
             and isinstance(expr.value, cst.Name)
         )
+
+    def escape_table(self) -> EscapeParams:
+        """``ModuleSummary.escape_params`` of this module (from CPython's tree, as the
+        summary of a module without traced code has it)."""
+        if self._escapes is None:
+            tree = self.ctx.python_tree
+            if tree is None:
+                try:
+                    tree = ast.parse(self.ctx.source)
+                except (SyntaxError, ValueError):
+                    tree = ast.Module(body=[], type_ignores=[])
+            self._escapes = escape_params(tree, self.ctx.source)
+        return self._escapes
+
+    def escape_params(self, fn: cst.FunctionDef) -> frozenset[str]:
+        """Parameters of module-level function or method ``fn`` that only ever reach an
+        escape hatch as its function (``def run_eagerly(func, inp): return
+        tf.numpy_function(func, inp, tf.float32)``): a callable passed there runs eagerly on
+        every call, never while tracing."""
+        table = self.escape_table()
+        if not table:
+            return frozenset()
+        ctx = self.ctx
+        owner = ctx.parent(ctx.parent(fn))  # def -> block -> class, or def -> module
+        if ctx.parent(fn) is ctx.module:
+            qualname = fn.name.value
+        elif isinstance(owner, cst.ClassDef) and ctx.parent(owner) is ctx.module:
+            qualname = f"{owner.name.value}.{fn.name.value}"
+        else:
+            return frozenset()
+        entry = table.get(qualname)
+        return entry[1] if entry is not None else frozenset()
 
     def no_autograph_decorator(self, fn: FunctionNode) -> bool:
         """``@tf.autograph.experimental.do_not_convert`` on ``fn``."""

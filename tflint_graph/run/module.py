@@ -155,6 +155,7 @@ def _untraced(
         reads, writes = prefilter.global_state(tree, view.module, source)
         state.update(global_reads=reads, global_writes=writes)
         state["once_decorators"] = prefilter.run_once_decorators(tree)
+        state["escape_params"] = prefilter.escape_params(tree, source)
         imported = prefilter.module_imports(tree, view)
         state["tracing_values"] = prefilter.tracing_values(tree, imported)
     if tree is not None and prefilter.enabled():

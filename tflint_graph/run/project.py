@@ -78,6 +78,7 @@ class Project:
         self.global_state: dict[Path, tuple[dict[str, frozenset[str]], ...]] = {}
         self.aliases: dict[Path, dict[str, str]] = {}
         self.once_decorators: dict[Path, frozenset[str]] = {}
+        self.escape_params: dict[Path, dict[str, tuple[tuple[str, ...], frozenset[str]]]] = {}
         self.eager_classes: dict[Path, frozenset[str]] = {}
         # Each file of the run: the (view, summary) of every analysis, in order.  The run's
         # course depends on nothing else, so a later run can tell from them whether an
@@ -101,6 +102,7 @@ class Project:
             global_reads=self.global_state.get(resolved, ({}, {}))[0],
             global_writes=self.global_state.get(resolved, ({}, {}))[1],
             once_decorators=self.once_decorators.get(resolved, frozenset()),
+            escape_params=self.escape_params.get(resolved, {}),
             eager_classes=self.eager_classes.get(resolved, frozenset()),
         )
 
@@ -242,6 +244,7 @@ class Project:
                 self.once_decorators[resolved] = used
                 stale.add(resolved)
             table: dict[str, TfFunction] = {}
+            escapes: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {}
             for name in sorted(summary.called_imports):
                 found = self.locate(name, resolved)
                 if found is None or found[0] == resolved:
@@ -250,6 +253,11 @@ class Project:
                 target = self.summary(found[0])
                 if target is not None and found[1] in target.exports:
                     table[name] = target.exports[found[1]]
+                if target is not None and found[1] in target.escape_params:
+                    escapes[name] = target.escape_params[found[1]]
+            if escapes:
+                self.escape_params[resolved] = escapes
+                stale.add(resolved)
             classes: dict[str, frozenset[str]] = {}
             resets: dict[str, frozenset[str]] = {}
             for bases in summary.classes.values():

@@ -40,6 +40,7 @@ def summarize(ctx: ModuleContext) -> ModuleSummary:
         **dict(zip(("global_reads", "global_writes"), traced.setup.exported(), strict=True)),
         asked_accessors=frozenset(ctx.asked_accessors),
         once_decorators=traced.setup.once_decorators(),
+        escape_params=traced.definitions.escape_table(),
         eager_script=eager_script_classes(ctx, traced.definitions),
     )
 

@@ -341,6 +341,91 @@ def run_once_decorators(tree: ast.Module) -> frozenset[str]:
     return frozenset(found)
 
 
+# Escape hatches by their last name (`tf.py_function`, `tf.compat.v1.py_func`): the names are
+# TensorFlow's alone, and a fact about plain Python needs no import resolution.
+_ESCAPE_LAST = frozenset({"py_function", "numpy_function", "py_func"})
+
+EscapeParams = dict[str, tuple[tuple[str, ...], frozenset[str]]]
+
+
+def escape_params(tree: ast.Module, source: str) -> EscapeParams:
+    """Module-level functions and methods (by qualname) with parameters that only ever reach
+    an escape hatch as its function: handed to ``tf.py_function``/``tf.numpy_function``, or
+    called only in nested functions handed to one.  Each with its positional parameter names
+    as callers fill them (``self``/``cls`` left out).  What callers pass there runs eagerly
+    on every call, never while tracing (``ModuleSummary.escape_params``)."""
+    found: EscapeParams = {}
+    if not any(name in source for name in _ESCAPE_LAST):
+        return found
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            _escape_entry(found, stmt.name, stmt, bound=False)
+        elif isinstance(stmt, ast.ClassDef):
+            for inner in stmt.body:
+                if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef):
+                    static = any(_dotted(d) == "staticmethod" for d in inner.decorator_list)
+                    _escape_entry(found, f"{stmt.name}.{inner.name}", inner, bound=not static)
+    return found
+
+
+def _escape_entry(
+    found: EscapeParams, qualname: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, bound: bool
+) -> None:
+    args = fn.args
+    positional = tuple(a.arg for a in [*args.posonlyargs, *args.args])[1 if bound else 0 :]
+    names = {*positional, *(a.arg for a in args.kwonlyargs)}
+    parents = {c: n for n in ast.walk(fn) for c in ast.iter_child_nodes(n)}
+    escaping = frozenset(n for n in names if _only_escapes(fn, n, parents))
+    if escaping:
+        found[qualname] = (positional, escaping)
+
+
+def _escape_call(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """``node`` is given to an escape hatch as its function (``func=node`` included)."""
+    parent = parents.get(node)
+    if isinstance(parent, ast.keyword):
+        parent = parents.get(parent)
+    return _hands_to_escape(parent, node)
+
+
+def _hands_to_escape(call: ast.AST | None, node: ast.AST) -> bool:
+    """``call`` gives ``node`` to an escape hatch as its function."""
+    if not isinstance(call, ast.Call) or _dotted(call.func).rpartition(".")[2] not in _ESCAPE_LAST:
+        return False
+    return (bool(call.args) and call.args[0] is node) or any(
+        k.arg == "func" and k.value is node for k in call.keywords
+    )
+
+
+def _only_escapes(fn: ast.AST, name: str, parents: dict[ast.AST, ast.AST]) -> bool:
+    uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name]
+    if not uses:
+        return False
+    for use in uses:
+        parent = parents.get(use)
+        if _escape_call(use, parents):
+            continue
+        if isinstance(parent, ast.Call) and parent.func is use:
+            inner = parents.get(parent)
+            while inner is not None and not isinstance(
+                inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+            ):
+                inner = parents.get(inner)
+            if inner is not None and inner is not fn and _handed_to_escape(inner, fn, parents):
+                continue
+        return False
+    return True
+
+
+def _handed_to_escape(inner: ast.AST, fn: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Nested ``inner`` is only ever the function of an escape hatch in ``fn``."""
+    if isinstance(inner, ast.Lambda):
+        return _escape_call(inner, parents)
+    name = getattr(inner, "name", "")
+    refs = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name]
+    return bool(refs) and all(_escape_call(r, parents) for r in refs)
+
+
 def _runs_once(fn: ast.FunctionDef) -> bool:
     params: set[str] = set()
     for node in ast.walk(fn):

@@ -17,6 +17,7 @@ from tflint_graph.core.vocabulary import (
     STRATEGY_RUN,
 )
 from tflint_graph.model import walk
+from tflint_graph.model.calls import binds_self
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
@@ -158,6 +159,47 @@ class Follower:
             return f"{cls.name.value}.{name}()" if cls is not None else f"{name}()"
         return f"lambda (line {self.ctx.position(fn).start.line})"
 
+    def _escape_arguments(self, call: cst.Call, info: TracedFunction) -> set[cst.Arg]:
+        """Arguments of ``call`` that every function of this module it may call hands to an
+        escape hatch as its function (``Definitions.escape_params``)."""
+        definitions = self.definitions
+        targets = [
+            f
+            for f, _ in definitions.callables(call.func, info.node)
+            if isinstance(f, cst.FunctionDef)
+        ]
+        if not targets:
+            return self._foreign_escape_arguments(call)
+        found = set()
+        for arg in call.args:
+            if all(
+                _parameter_of(call, arg, f, binds_self(self.ctx, f, call.func))
+                in definitions.escape_params(f)
+                for f in targets
+            ):
+                found.add(arg)
+        return found
+
+    def _foreign_escape_arguments(self, call: cst.Call) -> set[cst.Arg]:
+        """``_escape_arguments`` for a function of another module of the run
+        (``ProjectView.escape_params``)."""
+        table = self.ctx.view.escape_params
+        if not table:
+            return set()
+        names = {self.ctx.view.absolute(n) for n in self.ctx.resolve(call.func).imported}
+        entries = [table[n] for n in sorted(names) if n in table]
+        if not entries:
+            return set()
+        found = set()
+        for arg in call.args:
+            for positional, escaping in entries:
+                name = _position_name(call, arg, positional)
+                if name is None or name not in escaping:
+                    break
+            else:
+                found.add(arg)
+        return found
+
     @staticmethod
     def _how(method: cst.FunctionDef, info: TracedFunction) -> str:
         if method.name.value == "__init__":
@@ -240,9 +282,12 @@ class Follower:
             name = dotted(func) or "a call"
             if _runs_elsewhere(func, res.imported):
                 continue  # `Process(target=check)`: another process or thread runs it
+            escaping = self._escape_arguments(call, info)
             for arg in call.args:
                 if isinstance(arg.value, cst.Lambda):
                     continue  # handled with the other lambdas below
+                if arg in escaping:
+                    continue  # `run_eagerly(decode, x)` hands it to tf.numpy_function
                 for fn, _ in definitions.callables(arg.value, info.node):
                     if isinstance(fn, cst.FunctionDef):
                         self.add(
@@ -255,6 +300,27 @@ class Follower:
         for lam in facts.lambdas:
             if lam not in fenced and not self.guards.untraced(lam, info.node):
                 self.add(lam, TraceKind.CALLEE, f"lambda in {info.display}", info, info.autograph)
+
+
+def _parameter_of(call: cst.Call, arg: cst.Arg, fn: cst.FunctionDef, bound: bool) -> str | None:
+    """The parameter of ``fn`` that ``arg`` of ``call`` fills, if the call says."""
+    params = [*fn.params.posonly_params, *fn.params.params][1 if bound else 0 :]
+    return _position_name(call, arg, tuple(p.name.value for p in params))
+
+
+def _position_name(call: cst.Call, arg: cst.Arg, positional: tuple[str, ...]) -> str | None:
+    """The parameter that ``arg`` fills, given the positional names callers fill."""
+    if arg.keyword is not None:
+        return arg.keyword.value
+    index = 0
+    for a in call.args:
+        if a.star:
+            return None  # positions unknown from here on
+        if a is arg:
+            return positional[index] if index < len(positional) else None
+        if a.keyword is None:
+            index += 1
+    return None
 
 
 def _runs_elsewhere(func: cst.BaseExpression, imported: Iterable[str]) -> bool:
