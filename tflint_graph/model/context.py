@@ -132,6 +132,8 @@ class ModuleContext:
         self.remote: list[RemoteFinding] = []
         # Accessors whose eager callers only other modules can show (``model.state``).
         self.asked_accessors: set[str] = set()
+        # Names looked up in ``view.tracing_values`` (``ModuleSummary.asked_tracing``).
+        self.asked_tracing: set[str] = set()
 
     def release(self, keep_prepared: bool = False) -> Prepared | None:
         """Forget everything: the analysis holds reference cycles (scopes, the traced code
