@@ -167,6 +167,14 @@ class ModuleContext:
         """Every semantic node of the module, ranked as ``source_order`` ranks them."""
         return list(self._order)
 
+    def spells(self, identifier: str) -> bool:
+        """Whether ``identifier`` is a name anywhere in the module (a variable, an attribute,
+        a part of an import).  The text answers No for most modules without a walk; text
+        outside ASCII may spell it another way (CPython normalises identifiers)."""
+        if self.source.isascii() and identifier not in self.source:
+            return False
+        return any(type(n) is cst.Name and n.value == identifier for n in self._order)  # type: ignore[attr-defined]
+
     def source_order(self, node: cst.CSTNode) -> int:
         """Sorts nodes as their start positions would, without computing positions."""
         return self._order[node]
