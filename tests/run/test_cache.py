@@ -97,6 +97,8 @@ def test_module_summary_round_trips_every_nested_fact() -> None:
         ],
         remote=[RemoteFinding("pkg.m.f", "TFG303", "retrace", "warning", "msg", fix="pin it")],
         tracing_values={"in_graph": True, "Layer.is_eager": False},
+        guard_classes=(("Net", ("pkg.base.Layer",), frozenset({"call"})),),
+        asked_tracing=frozenset({"pkg.utils.in_tf_function"}),
         accessor_calls={"report_losses": False, "summary": True},
         asked_accessors=frozenset({"report_losses"}),
         call_resets={"Model": frozenset({"_losses_dict"})},

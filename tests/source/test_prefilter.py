@@ -9,6 +9,7 @@ every test here compares both, on the fixtures and on a generated corpus.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import random
 from pathlib import Path
 
@@ -81,7 +82,13 @@ def _analyse_all(files: list[Path], config: Config) -> list[tuple[Path, object]]
     results: list[tuple[Path, object]] = []
     for path in files:
         for view in (None, VIEWS[1]):
-            results.append((path, analyse_file(path, config, str(path), view)))
+            findings, found = analyse_file(path, config, str(path), view)
+            # What the full analysis looked up and which bases it would inherit guard values
+            # through only matter once the run tells the module guard values, and then it
+            # gets the full analysis anyway: the summary from CPython's tree names neither.
+            if found is not None:
+                found = dataclasses.replace(found, asked_tracing=frozenset(), guard_classes=())
+            results.append((path, (findings, found)))
     return results
 
 

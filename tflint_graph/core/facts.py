@@ -136,8 +136,15 @@ class ModuleSummary:
     # Findings this module's code makes about functions defined elsewhere.
     remote: list[RemoteFinding] = field(default_factory=list)
     # Functions and methods (qualnames) whose value while tracing is known: True for
-    # `in_tf_function()`, False for an `is_eager()` helper (``model.eager``).
+    # `in_tf_function()`, False for an `is_eager()` helper (``model.eager``); those its
+    # classes inherit from other modules' classes the run adds (``guard_classes``).
     tracing_values: dict[str, bool] = field(default_factory=dict)
+    # Module-level classes with bases other modules may define: (name, the bases' absolute
+    # names, the methods it defines).  The run works out what they inherit.
+    guard_classes: tuple[tuple[str, tuple[str, ...], frozenset[str]], ...] = ()
+    # The names of other modules' functions and methods this analysis looked up in
+    # ``ProjectView.tracing_values``: a change to others does not change the analysis.
+    asked_tracing: frozenset[str] = frozenset()
     # Methods called with no arguments (``loss.report_stats()``), by name: True when some
     # call runs in eager code, False when every one is in traced code or in a step function
     # (``train_step``, ``step_fn``) beside the call of the object.  Test modules tell nothing.
@@ -215,6 +222,23 @@ class ProjectView:
     # Those of ``ModuleSummary.eager_script`` that no other module of the run constructs,
     # calls or subclasses: their ``call`` and steps run eagerly only, never traced.
     eager_classes: frozenset[str] = frozenset()
+
+    def tells_anything(self) -> bool:
+        """Whether the run told the module anything that its own code cannot show: then it
+        gets the full analysis whatever the prefilter says (``run.module``)."""
+        return bool(
+            self.roots
+            or self.keras_classes
+            or self.tf_functions
+            or self.remote
+            or self.exported
+            or self.tracing_values
+            or self.accessor_calls
+            or self.call_resets
+            or self.global_reads
+            or self.global_writes
+            or self.aliases
+        )
 
     def may_be_project(self, name: str) -> bool:
         """``name`` (absolute) could be code of the analysed project (see ``may_be_project``)."""

@@ -132,6 +132,8 @@ class ModuleContext:
         self.remote: list[RemoteFinding] = []
         # Accessors whose eager callers only other modules can show (``model.state``).
         self.asked_accessors: set[str] = set()
+        # Names looked up in ``view.tracing_values`` (``ModuleSummary.asked_tracing``).
+        self.asked_tracing: set[str] = set()
 
     def release(self, keep_prepared: bool = False) -> Prepared | None:
         """Forget everything: the analysis holds reference cycles (scopes, the traced code
@@ -164,6 +166,14 @@ class ModuleContext:
     def nodes_in_order(self) -> list[cst.CSTNode]:
         """Every semantic node of the module, ranked as ``source_order`` ranks them."""
         return list(self._order)
+
+    def spells(self, identifier: str) -> bool:
+        """Whether ``identifier`` is a name anywhere in the module (a variable, an attribute,
+        a part of an import).  The text answers No for most modules without a walk; text
+        outside ASCII may spell it another way (CPython normalises identifiers)."""
+        if self.source.isascii() and identifier not in self.source:
+            return False
+        return any(type(n) is cst.Name and n.value == identifier for n in self._order)  # type: ignore[attr-defined]
 
     def source_order(self, node: cst.CSTNode) -> int:
         """Sorts nodes as their start positions would, without computing positions."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from functools import cached_property
 from typing import TypeAlias
 
 import libcst as cst
@@ -99,8 +100,19 @@ class Definitions:
             self._resolved[expr] = res
         return res
 
+    @cached_property
+    def names_tf_function(self) -> bool:
+        """Whether an expression of the module can denote ``tf.function``: every spelling
+        of it ends in the name ``function`` (``tf.function``, ``def_function.function``,
+        ``from tensorflow import function``), unless the configuration names project
+        wrappers.  Without it, the tf.function question every call of a module asks
+        (discovery, the retracing rules) has the answer No at once."""
+        return bool(self._extra) or self.ctx.spells("function")
+
     def is_tf_function(self, expr: cst.BaseExpression) -> bool:
         """``expr`` is ``tf.function`` itself (any spelling) or a configured project wrapper."""
+        if not self.names_tf_function:
+            return False
         res = self.resolve(expr)
         if res.is_(*TF_FUNCTION):
             return True
@@ -118,7 +130,7 @@ class Definitions:
         keywords configure it: ``tf.function`` -> [], ``tf.function(jit_compile=True)`` and
         ``functools.partial(tf.function, ...)`` -> [that call]; a module-level name bound to one
         of these (``xla = tf.function(jit_compile=True)``) too.  None otherwise."""
-        if depth > _MAX_DEPTH:
+        if depth > _MAX_DEPTH or not self.names_tf_function:
             return None
         if self.is_tf_function(expr):
             return []

@@ -133,6 +133,9 @@ class TracingGuards:
             names = set(res.imported)
             if isinstance(at, cst.FunctionDef):
                 names.update(self.definitions.inherited(call.func, at))
+            # The run analyses the module again when one of these changes, and only then
+            # (the names it can tell are the project's).
+            ctx.asked_tracing.update(n for n in names if ctx.view.may_be_project(n))
             values = {known[n] for n in names if n in known}
         return values.pop() if len(values) == 1 else None
 
@@ -211,10 +214,10 @@ class TracingGuards:
     def exported(self) -> dict[str, bool]:
         """Functions (``in_tf_function``, ``is_eager(x)``) and no-argument methods
         (``Layer._use_tf_workflow``) of this module whose value while tracing is known, for the
-        other modules of the run; methods a class inherits from another module's class come
-        along."""
+        other modules of the run.  What a class inherits from another module's class the run
+        adds (``inheritance``): a chain of subclasses across modules is then resolved at
+        once, not one re-analysis per module along it."""
         found: dict[str, bool] = {}
-        known = self.ctx.view.tracing_values
         for stmt in self.ctx.module.body:
             if isinstance(stmt, cst.FunctionDef):
                 # Whatever its arguments: the value is known for any of them.
@@ -223,21 +226,31 @@ class TracingGuards:
                     found[stmt.name.value] = value
             elif isinstance(stmt, cst.ClassDef):
                 name = stmt.name.value
-                own: set[str] = set()
                 for item in stmt.body.body:
-                    if isinstance(item, cst.FunctionDef):
-                        own.add(item.name.value)
-                        if _no_arguments(item, method=True):
-                            value = self._function_value(item, 0)
-                            if value is not None:
-                                found[f"{name}.{item.name.value}"] = value
-                for base in stmt.bases:
-                    for ref in self.definitions.foreign(base.value):
-                        for key, value in known.items():
-                            head, _, method = key.rpartition(".")
-                            if head == ref and method not in own:
-                                found[f"{name}.{method}"] = value
+                    if isinstance(item, cst.FunctionDef) and _no_arguments(item, method=True):
+                        value = self._function_value(item, 0)
+                        if value is not None:
+                            found[f"{name}.{item.name.value}"] = value
         return found
+
+    def inheritance(self) -> tuple[tuple[str, tuple[str, ...], frozenset[str]], ...]:
+        """``ModuleSummary.guard_classes``: per module-level class with bases other modules
+        of the run may define, (name, those bases' absolute names in order, the names of
+        the methods it defines, which hide what it inherits)."""
+        found = []
+        for stmt in self.ctx.module.body:
+            if isinstance(stmt, cst.ClassDef):
+                refs = tuple(
+                    ref for base in stmt.bases for ref in self.definitions.foreign(base.value)
+                )
+                if refs:
+                    own = frozenset(
+                        item.name.value
+                        for item in stmt.body.body
+                        if isinstance(item, cst.FunctionDef)
+                    )
+                    found.append((stmt.name.value, refs, own))
+        return tuple(found)
 
     def _comparison(self, test: cst.Comparison) -> bool | None:
         if len(test.comparisons) != 1:

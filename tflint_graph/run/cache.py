@@ -61,8 +61,10 @@ DIR_NAME = ".tflint-graph-cache"
 # methods reached through instances, constructors and bases of other modules, summaries name
 # run-once decorators (``ModuleSummary.once_decorators``), and calls out and roots say why
 # AutoGraph leaves their caller alone (``unconverted``: Keras 3); 8: summaries name a
-# script's Keras classes (``ModuleSummary.eager_script``).
-CACHE_FORMAT = 9
+# script's Keras classes (``ModuleSummary.eager_script``); 9: summaries leave inherited
+# guard values to the run (``guard_classes``) and name the ones they looked up; 10: they name
+# the parameters their functions hand to escape hatches (``escape_params``).
+CACHE_FORMAT = 10
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by tflint-graph.\n"

@@ -59,20 +59,7 @@ def _analyse_source(
 ) -> tuple[list[Finding], ModuleSummary | None]:
     view = view or ProjectView()
     summary: ModuleSummary | None = None
-    full = bool(
-        config.extra_function_decorators
-        or view.roots
-        or view.keras_classes
-        or view.tf_functions
-        or view.remote
-        or view.exported
-        or view.tracing_values
-        or view.accessor_calls
-        or view.call_resets
-        or view.global_reads
-        or view.global_writes
-        or view.aliases
-    )
+    full = bool(config.extra_function_decorators) or view.tells_anything()
     verdict = verdict_of(source, python_tree)
     tree, scan = verdict.tree, None
     rules: list[type[Rule]] | None = None  # the enabled rules, once looked up
@@ -149,6 +136,7 @@ def _untraced(
     # How other modules' code calls and switches what this module defines: from CPython's
     # tree whenever there is one (plain Python facts, the same with or without libcst).
     state: dict[str, dict[str, Any]] = {}
+    imports: dict[str, str] = {}
     if tree is not None:
         scan = scan or prefilter.Scan(tree, view)
         state["accessor_calls"] = prefilter.accessor_calls(path, scan)
@@ -156,10 +144,9 @@ def _untraced(
         state.update(global_reads=reads, global_writes=writes)
         state["once_decorators"] = prefilter.run_once_decorators(tree)
         state["escape_params"] = prefilter.escape_params(tree, source)
-        imported = prefilter.module_imports(tree, view)
-        state["tracing_values"] = prefilter.tracing_values(tree, imported)
+        imports = prefilter.module_imports(tree, view)  # read only: shared with the summary
+        state["tracing_values"] = prefilter.tracing_values(tree, imports)
     if tree is not None and prefilter.enabled():
-        imports = prefilter.module_imports(tree, view)
         assert scan is not None
         return [], ModuleSummary(
             view.module,

@@ -365,13 +365,20 @@ class Project:
 
     def _link_tracing_values(self) -> set[Path]:
         """Tell each module the value while tracing of the guard helpers it calls or
-        inherits from other modules; the modules whose table changed."""
+        inherits from other modules, and the state other modules' functions read and write;
+        the modules whose analysis that changes.
+
+        What a class inherits through a chain of subclasses in several modules is worked
+        out here at once (``_inherited_values``); a module is analysed again only where a
+        value it looked up changed (``ModuleSummary.asked_tracing``), or where being told
+        anything at all now decides whether it gets the full analysis.
+        """
         stale: set[Path] = set()
+        tables: dict[Path, dict[str, bool]] = {}
         for resolved in sorted(self.in_run):
             summary = self.summaries.get(resolved)
             if summary is None:
                 continue
-            table: dict[str, bool] = {}
             reads: dict[str, frozenset[str]] = {}
             writes: dict[str, frozenset[str]] = {}
             for name in sorted(summary.called_imports):
@@ -381,32 +388,80 @@ class Project:
                 target = self.summary(found[0])
                 if target is None:
                     continue
-                qualname = found[1]
-                if qualname in target.tracing_values:
-                    table[name] = target.tracing_values[qualname]
-                if qualname in target.global_reads:
-                    reads[name] = target.global_reads[qualname]
-                if qualname in target.global_writes:
-                    writes[name] = target.global_writes[qualname]
+                if found[1] in target.global_reads:
+                    reads[name] = target.global_reads[found[1]]
+                if found[1] in target.global_writes:
+                    writes[name] = target.global_writes[found[1]]
             if (reads, writes) != self.global_state.get(resolved, ({}, {})):
                 self.global_state[resolved] = (reads, writes)
                 stale.add(resolved)
-            for bases in summary.classes.values():
-                for ref in bases:
-                    if ref.startswith(LOCAL) or not self._may_be_project(ref):
-                        continue
-                    found = self.locate(ref, resolved)
-                    target = self.summary(found[0]) if found is not None else None
-                    if found is None or target is None or found[0] == resolved:
-                        continue
-                    prefix = found[1] + "."
-                    for key, value in target.tracing_values.items():
-                        if key.startswith(prefix):
-                            table[f"{ref}.{key[len(prefix) :]}"] = value
-            if table != self.tracing_values.get(resolved, {}):
+            table = self._tracing_table(resolved, tables, set())
+            known = self.tracing_values.get(resolved, {})
+            if table != known:
+                changed = {k for k in table.keys() | known.keys() if table.get(k) != known.get(k)}
+                told = self._view(resolved).tells_anything()
                 self.tracing_values[resolved] = table
-                stale.add(resolved)
+                if (
+                    not changed.isdisjoint(summary.asked_tracing)
+                    or told != self._view(resolved).tells_anything()
+                ):
+                    stale.add(resolved)
         return stale
+
+    def _tracing_table(
+        self, resolved: Path, tables: dict[Path, dict[str, bool]], visiting: set[Path]
+    ) -> dict[str, bool]:
+        """``ProjectView.tracing_values`` of a file of the run, from what the run knows now
+        (``tables`` keeps those worked out in this pass; ``visiting`` breaks cycles)."""
+        if resolved in tables:
+            return tables[resolved]
+        summary = self.summaries.get(resolved)
+        if summary is None or resolved not in self.in_run or resolved in visiting:
+            return {}
+        visiting.add(resolved)
+        table: dict[str, bool] = {}
+        for name in sorted(summary.called_imports):
+            found = self.locate(name, resolved)
+            if found is None or found[0] == resolved or self.summary(found[0]) is None:
+                continue
+            values = self._values_of(found[0], tables, visiting)
+            if found[1] in values:
+                table[name] = values[found[1]]
+        for bases in summary.classes.values():
+            for ref in bases:
+                if ref.startswith(LOCAL) or not self._may_be_project(ref):
+                    continue
+                found = self.locate(ref, resolved)
+                if found is None or self.summary(found[0]) is None or found[0] == resolved:
+                    continue
+                prefix = found[1] + "."
+                for key, value in self._values_of(found[0], tables, visiting).items():
+                    if key.startswith(prefix):
+                        table[f"{ref}.{key[len(prefix) :]}"] = value
+        visiting.discard(resolved)
+        tables[resolved] = table
+        return table
+
+    def _values_of(
+        self, file: Path, tables: dict[Path, dict[str, bool]], visiting: set[Path]
+    ) -> dict[str, bool]:
+        """A module's ``ModuleSummary.tracing_values`` with what its classes inherit from
+        other modules' classes (``guard_classes``): methods they do not define, from the
+        module's own table (a later base's value replacing an earlier one's)."""
+        summary = self.summary(file)
+        if summary is None:
+            return {}
+        if not summary.guard_classes:
+            return summary.tracing_values
+        values = dict(summary.tracing_values)
+        known = self._tracing_table(file, tables, visiting)
+        for name, refs, own in summary.guard_classes:
+            for ref in refs:
+                for key, value in known.items():
+                    head, _, method = key.rpartition(".")
+                    if head == ref and method not in own:
+                        values[f"{name}.{method}"] = value
+        return values
 
     def _link_accessors(self) -> set[Path]:
         """Tell each module that asked how the run calls its classes' accessors: whether

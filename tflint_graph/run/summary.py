@@ -25,7 +25,7 @@ def summarize(ctx: ModuleContext) -> ModuleSummary:
     # Exported without being called (`signatures={"embed": embed}`): TFG301 needs to know.
     called |= export_references(ctx)
     imports = module_imports(ctx.module, ctx.view)
-    return ModuleSummary(
+    summary = ModuleSummary(
         module=ctx.view.module,
         exports=module_tf_functions(ctx),
         reexports=imports,
@@ -35,6 +35,7 @@ def summarize(ctx: ModuleContext) -> ModuleSummary:
         exports_elsewhere=foreign_exports(ctx),
         remote=list(ctx.remote),
         tracing_values=traced.guards.exported(),
+        guard_classes=traced.guards.inheritance(),
         accessor_calls=accessor_calls(ctx),
         call_resets=call_resets(ctx),
         **dict(zip(("global_reads", "global_writes"), traced.setup.exported(), strict=True)),
@@ -43,6 +44,9 @@ def summarize(ctx: ModuleContext) -> ModuleSummary:
         escape_params=traced.definitions.escape_table(),
         eager_script=eager_script_classes(ctx, traced.definitions),
     )
+    # Last: every question above may have looked up another module's guard helpers.
+    summary.asked_tracing = frozenset(ctx.asked_tracing)
+    return summary
 
 
 def call_resets(ctx: ModuleContext) -> dict[str, frozenset[str]]:

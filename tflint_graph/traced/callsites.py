@@ -111,6 +111,8 @@ def tf_function_of(
     """The tf.function that calling ``expr`` calls, if ``expr`` surely denotes one.
 
     ``at`` is the function holding the expression (for ``self``)."""
+    if not ctx.view.tf_functions and not traced_of(ctx).definitions.names_tf_function:
+        return None  # no tf.function here or imported: no call of one
     return ctx.memo("tf-function-of", expr, lambda: _tf_function_of(ctx, expr, at))
 
 
