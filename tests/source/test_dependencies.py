@@ -69,6 +69,11 @@ def test_a_pin_that_excludes_keras3_means_keras2(tmp_path: Path, name: str, text
         ("setup.py", "setup(python_requires='>=3.9', install_requires=['tensorflow'])\n"),
         ("pyproject.toml", '[project]\nname = "p"\nrequires-python = ">=3.8"\n'),
         ("requirements.txt", "tensorflow>=2.16\ntf-keras\n"),  # tf-keras alone switches nothing
+        # a comment that names the switch without turning it on
+        (
+            "requirements.txt",
+            "tensorflow>=2.16\ntf-keras  # old checkpoints; no TF_USE_LEGACY_KERAS\n",
+        ),
         ("pyproject.toml", '[tool.poetry.dependencies]\ntensorflow = "^2.12"\n'),
         ("pyproject.toml", '[project]\nname = "p"\ndependencies = ["numpy"]\n'),
         ("setup.py", "setup(install_requires=['tensorflow>=2.16', 'keras_hub'])\n"),

@@ -69,7 +69,7 @@ def declared_keras(start: Path) -> KerasDeclaration:
     legacy: list[str] = []
     switch = False
     for file, text in _read(candidates):
-        switch = switch or LEGACY_SWITCH in text
+        switch = switch or _sets_switch(text)
         for spec in _python_requires(file.name, text):
             if _excludes_python_of_keras3(spec):
                 return KerasDeclaration(
@@ -103,11 +103,29 @@ def _sources_mention_switch(folder: Path) -> bool:
             if seen > _SCAN_LIMIT:
                 return False
             try:
-                if needle in (Path(top) / name).read_bytes():
-                    return True
+                data = (Path(top) / name).read_bytes()
             except OSError:
                 continue
+            if needle in data and _sets_switch(data.decode("utf-8", "replace")):
+                return True
     return False
+
+
+def _sets_switch(text: str) -> bool:
+    """``text`` sets ``TF_USE_LEGACY_KERAS``: names it outside a ``#`` comment (``ENV
+    ...=1``, ``os.environ[...] = "1"``), or in a comment that gives it a true value (``#
+    export TF_USE_LEGACY_KERAS=1``, an instruction); a comment saying the switch is not used
+    sets nothing."""
+    if LEGACY_SWITCH not in text:
+        return False
+    for line in text.splitlines():
+        code, _, comment = line.partition("#")
+        if LEGACY_SWITCH in code or _SWITCH_ON.search(comment):
+            return True
+    return False
+
+
+_SWITCH_ON = re.compile(LEGACY_SWITCH + r"""["']?\s*[:=]\s*["']?(1|true|yes)\b""", re.I)
 
 
 def _declaring_folder(start: Path) -> tuple[Path, list[Path]] | None:
