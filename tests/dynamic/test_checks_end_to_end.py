@@ -123,6 +123,13 @@ def train():
 EAGER = """
 import tensorflow as tf
 
+
+@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+def noisy(x):
+    print("noisy")  # TFG101
+    return x * 2.0
+
+
 tf.config.run_functions_eagerly(True)  # TFG402
 
 if __name__ == "__main__":
@@ -299,6 +306,13 @@ def test_eager_switch_at_import_is_confirmed_and_guarded_ones_are_not_run(run: d
     guarded = run[("eager.py", len(textwrap.dedent(EAGER).splitlines()))]
     assert guarded["status"] == "unverified"
     assert "__main__" in guarded["evidence"]
+
+
+def test_a_module_that_switches_graphs_off_is_still_checked_with_graphs(run: dict) -> None:
+    # The import turned run_functions_eagerly on: left so, every experiment would run
+    # eagerly and see the print on every call, the opposite of what tracing does.
+    found = _at(run, "eager.py", 'print("noisy")')
+    assert found["status"] == "confirmed", found
 
 
 def test_eager_switch_turned_off_again_is_not_reproduced(run: dict) -> None:

@@ -2127,15 +2127,29 @@ def _holds_built_state(module: ModuleType, snapshot: dict[str, int]) -> bool:
     return any(isinstance(v, built) for v in vars(module).values())
 
 
-def _reload(probe: Probe) -> bool:
-    """Execute the module again in place (its globals as the import left them)."""
+def _reload(probe: Probe, graphs_on: bool = True) -> bool:
+    """Execute the module again in place (its globals as the import left them); with
+    ``graphs_on``, graphs stay on whatever the module switches (see ``_graphs_on``)."""
     _EVALUATED.clear()
     try:
         importlib.reload(probe.module)
     except BaseException:  # the import worked once; if it does not again, stop trying
         return False
+    finally:
+        if graphs_on:
+            _graphs_on()
     probe.rebind()
     return True
+
+
+def _graphs_on() -> bool:
+    """Turn ``tf.config.run_functions_eagerly`` off; whether the module had turned it on.
+    A module that switches graphs off at import (TFG402) would make every experiment run
+    eagerly: prints per call, no traces counted, evidence of the opposite of the truth."""
+    was_on = bool(tf.config.functions_run_eagerly())
+    if was_on:
+        tf.config.run_functions_eagerly(False)
+    return was_on
 
 
 def _pick_device(requested: str | None) -> tuple[str | None, str]:
@@ -2164,6 +2178,7 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
     calls = int(params.get("calls", 3))
     probe = Probe(module)
     probe.install_loader_hook()
+    eager_at_import = _graphs_on()  # TFG402's evidence; the experiments need graphs
     device, device_error = _pick_device(params.get("device"))
     # A global seed before anything is traced: random ops get fixed op seeds, and resetting
     # it before a compared call (TFG109) makes their draws repeat (see ``_reseed``).
@@ -2179,7 +2194,7 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
             entry["error"] = device_error
             continue
         if target["kind"] == "module":  # TFG402: a module-level check, nothing to call
-            entry["switch"] = _switch_check(probe)
+            entry["switch"] = _switch_check(probe, eager_at_import)
             used = True
             continue
         chosen = None
@@ -2568,11 +2583,10 @@ def _xla_recompile(
     }
 
 
-def _switch_check(probe: Probe) -> dict[str, Any]:
-    """TFG402: whether functions run eagerly after the import, and which module lines set
-    it: the module is executed again with ``run_functions_eagerly`` recording its callers
-    (from eager mode off, so only what the module itself does shows)."""
-    after_import = bool(tf.config.functions_run_eagerly())
+def _switch_check(probe: Probe, after_import: bool) -> dict[str, Any]:
+    """TFG402: whether functions ran eagerly after the import (``after_import``), and which
+    module lines set it: the module is executed again with ``run_functions_eagerly``
+    recording its callers (from eager mode off, so only what the module itself does shows)."""
     seen: list[list[Any]] = []
     saved = []
     reset = tf.config.run_functions_eagerly
@@ -2591,11 +2605,12 @@ def _switch_check(probe: Probe) -> dict[str, Any]:
             setattr(owner, name, recorder)
     try:
         reset(False)
-        reloaded = _reload(probe)
+        reloaded = _reload(probe, graphs_on=False)
         after_reload = bool(tf.config.functions_run_eagerly())
     finally:
         for owner, name, original in saved:
             setattr(owner, name, original)
+        _graphs_on()
     return {
         "after_import": after_import,
         "after_reload": after_reload,
