@@ -156,6 +156,20 @@ class ModuleContext:
             self._memo[key] = compute()
         return self._memo[key]  # type: ignore[no-any-return]
 
+    def cpython_tree(self) -> ast.Module:
+        """CPython's tree of the source: the engine's, else parsed now (empty when CPython
+        rejects the source), for the facts read from it (``prefilter``)."""
+        if self.python_tree is not None:
+            return self.python_tree
+        return self._parsed_by_cpython
+
+    @cached_property
+    def _parsed_by_cpython(self) -> ast.Module:
+        try:
+            return ast.parse(self.source)
+        except (SyntaxError, ValueError):
+            return ast.Module(body=[], type_ignores=[])
+
     # -- metadata ---------------------------------------------------------------------
     @cached_property
     def _positions(self) -> Positions:

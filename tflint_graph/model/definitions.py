@@ -8,7 +8,6 @@ each once per module (the walk of ``ModuleFacts``, resolutions and verdicts memo
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 from functools import cached_property
 from typing import TypeAlias
@@ -171,13 +170,7 @@ class Definitions:
         """``ModuleSummary.escape_params`` of this module (from CPython's tree, as the
         summary of a module without traced code has it)."""
         if self._escapes is None:
-            tree = self.ctx.python_tree
-            if tree is None:
-                try:
-                    tree = ast.parse(self.ctx.source)
-                except (SyntaxError, ValueError):
-                    tree = ast.Module(body=[], type_ignores=[])
-            self._escapes = escape_params(tree, self.ctx.source)
+            self._escapes = escape_params(self.ctx.cpython_tree(), self.ctx.source)
         return self._escapes
 
     def escape_params(self, fn: cst.FunctionDef) -> frozenset[str]:

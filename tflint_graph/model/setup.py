@@ -14,7 +14,6 @@ self.config.use_b:`` guards something else and is re-evaluated on every trace.  
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 
 import libcst as cst
@@ -169,13 +168,7 @@ class OneTimeSetup:
     def once_decorators(self) -> frozenset[str]:
         """The module's run-once decorators (``ModuleSummary.once_decorators``)."""
         if self._once is None:
-            tree = self.ctx.python_tree
-            if tree is None:
-                try:
-                    tree = ast.parse(self.ctx.source)
-                except (SyntaxError, ValueError):
-                    tree = ast.Module(body=[], type_ignores=[])
-            self._once = run_once_decorators(tree)
+            self._once = run_once_decorators(self.ctx.cpython_tree())
         return self._once
 
     def _runs_once(self, fn: cst.FunctionDef) -> bool:
