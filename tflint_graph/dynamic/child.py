@@ -1252,6 +1252,11 @@ def _attempt(
         "inputs": ", ".join(args_shown + kwargs_shown) or "no arguments",
         "calls": [],
     }
+    if runner.kind == "caller":
+        # Eager code (a training loop making a tf.function per epoch): two calls show whether
+        # each call makes a new one; a third would repeat its whole run (often the slowest
+        # part of a module's check) and show nothing more.
+        calls = min(calls, 2)
     sets = []
     for seed in range(1, calls + 1):
         args = [make_input(s, seed, module=runner.module) for s in attempt["args"]]
@@ -1446,9 +1451,10 @@ def _staged_values(old: Any) -> list[Any]:
     if isinstance(old, bool):
         return [not old]
     if isinstance(old, int):
-        return [old * 2 + 1, 0, -old - 1]
+        return [old * 2 + 1, 0, -old - 1, old * 10 + 10]
     if isinstance(old, float):
-        return [old * 2.0 + 1.0, 0.0, -old - 1.0, old / 4.0]
+        # Orders of magnitude too: a sampling temperature shows at 0.1, rarely at 0.25.
+        return [old * 2.0 + 1.0, 0.0, -old - 1.0, old / 4.0, old / 10.0, old * 10.0 + 10.0]
     return []
 
 
@@ -1477,12 +1483,14 @@ def _stale(
         return {"error": f"{label} is a {type(old).__name__}; only numbers and bools are changed"}
     args, kwargs = result["sets"][0]
     seeded = _draws_random(runner, args, kwargs)
-    # Several inputs of the same signature (no new trace): one input may give the same
-    # result either way (a greedy action that happens to equal the seeded random one), eight
-    # rarely all do.
+    # Several inputs of the same signature (no new trace), tried one at a time: one input may
+    # give the same result either way (a greedy action that happens to equal the seeded random
+    # one); eight rarely all do.  The calls' own inputs first, more made only when needed.
     sets = list(result["sets"])
-    for seed in range(len(sets) + 1, 9):
-        with contextlib.suppress(Exception):
+
+    def input_set(i: int) -> tuple[list[Any], dict[str, Any]]:
+        while len(sets) <= i:
+            seed = len(sets) + 1
             sets.append(
                 (
                     [make_input(s, seed, module=runner.module) for s in attempt["args"]],
@@ -1492,62 +1500,92 @@ def _stale(
                     },
                 )
             )
+        return sets[i]
 
-    def traced() -> Any:
-        out = []
-        for a, k in sets:
-            _reseed(seeded)
-            out.append(runner.plain(a, k))
-        return out
+    def traced(i: int) -> Any:
+        _reseed(seeded)
+        return runner.plain(*input_set(i))
 
-    def eager() -> Any:
-        out = []
-        for a, k in sets:
-            _reseed(seeded)
-            out.append(runner.eager(a, k))
-        return out
+    def eager(i: int) -> Any:
+        _reseed(seeded)
+        return runner.eager(*input_set(i))
 
     state = _State(runner, args, kwargs)
+    bases: dict[int, tuple[list[Any], list[Any]]] = {}
+
+    def base(i: int) -> tuple[list[Any], list[Any]]:
+        """The traced and eager results of input ``i`` before any change, each checked to
+        repeat (a difference later must come from the change)."""
+        if i not in bases:
+            first = state.observe(lambda: traced(i))
+            if not _same(first, state.observe(lambda: traced(i))):
+                raise _Unsteady("the traced function is not deterministic")
+            eager_old = state.observe(lambda: eager(i))
+            if seeded and not _same(eager_old, state.observe(lambda: eager(i))):
+                raise _Unsteady("the eager run is not deterministic, even with the seeds reset")
+            bases[i] = (first, eager_old)
+        return bases[i]
+
     out: dict[str, Any] = {}
     try:
-        base = state.observe(traced)
-        again = state.observe(traced)
-        if not _same(base, again):
-            return {"error": "the traced function is not deterministic"}
-        eager_old = state.observe(eager)
-        if seeded and not _same(eager_old, state.observe(eager)):
-            return {"error": "the eager run is not deterministic, even with the seeds reset"}
+        base(0)
         raised = []
         for new in values:
-            setattr(holder, attr, new)
-            try:
-                traced_new = state.observe(traced)
-                eager_new = state.observe(eager)
-            except Exception as exc:
-                # The value itself may be out of range (a temperature of 0): no evidence.
-                raised.append(f"{new!r}: {type(exc).__name__}")
-                continue
-            finally:
-                setattr(holder, attr, old)
-            out = {
-                "old": repr(old)[:40],
-                "new": repr(new)[:40],
-                "traced_changed": not _same(base, traced_new),
-                "eager_changed": not _same(eager_old, eager_new),
-                "seeded": seeded,
-            }
+            for i in range(8):
+                try:
+                    if i and _repeats_input(input_set(i), sets[:i]):
+                        continue  # the module's own argument, the same on every seed
+                    traced_old, eager_old = base(i)
+                except _Unsteady:
+                    raise
+                except Exception:
+                    break  # no more inputs can be made
+                setattr(holder, attr, new)
+                try:
+                    traced_new = state.observe(lambda i=i: traced(i))  # type: ignore[misc]
+                    eager_new = state.observe(lambda i=i: eager(i))  # type: ignore[misc]
+                except Exception as exc:
+                    # The value itself may be out of range (a temperature of 0): no evidence.
+                    raised.append(f"{new!r}: {type(exc).__name__}")
+                    break
+                finally:
+                    setattr(holder, attr, old)
+                out = {
+                    "old": repr(old)[:40],
+                    "new": repr(new)[:40],
+                    # Both on the same input: a graph that follows the value changes with it.
+                    "traced_changed": not _same(traced_old, traced_new),
+                    "eager_changed": not _same(eager_old, eager_new),
+                    "seeded": seeded,
+                }
+                if out["traced_changed"] or out["eager_changed"]:
+                    break
             # A value the eager run does not notice shows nothing either way: try the next.
-            if out["traced_changed"] or out["eager_changed"]:
+            if out and (out["traced_changed"] or out["eager_changed"]):
                 break
         if raised:
             out["raised"] = raised
         if not out:
             return {"error": "every staged value raised (" + ", ".join(raised) + ")"}
     except Exception as exc:
-        return {"error": f"{type(exc).__name__}: {_first_line(str(exc))[:200]}"}
+        return {
+            "error": str(exc)
+            if isinstance(exc, _Unsteady)
+            else (f"{type(exc).__name__}: {_first_line(str(exc))[:200]}")
+        }
     finally:
         state.restore()
     return out
+
+
+def _repeats_input(one: Any, earlier: list[Any]) -> bool:
+    """Whether an input set holds the same values as one already tried."""
+    values = _outputs(one)
+    return any(_same(values, _outputs(e)) for e in earlier)
+
+
+class _Unsteady(Exception):
+    """A compared run does not repeat its own result: nothing can be read from a change."""
 
 
 def _reseed(seeded: bool) -> None:
