@@ -22,6 +22,7 @@ from tflint_graph.dynamic.verdicts import (
     SourceExpr,
     Target,
     TupleSpec,
+    VariablesSpec,
     Watch,
 )
 
@@ -1936,7 +1937,7 @@ def test_an_optional_argument_the_body_returns_early_without_is_passed() -> None
     assert only_target(plan, "update").attempts[0].args[1] == PyValue(0.01)
 
 
-def test_a_parameter_the_body_zips_is_guessed_as_a_list_of_tensors() -> None:
+def test_a_parameter_the_body_zips_is_a_list_of_tensors_or_of_variables_it_assigns() -> None:
     source = src(
         """
         import tensorflow as tf
@@ -1953,7 +1954,9 @@ def test_a_parameter_the_body_zips_is_guessed_as_a_list_of_tensors() -> None:
     plan, _ = plan_for(source)
     target = only_target(plan, "update_ema")
     for attempt in target.attempts:
-        assert all(isinstance(arg, TupleSpec) for arg in attempt.args), attempt
+        # `ema.assign(...)`: the items of `ema_weights` must be variables; `weights` is read.
+        assert isinstance(attempt.args[0], VariablesSpec), attempt
+        assert isinstance(attempt.args[1], TupleSpec), attempt
 
 
 def test_a_finding_under_if_training_is_run_with_training_true() -> None:

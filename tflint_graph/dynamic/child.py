@@ -792,6 +792,8 @@ def make_input(
         return tuple(make_input(s, seed, batch, module) for s in spec["items"])
     if spec["kind"] == "dict":
         return {k: make_input(s, seed, batch, module) for k, s in spec["items"].items()}
+    if spec["kind"] == "variables":
+        return _variables(spec)
     rng = np.random.default_rng(seed)
     shape = list(spec["shape"])
     if batch is not None and shape:
@@ -834,11 +836,23 @@ def _evaluated(spec: dict[str, Any], module: ModuleType | None) -> Any:
     return _EVALUATED[key]
 
 
+def _variables(spec: dict[str, Any]) -> list[Any]:
+    """The variables of a ``variables`` spec: made once per module state, so every call (and
+    the symbolic trace) gets the same objects, as a training loop's weights are; new ones
+    per call would make each call trace again."""
+    key = ("variables", id(spec))
+    if key not in _EVALUATED:
+        _EVALUATED[key] = [tf.Variable(make_input(s, i + 1)) for i, s in enumerate(spec["items"])]
+    return _EVALUATED[key]
+
+
 def symbolic_input(spec: dict[str, Any], module: ModuleType | None = None) -> Any:
     """What the symbolic trace passes for ``spec``: a ``TensorSpec`` whose unknown dims stay
-    unknown, so tracing needs no valid values; Python values as they are."""
+    unknown, so tracing needs no valid values; Python values (and variables) as they are."""
     if spec["kind"] == "py":
         return ast.literal_eval(spec["repr"])
+    if spec["kind"] == "variables":
+        return _variables(spec)
     if spec["kind"] == "tuple":
         return tuple(symbolic_input(s, module) for s in spec["items"])
     if spec["kind"] == "dict":
@@ -1238,6 +1252,11 @@ def _attempt(
         "inputs": ", ".join(args_shown + kwargs_shown) or "no arguments",
         "calls": [],
     }
+    if runner.kind == "caller":
+        # Eager code (a training loop making a tf.function per epoch): two calls show whether
+        # each call makes a new one; a third would repeat its whole run (often the slowest
+        # part of a module's check) and show nothing more.
+        calls = min(calls, 2)
     sets = []
     for seed in range(1, calls + 1):
         args = [make_input(s, seed, module=runner.module) for s in attempt["args"]]
@@ -1425,57 +1444,148 @@ class _State:
                 v.assign(value)
 
 
-def _stale(runner: TargetCaller, result: dict[str, Any], name: str) -> dict[str, Any]:
-    """Change a module global, call the traced function and an eager run again."""
-    module = runner.module
-    old = getattr(module, name, _MISSING)
-    if old is _MISSING:
-        return {"error": f"{name} is not a module global"}
+def _staged_values(old: Any) -> list[Any]:
+    """New values for a number or bool the function read while tracing, most telling first:
+    a value that moves nothing (a threshold already past every draw, a scale the output
+    ignores) leaves the eager run as it was too, so the next one is tried."""
     if isinstance(old, bool):
-        new: Any = not old
-    elif isinstance(old, int):
-        new = old * 2 + 1
-    elif isinstance(old, float):
-        new = old * 2.0 + 1.0
+        return [not old]
+    if isinstance(old, int):
+        return [old * 2 + 1, 0, -old - 1, old * 10 + 10]
+    if isinstance(old, float):
+        # Orders of magnitude too: a sampling temperature shows at 0.1, rarely at 0.25.
+        return [old * 2.0 + 1.0, 0.0, -old - 1.0, old / 4.0, old / 10.0, old * 10.0 + 10.0]
+    return []
+
+
+def _stale(
+    runner: TargetCaller,
+    attempt: dict[str, Any],
+    result: dict[str, Any],
+    watch: dict[str, Any],
+) -> dict[str, Any]:
+    """Change what the function read while tracing (a module global, an attribute of its own
+    object or of a global), call the traced function and an eager run again."""
+    label = watch["label"]
+    if watch["kind"] == "self":
+        holder: Any = runner.owner
+        attr = watch["attr"]
+    elif watch["kind"] == "global_attr":
+        holder, attr = getattr(runner.module, watch["name"], None), watch["attr"]
     else:
-        return {"error": f"{name} is a {type(old).__name__}; only numbers and bools are changed"}
+        holder, attr = runner.module, watch["name"]
+    old = _MISSING if holder is None else getattr(holder, attr, _MISSING)
+    if old is _MISSING:
+        where = "a module global" if watch["kind"] == "global" else "set on its object"
+        return {"error": f"{label} is not {where}"}
+    values = _staged_values(old)
+    if not values:
+        return {"error": f"{label} is a {type(old).__name__}; only numbers and bools are changed"}
     args, kwargs = result["sets"][0]
     seeded = _draws_random(runner, args, kwargs)
+    # Several inputs of the same signature (no new trace), tried one at a time: one input may
+    # give the same result either way (a greedy action that happens to equal the seeded random
+    # one); eight rarely all do.  The calls' own inputs first, more made only when needed.
+    sets = list(result["sets"])
 
-    def traced() -> Any:
-        _reseed(seeded)
-        return runner.plain(args, kwargs)
+    def input_set(i: int) -> tuple[list[Any], dict[str, Any]]:
+        while len(sets) <= i:
+            seed = len(sets) + 1
+            sets.append(
+                (
+                    [make_input(s, seed, module=runner.module) for s in attempt["args"]],
+                    {
+                        k: make_input(s, seed, module=runner.module)
+                        for k, s in attempt.get("kwargs", {}).items()
+                    },
+                )
+            )
+        return sets[i]
 
-    def eager() -> Any:
+    def traced(i: int) -> Any:
         _reseed(seeded)
-        return runner.eager(args, kwargs)
+        return runner.plain(*input_set(i))
+
+    def eager(i: int) -> Any:
+        _reseed(seeded)
+        return runner.eager(*input_set(i))
 
     state = _State(runner, args, kwargs)
+    bases: dict[int, tuple[list[Any], list[Any]]] = {}
+
+    def base(i: int) -> tuple[list[Any], list[Any]]:
+        """The traced and eager results of input ``i`` before any change, each checked to
+        repeat (a difference later must come from the change)."""
+        if i not in bases:
+            first = state.observe(lambda: traced(i))
+            if not _same(first, state.observe(lambda: traced(i))):
+                raise _Unsteady("the traced function is not deterministic")
+            eager_old = state.observe(lambda: eager(i))
+            if seeded and not _same(eager_old, state.observe(lambda: eager(i))):
+                raise _Unsteady("the eager run is not deterministic, even with the seeds reset")
+            bases[i] = (first, eager_old)
+        return bases[i]
+
+    out: dict[str, Any] = {}
     try:
-        base = state.observe(traced)
-        again = state.observe(traced)
-        if not _same(base, again):
-            return {"error": "the traced function is not deterministic"}
-        eager_old = state.observe(eager)
-        if seeded and not _same(eager_old, state.observe(eager)):
-            return {"error": "the eager run is not deterministic, even with the seeds reset"}
-        setattr(module, name, new)
-        try:
-            traced_new = state.observe(traced)
-            eager_new = state.observe(eager)
-        finally:
-            setattr(module, name, old)
+        base(0)
+        raised = []
+        for new in values:
+            for i in range(8):
+                try:
+                    if i and _repeats_input(input_set(i), sets[:i]):
+                        continue  # the module's own argument, the same on every seed
+                    traced_old, eager_old = base(i)
+                except _Unsteady:
+                    raise
+                except Exception:
+                    break  # no more inputs can be made
+                setattr(holder, attr, new)
+                try:
+                    traced_new = state.observe(lambda i=i: traced(i))  # type: ignore[misc]
+                    eager_new = state.observe(lambda i=i: eager(i))  # type: ignore[misc]
+                except Exception as exc:
+                    # The value itself may be out of range (a temperature of 0): no evidence.
+                    raised.append(f"{new!r}: {type(exc).__name__}")
+                    break
+                finally:
+                    setattr(holder, attr, old)
+                out = {
+                    "old": repr(old)[:40],
+                    "new": repr(new)[:40],
+                    # Both on the same input: a graph that follows the value changes with it.
+                    "traced_changed": not _same(traced_old, traced_new),
+                    "eager_changed": not _same(eager_old, eager_new),
+                    "seeded": seeded,
+                }
+                if out["traced_changed"] or out["eager_changed"]:
+                    break
+            # A value the eager run does not notice shows nothing either way: try the next.
+            if out and (out["traced_changed"] or out["eager_changed"]):
+                break
+        if raised:
+            out["raised"] = raised
+        if not out:
+            return {"error": "every staged value raised (" + ", ".join(raised) + ")"}
     except Exception as exc:
-        return {"error": f"{type(exc).__name__}: {_first_line(str(exc))[:200]}"}
+        return {
+            "error": str(exc)
+            if isinstance(exc, _Unsteady)
+            else (f"{type(exc).__name__}: {_first_line(str(exc))[:200]}")
+        }
     finally:
         state.restore()
-    return {
-        "old": repr(old)[:40],
-        "new": repr(new)[:40],
-        "traced_changed": not _same(base, traced_new),
-        "eager_changed": not _same(eager_old, eager_new),
-        "seeded": seeded,
-    }
+    return out
+
+
+def _repeats_input(one: Any, earlier: list[Any]) -> bool:
+    """Whether an input set holds the same values as one already tried."""
+    values = _outputs(one)
+    return any(_same(values, _outputs(e)) for e in earlier)
+
+
+class _Unsteady(Exception):
+    """A compared run does not repeat its own result: nothing can be read from a change."""
 
 
 def _reseed(seeded: bool) -> None:
@@ -1579,6 +1689,8 @@ def _shown(spec: dict[str, Any], *, relaxed: bool = False) -> str:
         return text if len(text) <= 40 else text[:37] + "..."
     if spec["kind"] == "tuple":
         return "(" + ", ".join(_shown(s, relaxed=relaxed) for s in spec["items"]) + ")"
+    if spec["kind"] == "variables":
+        return "[" + ", ".join("Variable " + _shown(s) for s in spec["items"]) + "]"
     if spec["kind"] == "dict":
         shown = (f"{k}: {_shown(v, relaxed=relaxed)}" for k, v in spec["items"].items())
         return "{" + ", ".join(shown) + "}"
@@ -1661,24 +1773,48 @@ def _defining_globals(module: ModuleType, target: dict[str, Any]) -> dict[str, A
 
 
 def _model_attempts(
-    module: ModuleType, target: dict[str, Any], first: dict[str, Any]
+    module: ModuleType,
+    target: dict[str, Any],
+    first: dict[str, Any],
+    owner: Any = None,
 ) -> list[dict[str, Any]]:
     """Guesses shaped like a Keras model the module has built at import (``model =
-    build_model()`` with an ``Input``): a step function usually feeds it a batch, and its
-    labels are class ids or match the model's output."""
+    build_model()`` with an ``Input``), or, for a method, one its object holds
+    (``self.q_net``): a step function usually feeds it a batch, and its labels are class ids
+    or match the model's output."""
     model_type = _keras_model_type()
     roles = target["roles"]
-    inputs = ("tensor", "image")  # what a model's input shape replaces
+    inputs = ("tensor", "image", "example")  # what a model's input shape replaces
     if not set(inputs) & set(roles) or len(roles) != len(first["args"]):
         return []
-    scope = _defining_globals(module, target) if target["kind"] == "function" else vars(module)
-    for name in sorted(scope):
+    passed = {}
+    for role, given in zip(roles, first["args"], strict=True):
+        if role == "model" and given["kind"] == "expr":
+            # The model the attempt passes (built by the module's own builder) comes first.
+            with contextlib.suppress(Exception):
+                passed[f"arg{len(passed)}"] = make_input(given, 1, module=module)
+    if passed:
+        scope = passed
+        owner = passed  # in the order given
+    elif owner is not None:
+        try:
+            scope = dict(vars(owner))
+        except TypeError:
+            return []
+    elif target["kind"] == "function":
+        scope = _defining_globals(module, target)
+    else:
+        scope = vars(module)
+    # Insertion order for an object (the constructor's order: its main model first).
+    for name in scope if owner is not None else sorted(scope):
         model = scope[name]
         shapes = _io_shapes(model) if isinstance(model, model_type) else None
         if shapes is None:
             continue
         x_shape, out_shape = shapes
         x = {"kind": "tensor", "dtype": "float32", "shape": x_shape}
+        # One example (the body adds the batch axis itself): the model's input less its batch.
+        one = {"kind": "tensor", "dtype": "float32", "shape": x_shape[1:]}
         classes = out_shape[-1] if len(out_shape) > 1 and out_shape[-1] > 1 else 2
         labels = [
             {"kind": "tensor", "dtype": "int32", "shape": [2], "values": [0, classes]},
@@ -1687,7 +1823,13 @@ def _model_attempts(
         out = []
         for label in labels if "label" in roles else labels[:1]:
             args = [
-                x if role in inputs else label if role == "label" else given
+                one
+                if role == "example"
+                else x
+                if role in inputs
+                else label
+                if role == "label"
+                else given
                 for role, given in zip(roles, first["args"], strict=True)
             ]
             out.append(
@@ -2204,6 +2346,7 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
         adapted = 0
         signature_read = False
         shaped = target["kind"] != "keras_step"  # step guesses shaped by its models added
+        owner_shaped = False  # a method's guesses shaped by its object's models added
         for index, attempt in enumerate(attempts):
             # A failed guess may have built a model for the wrong shape: start each target,
             # and each attempt when the module holds such objects, from a freshly executed
@@ -2229,6 +2372,21 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
             if runner.fallback:
                 entry["ctor_fallback"] = runner.fallback
             guessed = ("guessed", "annotations", "the module's own calls")
+            if (
+                not owner_shaped
+                and runner.owner is not None
+                and target["kind"] == "method"
+                and target.get("roles")
+                and attempt["source"] == "guessed"
+            ):
+                # A method of an object holding a model (an agent's `self.q_net`): inputs
+                # shaped for that model first, the plain guesses next.
+                owner_shaped = True
+                extra = _model_attempts(module, target, attempt, runner.owner)
+                if extra:
+                    at = attempts.index(attempt)
+                    attempts[at:at] = extra
+                    attempt = extra[0]
             if not shaped and runner.owner is not None and attempt["source"] == "guessed":
                 shaped = True
                 extra = _step_attempts(runner.owner, attempt)
@@ -2628,8 +2786,10 @@ def _experiments(
 ) -> None:
     experiments: dict[str, Any] = {}
     if not result["calls"][0]["exception"] and runner.kind != "map":
-        for name in target.get("stale", []):
-            experiments["stale:" + name] = _stale(runner, result, name)
+        watches = {w["label"]: w for w in target.get("watch", [])}
+        for label in target.get("stale", []):
+            if label in watches:
+                experiments["stale:" + label] = _stale(runner, attempt, result, watches[label])
         if target.get("eager_diff"):
             experiments["eager_diff"] = _eager_diff(runner, result)
         if target.get("shapes"):

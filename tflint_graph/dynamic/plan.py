@@ -51,6 +51,7 @@ from tflint_graph.dynamic.verdicts import (
     Spec,
     Target,
     TupleSpec,
+    VariablesSpec,
     Verdict,
     Watch,
 )
@@ -280,7 +281,7 @@ def plan_module(
                 compile_args=tuple(SourceExpr(a) for a in compiled.args) if compiled else (),
                 compile_kwargs={k: SourceExpr(v) for k, v in compiled.kwargs} if compiled else {},
                 watches=watches,
-                stale=tuple(sorted({w.name for w in watches if w.code == "TFG109"})),
+                stale=tuple(sorted({w.label for w in watches if w.code == "TFG109"})),
                 eager_diff="TFG209" in codes,
                 shapes="TFG301" in codes,
                 timing="TFG401" in codes,
@@ -1014,6 +1015,17 @@ def _attempts(
             elif parts:
                 unpacked[name] = parts
     zipped = _zipped(node, names)
+    assigned = _assigned_through(node, names)
+    # A model nothing passes (no call of the function in the module): one the module's own
+    # builder makes (`build_model()`), as its training script would.
+    built: dict[str, str] = {}
+    for i, name in enumerate(names):
+        if described[i] is None and name not in passed and _MODEL_NAME.search(name):
+            builder = _model_builder(ctx, name)
+            if builder:
+                built[name] = f"{builder}()"
+    # A callback mapped over batches (`ds.batch(32).map(mix)`) takes a batch, not one element.
+    per_element = kind == "map" and not _maps_batches(ctx, entry.qualname)
     attempts = []
     for with_calls in (True, False) if passed else (False,):
         for shape in GUESSED_SHAPES:
@@ -1022,11 +1034,15 @@ def _attempts(
                 if isinstance(d, (PyValue, TensorSpecLite, TupleSpec))
                 else SourceExpr(passed[name])
                 if with_calls and name in passed
-                else _unpacked_guess(unpacked[name], shape, kind == "map")
+                else SourceExpr(built[name])
+                if name in built
+                else _unpacked_guess(unpacked[name], shape, per_element)
                 if name in unpacked
-                else _keyed_guess(use.keys[name], shape, kind == "map")
+                else _keyed_guess(use.keys[name], shape, per_element)
                 if use.keys.get(name)
-                else _guess(name, shape, per_element=kind == "map", as_list=name in zipped)
+                else _variables_guess(shape)
+                if name in assigned
+                else _guess(name, shape, per_element=per_element, as_list=name in zipped)
                 for d, name in zip(described, names, strict=True)
             ]
             positional = tuple(specs[: len(required)])
@@ -1037,11 +1053,152 @@ def _attempts(
             attempts.append(Attempt(how, positional, keywords))
             if all(isinstance(s, (PyValue, SourceExpr)) for s in specs) or with_calls:
                 break  # nothing shaped to vary, or one try of the module's own values
+    single = _expanded(node, names)
     roles = tuple(
-        "fixed" if d is not None else _role(name)
+        "fixed"
+        if d is not None
+        else "model"
+        if name in built or (name in passed and _MODEL_NAME.search(name))
+        else "example"
+        if name in single and _role(name) in ("tensor", "image")
+        else _role(name)
         for d, name in zip(described[: len(required)], names, strict=False)
     )
     return tuple(attempts), roles
+
+
+_BATCHERS = frozenset({"batch", "padded_batch", "ragged_batch", "bucket_by_sequence_length"})
+
+
+# Parameters that usually hold a Keras model (a network the function calls).
+_MODEL_NAME = re.compile(
+    r"^(model|net|network|\w+_model|\w+_net|generator|discriminator|encoder|decoder|critic|"
+    r"actor|classifier|backbone)$"
+)
+_KERAS_MODELS = ("keras.Model", "keras.Sequential")
+
+
+def _model_builder(ctx: ModuleContext, param: str) -> str:
+    """A module-level function, every parameter of which has a default, that returns a Keras
+    model (``keras.Sequential([...])``, ``keras.Model(inputs, outputs)``, an instance of a
+    model class of the module, or a name bound once to one): the one named after ``param``
+    (``build_generator`` for ``generator``) first, else the first in the module."""
+    found = []
+    for stmt in ctx.module.body:
+        if not isinstance(stmt, cst.FunctionDef) or stmt.name.value.startswith("test"):
+            continue
+        params = stmt.params
+        if params.posonly_params or any(
+            p.default is None for p in (*params.params, *params.kwonly_params)
+        ):
+            continue
+        if any(
+            ctx.enclosing_function(ret) is stmt and _builds_model(ctx, ret.value)
+            for ret in _Nodes(cst.Return).of_node(stmt)
+            if isinstance(ret, cst.Return)
+        ):
+            found.append(stmt.name.value)
+    named = [f for f in found if param in f]
+    return (named or found or [""])[0]
+
+
+def _builds_model(ctx: ModuleContext, value: cst.BaseExpression | None, depth: int = 0) -> bool:
+    if isinstance(value, cst.Name) and depth < 3:
+        bound = [
+            assigned_value(ctx, a.node, with_items=False)
+            for a in ctx.bindings(value)
+            if not isinstance(a.node, cst.Param)
+        ]
+        return len(bound) == 1 and _builds_model(ctx, bound[0], depth + 1)
+    if not isinstance(value, cst.Call):
+        return False
+    if ctx.resolve(value.func).is_(*_KERAS_MODELS):
+        return True
+    # `Classifier(...)`, a class of the module derived from a Keras model.
+    cls = next(
+        (
+            s
+            for s in ctx.module.body
+            if isinstance(s, cst.ClassDef)
+            and isinstance(value.func, cst.Name)
+            and s.name.value == value.func.value
+        ),
+        None,
+    )
+    return cls is not None and any(ctx.resolve(b.value).is_(*_KERAS_MODELS) for b in cls.bases)
+
+
+def _maps_batches(ctx: ModuleContext, name: str) -> bool:
+    """Every ``.map(name)`` of the module maps a dataset already batched: the chain it is
+    called on, or the value its dataset name was last given before it in the same function
+    (``ds = ds.batch(32)`` ... ``ds = ds.map(name)``), passes a ``.batch()``."""
+    sites = [
+        call
+        for call in _Nodes(cst.Call).of(ctx.module)
+        if isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "map"
+        and call.args
+        and isinstance(call.args[0].value, cst.Name)
+        and call.args[0].value.value == name
+    ]
+    return bool(sites) and all(
+        isinstance(c.func, cst.Attribute) and _batched_chain(ctx, c.func.value, c, 0) for c in sites
+    )
+
+
+def _batched_chain(
+    ctx: ModuleContext, expr: cst.BaseExpression, at: cst.CSTNode, depth: int
+) -> bool:
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        if expr.func.attr.value in _BATCHERS:
+            return True
+        if expr.func.attr.value in ("unbatch", "rebatch"):
+            return False
+        expr = expr.func.value
+    if not isinstance(expr, cst.Name) or depth > 4:
+        return False
+    # The last plain assignment of the name before ``at``, in the same function.
+    scope = ctx.enclosing_function(at)
+    before = ctx.line(at)
+    last: tuple[int, cst.Assign] | None = None
+    finder = _Nodes(cst.Assign)
+    assigns = (
+        finder.of(ctx.module) if not isinstance(scope, cst.FunctionDef) else finder.of_node(scope)
+    )
+    for assign in assigns:
+        if (
+            isinstance(assign, cst.Assign)
+            and ctx.enclosing_function(assign) is scope
+            and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)
+            and assign.targets[0].target.value == expr.value
+            and ctx.line(assign) < before
+            and (last is None or ctx.line(assign) > last[0])
+        ):
+            last = (ctx.line(assign), assign)
+    if last is None:
+        return False
+    # Inside an `if` (`if use_cutout: ds = ds.map(...)`) the assignment may not have run;
+    # its own chain still holds what came before it.
+    return _batched_chain(ctx, last[1].value, last[1], depth + 1)
+
+
+def _expanded(node: FunctionNode, names: list[str]) -> set[str]:
+    """Parameters the body gives a batch axis of its own (``tf.expand_dims(obs, 0)``, an
+    agent acting on one observation): one example, not a batch, when shaped for a model."""
+    found: set[str] = set()
+    for call in walk.descendants(node):
+        if type(call) is not cst.Call or not call.args:
+            continue
+        func = call.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+        first = call.args[0].value
+        if name == "expand_dims" and isinstance(first, cst.Name) and first.value in names:
+            axis = keyword(call, "axis") or (call.args[1].value if len(call.args) > 1 else None)
+            if isinstance(axis, cst.Integer) and axis.value == "0":
+                found.add(first.value)
+    return found
 
 
 _NO_VALUE = object()
@@ -1144,6 +1301,52 @@ def _zipped(node: FunctionNode, names: list[str]) -> set[str]:
                 if isinstance(a.value, cst.Name) and a.value.value in names
             )
     return found
+
+
+_ASSIGNS = frozenset({"assign", "assign_add", "assign_sub"})
+
+
+def _assigned_through(node: FunctionNode, names: list[str]) -> set[str]:
+    """Parameters whose items the body ``.assign``\\ s to (``for ema, w in zip(ema_weights,
+    weights): ema.assign(...)``, ``for v in params: v.assign_sub(...)``): lists of
+    variables, which no tensor can stand for."""
+    found: set[str] = set()
+    for loop in walk.descendants(node):
+        if type(loop) is not cst.For:
+            continue
+        pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+        it, target = loop.iter, loop.target
+        if isinstance(it, cst.Name):
+            pairs.append((target, it))
+        elif (
+            isinstance(it, cst.Call)
+            and isinstance(it.func, cst.Name)
+            and it.func.value == "zip"
+            and isinstance(target, cst.Tuple)
+            and len(target.elements) == len(it.args)
+        ):
+            pairs += [(e.value, a.value) for e, a in zip(target.elements, it.args, strict=True)]
+        for item, seq in pairs:
+            if not (isinstance(item, cst.Name) and isinstance(seq, cst.Name)):
+                continue
+            if seq.value not in names:
+                continue
+            if any(
+                type(c) is cst.Call
+                and isinstance(c.func, cst.Attribute)
+                and c.func.attr.value in _ASSIGNS
+                and isinstance(c.func.value, cst.Name)
+                and c.func.value.value == item.value
+                for c in walk.descendants(loop.body)
+            ):
+                found.add(seq.value)
+    return found
+
+
+def _variables_guess(shape: tuple[int, ...]) -> VariablesSpec:
+    # Shaped like the gradient list `_guess` makes for a zipped parameter: a kernel and a bias.
+    bias = shape[-1:] if shape else (3,)
+    return VariablesSpec((TensorSpecLite("float32", shape), TensorSpecLite("float32", bias)))
 
 
 def _unpacked(node: FunctionNode) -> dict[str, tuple[str, ...]]:
@@ -1468,7 +1671,9 @@ def _state_of(node: ast.AST, code: str) -> tuple[str, str, str] | None:
     if isinstance(node, ast.Expr):
         return _state_of(node.value, code)
     if code == "TFG109":
-        return ("global", node.id, "") if isinstance(node, ast.Name) else None
+        # A global (`lr`), or an attribute read where the object lives on (`self.epsilon`
+        # that another method reassigns, `cfg.lr` of a module-level config).
+        return _ref(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
     if code == "TFG102":
         if (
             isinstance(node, ast.Call)

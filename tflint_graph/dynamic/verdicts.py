@@ -95,6 +95,7 @@ __all__ = [
     "SourceExpr",
     "Target",
     "TupleSpec",
+    "VariablesSpec",
     "Verdict",
     "Watch",
     "confirm_module",
@@ -197,7 +198,20 @@ class SourceExpr:
         return self.text
 
 
-Spec = ArgSpec | TupleSpec | DictSpec | SourceExpr
+@dataclass(frozen=True)
+class VariablesSpec:
+    """One argument that is a list of ``tf.Variable``\\ s (one per tensor spec): what a body
+    ``.assign``\\ s through (``for ema, w in zip(ema_weights, weights): ema.assign(...)``).
+    The child makes them once and passes the same objects to every call, as a training loop
+    passes its model's weights."""
+
+    items: tuple[TensorSpecLite, ...]
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(f"Variable {i}" for i in self.items) + "]"
+
+
+Spec = ArgSpec | TupleSpec | DictSpec | SourceExpr | VariablesSpec
 
 
 @dataclass(frozen=True)
@@ -342,6 +356,8 @@ def spec_json(spec: Spec, unknown: int = 2) -> dict[str, Any]:
         return {"kind": "dict", "items": {k: spec_json(s, unknown) for k, s in spec.items}}
     if isinstance(spec, SourceExpr):
         return {"kind": "expr", "source": spec.text}
+    if isinstance(spec, VariablesSpec):
+        return {"kind": "variables", "items": [spec_json(s, unknown) for s in spec.items]}
     raise TypeError(f"not an argument spec: {spec!r}")
 
 
@@ -683,7 +699,7 @@ class _Judge:
         )
         if watch is None:
             return Verdict(UNVERIFIED, "the global could not be named from the source")
-        exp = experiments.get("stale:" + watch.name)
+        exp = experiments.get("stale:" + watch.label)
         if exp is None:
             exc = first.get("exception")
             if exc is not None:
@@ -692,8 +708,8 @@ class _Judge:
                 UNVERIFIED, "the global was not changed" if found else "no experiment ran"
             )
         if exp.get("error"):
-            return Verdict(UNVERIFIED, f"changing {watch.name}: {exp['error']}{self.suffix}")
-        change = f"staged: dynamic mode set {watch.name} = {exp['new']} (was {exp['old']})"
+            return Verdict(UNVERIFIED, f"changing {watch.label}: {exp['error']}{self.suffix}")
+        change = f"staged: dynamic mode set {watch.label} = {exp['new']} (was {exp['old']})"
         if exp.get("seeded"):
             change += (
                 " (the function draws random numbers: TensorFlow's, Python's and NumPy's seeds "
@@ -710,9 +726,10 @@ class _Judge:
                 f"{change}: the traced function still returned the old result while an "
                 f"eager run's result changed: the graph kept the trace-time value{self.suffix}",
             )
+        tried = f" (other values raised: {', '.join(exp['raised'])})" if exp.get("raised") else ""
         return Verdict(
             UNVERIFIED,
-            f"{change}: neither the traced nor an eager result changed{self.suffix}",
+            f"{change}: neither the traced nor an eager result changed{tried}{self.suffix}",
         )
 
     def _eager_diff(self, exp: dict[str, Any] | None) -> Verdict:
