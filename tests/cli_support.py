@@ -4,9 +4,11 @@ subprocess, on small file trees written under ``tmp_path``."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
+import textwrap
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -125,3 +127,38 @@ def codes_in(output: str) -> list[tuple[str, int, int, str]]:
         path, line, col, rest = ln.split(":", 3)
         out.append((path, int(line), int(col), rest.split()[0]))
     return out
+
+
+# The machine may be busy: the default 60 s per module is not what these tests are about.
+_JSON = ("--output-format", "json", "--jobs", "2", "--dynamic-timeout", "400")
+
+
+def dynamic_findings(
+    root: Path, modules: Mapping[str, str], *args: str
+) -> dict[tuple[str, int], dict]:
+    """Write ``modules`` (dedented) under ``root``, run ``tflint-graph . --dynamic`` on them
+    in a subprocess (JSON, two jobs, a timeout generous for a busy machine) and return each
+    finding's dynamic result with its code, by (file name, line)."""
+    for name, source in modules.items():
+        (root / name).write_text(textwrap.dedent(source), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "tflint_graph", ".", "--dynamic", "--no-cache", *args, *_JSON],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    return {
+        (Path(f["path"]).name, f["line"]): f["dynamic"] | {"code": f["code"]}
+        for f in json.loads(proc.stdout)["findings"]
+    }
+
+
+def finding_at(
+    found: dict[tuple[str, int], dict], modules: Mapping[str, str], module: str, text: str
+) -> dict:
+    """The dynamic result of the finding on the first line of ``module`` holding ``text``."""
+    lines = textwrap.dedent(modules[module]).splitlines()
+    number = next(i for i, line in enumerate(lines, start=1) if text in line)
+    return found[(module, number)]

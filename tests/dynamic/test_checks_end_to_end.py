@@ -4,13 +4,12 @@ with real TensorFlow children: one project of three small modules, one run."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
+
+from tests.cli_support import dynamic_findings, finding_at
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process isolation")
 
@@ -189,34 +188,14 @@ MODULES = {
 }
 
 
-# The machine may be busy: the default 60 s per module is not what these tests are about.
-_JSON = ("--output-format", "json", "--jobs", "2", "--dynamic-timeout", "400")
-
-
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], dict]:
     pytest.importorskip("tensorflow")
-    root = tmp_path_factory.mktemp("checks")
-    for name, source in MODULES.items():
-        (root / name).write_text(textwrap.dedent(source), encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-m", "tflint_graph", ".", "--dynamic", "--no-cache", *_JSON],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert proc.returncode == 1, proc.stderr[-3000:]
-    return {
-        (Path(f["path"]).name, f["line"]): f["dynamic"] | {"code": f["code"]}
-        for f in json.loads(proc.stdout)["findings"]
-    }
+    return dynamic_findings(tmp_path_factory.mktemp("checks"), MODULES)
 
 
 def _at(run: dict, module: str, text: str) -> dict:
-    lines = textwrap.dedent(MODULES[module]).splitlines()
-    number = next(i for i, line in enumerate(lines, start=1) if text in line)
-    return run[(module, number)]
+    return finding_at(run, MODULES, module, text)
 
 
 @pytest.mark.parametrize(

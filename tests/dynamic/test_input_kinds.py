@@ -7,13 +7,11 @@ until an eager run notices one."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
-import textwrap
-from pathlib import Path
 
 import pytest
+
+from tests.cli_support import dynamic_findings, finding_at
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process isolation")
 
@@ -94,40 +92,11 @@ MODULES = {"helpers.py": HELPERS, "policy.py": POLICY}
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], dict]:
     pytest.importorskip("tensorflow")
-    root = tmp_path_factory.mktemp("inputs")
-    for name, source in MODULES.items():
-        (root / name).write_text(textwrap.dedent(source), encoding="utf-8")
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tflint_graph",
-            ".",
-            "--dynamic",
-            "--no-cache",
-            "--output-format",
-            "json",
-            "--jobs",
-            "2",
-            "--dynamic-timeout",
-            "400",
-        ],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert proc.returncode == 1, proc.stderr[-3000:]
-    return {
-        (Path(f["path"]).name, f["line"]): f["dynamic"] | {"code": f["code"]}
-        for f in json.loads(proc.stdout)["findings"]
-    }
+    return dynamic_findings(tmp_path_factory.mktemp("inputs"), MODULES)
 
 
 def _at(run: dict, module: str, text: str) -> dict:
-    lines = textwrap.dedent(MODULES[module]).splitlines()
-    number = next(i for i, line in enumerate(lines, start=1) if text in line)
-    return run[(module, number)]
+    return finding_at(run, MODULES, module, text)
 
 
 def test_a_model_parameter_gets_the_model_the_modules_builder_makes(run: dict) -> None:

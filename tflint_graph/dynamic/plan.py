@@ -379,10 +379,10 @@ def _entry_for(ctx: ModuleContext, holder: TracedFunction | None, finding: Findi
     return reach
 
 
-def _owner_factory(ctx: ModuleContext, class_name: str) -> str:
-    """A module-level function that every parameter of has a default and that returns an
-    instance of ``class_name`` (``return Agent(net, opt, cfg)``, or a name bound to one):
-    how the module itself builds an object whose constructor wants built parts."""
+def _no_argument_functions(ctx: ModuleContext) -> list[cst.FunctionDef]:
+    """Module-level functions (not tests) callable with no arguments: every parameter has a
+    default.  How the module itself builds what a target wants."""
+    found = []
     for stmt in ctx.module.body:
         if not isinstance(stmt, cst.FunctionDef) or stmt.name.value.startswith("test"):
             continue
@@ -391,6 +391,15 @@ def _owner_factory(ctx: ModuleContext, class_name: str) -> str:
             p.default is None for p in (*params.params, *params.kwonly_params)
         ):
             continue
+        found.append(stmt)
+    return found
+
+
+def _owner_factory(ctx: ModuleContext, class_name: str) -> str:
+    """A module-level function that every parameter of has a default and that returns an
+    instance of ``class_name`` (``return Agent(net, opt, cfg)``, or a name bound to one):
+    how the module itself builds an object whose constructor wants built parts."""
+    for stmt in _no_argument_functions(ctx):
         for ret in _Nodes(cst.Return).of_node(stmt):
             if ctx.enclosing_function(ret) is stmt and _constructs(ctx, ret.value, class_name):
                 return stmt.name.value
@@ -1084,14 +1093,7 @@ def _model_builder(ctx: ModuleContext, param: str) -> str:
     model class of the module, or a name bound once to one): the one named after ``param``
     (``build_generator`` for ``generator``) first, else the first in the module."""
     found = []
-    for stmt in ctx.module.body:
-        if not isinstance(stmt, cst.FunctionDef) or stmt.name.value.startswith("test"):
-            continue
-        params = stmt.params
-        if params.posonly_params or any(
-            p.default is None for p in (*params.params, *params.kwonly_params)
-        ):
-            continue
+    for stmt in _no_argument_functions(ctx):
         if any(
             ctx.enclosing_function(ret) is stmt and _builds_model(ctx, ret.value)
             for ret in _Nodes(cst.Return).of_node(stmt)
