@@ -163,6 +163,8 @@ class Follower:
         """Arguments of ``call`` that every function of this module it may call hands to an
         escape hatch as its function (``Definitions.escape_params``)."""
         definitions = self.definitions
+        if not call.args or not (definitions.escape_table() or self.ctx.view.escape_params):
+            return set()  # nothing of the run hands its parameters on: the common case
         targets = [
             f
             for f, _ in definitions.callables(call.func, info.node)
