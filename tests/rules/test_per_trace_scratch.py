@@ -1050,3 +1050,95 @@ def test_a_mutable_default_is_no_object_made_per_trace() -> None:
         """
     )
     assert {(line, code) for line, code in found(source) if code in _CODES} == expected(source)
+
+
+CONTAINERS_IN_A_RECORD = """
+    import collections
+    import tensorflow as tf
+
+    Maps = collections.namedtuple("Maps", ["dense", "sparse"])
+
+    def register(name, value, maps):
+        maps.dense[name] = value
+        maps.sparse[name] = tf.sparse.from_dense(value)
+
+    @tf.function
+    def pack(features):
+        maps = Maps(dense={}, sparse={})
+        for name, value in features.items():
+            register(name, value, maps)
+        return tf.stack(list(maps.dense.values()))
+"""
+
+
+def test_containers_inside_an_object_the_traced_caller_makes() -> None:
+    # A helper fills the dicts of a record its traced caller built in the same call: that
+    # call's scratch, filled anew by every trace.
+    assert not [c for _, c in found(dedent(CONTAINERS_IN_A_RECORD)) if c in _CODES]
+
+
+def test_containers_inside_an_object_a_traced_root_is_given() -> None:
+    # A `tf.function` root is handed its record by eager code: the dicts outlive the call.
+    source = dedent(CONTAINERS_IN_A_RECORD) + dedent(
+        """
+        @tf.function
+        def pack_into(features, maps):
+            register("x", features["x"], maps)
+            return features["x"]
+        """
+    )
+    assert {line for line, code in found(source) if code == "TFG102"} == {7, 8}
+
+
+DECODER_MODULE = """
+    import tensorflow as tf
+
+    class Sampler:
+        def initialize(self):
+            return (tf.zeros([1]),)
+
+    class Decoder:
+        def __init__(self):
+            self.sampler = Sampler()
+
+        def setup(self, state):
+            self.initial_state = state * 2.0
+
+        def initialize(self):
+            return self.sampler.initialize() + (self.initial_state,)
+
+    class Speaker(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.decoder = Decoder()
+
+        def call(self, x):
+            self.decoder.setup(x)
+            return run_decoder(self.decoder)
+"""
+
+
+@pytest.mark.parametrize(
+    ("driver", "reported"),
+    [
+        # The reader runs in the same trace, through a library routine of the project.
+        ("def run_decoder(decoder):\n    return decoder.initialize()[-1]\n", False),
+        # Eager code of the project reads what the last trace left.
+        (
+            "def run_decoder(decoder):\n    return decoder.initialize()[-1]\n\n\n"
+            "def debug(model):\n    return model.decoder.initialize()\n",
+            True,
+        ),
+    ],
+)
+def test_a_delegating_accessor_is_no_eager_call_of_its_own(
+    tmp_path: Path, driver: str, reported: bool
+) -> None:
+    # `initialize()` calls a held object's `initialize()`: that call runs wherever the outer
+    # one does, so it is no evidence of eager use.  Nothing in the run calls it eagerly.
+    (tmp_path / "decoders.py").write_text(
+        dedent(DECODER_MODULE) + "\n\nfrom decode import run_decoder\n"
+    )
+    (tmp_path / "decode.py").write_text(driver)
+    got = [(Path(f.path).name, f.line) for f in lint_paths([tmp_path]) if f.code in _CODES]
+    assert got == ([("decoders.py", 12)] if reported else [])

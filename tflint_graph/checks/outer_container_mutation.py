@@ -5,6 +5,7 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.model import walk
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
+from tflint_graph.model.names import root_name
 from tflint_graph.model.state import owning_class, readers
 from tflint_graph.model.values import (
     Owner,
@@ -138,10 +139,15 @@ def step(x, outputs=[]):
         ctx = self.ctx
         if traced_of(ctx).setup.covers(node, fn):
             return False
-        if isinstance(receiver, cst.Name) and traced_of(ctx).arguments.made_per_trace(
-            receiver, fn.node
+        root = root_name(receiver)
+        if (
+            root is not None
+            and root.value not in ("self", "cls")
+            and traced_of(ctx).arguments.made_per_trace(root, fn.node)
         ):
-            return False  # `fill(x, parts)` with `parts = []` made in the calling trace
+            # `fill(x, parts)` with `parts = []` made in the calling trace, or a part of such
+            # an object (`maps.dense[k] = v`, `maps = Maps(dense={})` in the caller)
+            return False
         if isinstance(receiver, cst.Name) and self._copied_by_keras3(receiver, fn):
             return False
         if not (

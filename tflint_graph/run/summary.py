@@ -84,6 +84,10 @@ def accessor_calls(ctx: ModuleContext) -> dict[str, bool]:
         name = func.attr.value
         if found.get(name):
             continue
+        if isinstance(fn, cst.FunctionDef) and fn.name.value == name:
+            # `def initialize(self): return self.sampler.initialize()`: a delegation runs
+            # wherever the outer accessor does, so it tells nothing of its own
+            continue
         found[name] = not _beside_the_object(ctx, fn)
     return found
 
