@@ -1142,3 +1142,24 @@ def test_a_delegating_accessor_is_no_eager_call_of_its_own(
     (tmp_path / "decode.py").write_text(driver)
     got = [(Path(f.path).name, f.line) for f in lint_paths([tmp_path]) if f.code in _CODES]
     assert got == ([("decoders.py", 12)] if reported else [])
+
+
+def test_an_idempotent_update_from_python_settings_is_no_accumulation() -> None:
+    # Applying `flag and setting` (or min/max with settings) again changes nothing: the value
+    # one trace stores is what every call would store.  A tensor operand or a sum still
+    # changes per call.
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        class Activation(tf.keras.layers.Layer):
+            def call(self, x):
+                self.will_freeze = self.will_freeze and self.trainable
+                self.lowest = min(self.lowest, 3)
+                self.seen = self.seen or x  # TFG106
+                self.calls = self.calls + 1  # TFG106
+                self.peak = max(self.peak, self.lowest, self.limit)
+                return x
+        """
+    )
+    assert {(line, c) for line, c in found(source) if c in _CODES} == expected(source)

@@ -213,6 +213,8 @@ class Model(tf.keras.Model):
         # sublayer) can be shown to be per-trace scratch.
         if on_self and traced_of(ctx).self_is_fresh(fn):
             return  # `self` is an object the traced caller made in this call
+        if not augmented and value is not None and self._idempotent(target, value, fn):
+            return  # `self.frozen = self.frozen and self.trainable`: once equals every call
         if augmented or not on_self or read_before(ctx, target, statement, fn.node):
             self.report(
                 target,
@@ -249,6 +251,41 @@ class Model(tf.keras.Model):
             f"assignment to {text} runs only while tracing {fn.where}, but {reader} reads it "
             f"outside traced code and sees what the last trace stored; {self._advice(value)}",
             fn,
+        )
+
+    def _idempotent(
+        self, target: cst.Attribute, value: cst.BaseExpression, fn: TracedFunction
+    ) -> bool:
+        """``value`` combines the target's own value with Python settings through ``and``,
+        ``or``, ``min`` or ``max`` (``self.frozen = self.frozen and self.trainable``): applying
+        it again changes nothing, so storing it once per trace leaves what per-call runs would."""
+        ctx = self.ctx
+        if isinstance(value, cst.BooleanOperation):
+            operands: list[cst.BaseExpression] = []
+            pending: list[cst.BaseExpression] = [value]
+            while pending:
+                expr = pending.pop()
+                if isinstance(expr, cst.BooleanOperation):
+                    pending += [expr.left, expr.right]
+                else:
+                    operands.append(expr)
+        elif (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and any(ctx.resolve(value.func).is_builtin(b) for b in ("min", "max"))
+            and all(a.star == "" and a.keyword is None for a in value.args)
+        ):
+            operands = [a.value for a in value.args]
+        else:
+            return False
+        mine = ctx.code(target)
+        if not any(ctx.code(o) == mine for o in operands):
+            return False
+        inference = tensors(ctx, fn)
+        return all(
+            isinstance(o, cst.Name | cst.Attribute | cst.Integer | cst.Float)
+            and not inference.may_be_tensor(o)
+            for o in operands
         )
 
     def _static_helper(self, value: cst.BaseExpression, depth: int = 0) -> bool:
