@@ -122,3 +122,54 @@ def test_a_class_nothing_constructs_in_an_unimportable_script_is_dead(tmp_path: 
     scale, unused = "return x * np.array(x).max()", "return x * np.array(x).min()"
     assert reported("exercise-1.py") == [scale]
     assert reported("exercise_1.py") == sorted([scale, unused])  # importable: may be used
+
+
+# Another model of the same notebook is fitted: the module as a whole hands Keras something,
+# so what decides is how the module uses each class's own instances.
+FITS_ANOTHER = """
+other = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+other.compile("sgd", "mse")
+"""
+
+STEPPED = """
+class Net(tf.keras.Model):
+    def train_step(self, data):
+        loss = tf.reduce_sum(data)
+        self.history.append(loss.numpy())
+        return {"loss": loss}
+
+
+net = Net()
+net.history = []
+for _ in range(3):
+    net.train_step(tf.ones([2]))
+print(net.history)
+"""
+
+
+def test_a_model_only_called_or_stepped_eagerly_beside_a_fitted_one(tmp_path: Path) -> None:
+    assert _codes(tmp_path, "demo-eager.py", EAGER + FITS_ANOTHER) == set()
+    assert _notebook(tmp_path, [textwrap.dedent(LAYER), EAGER, STEPPED, FITS_ANOTHER]) == set()
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "step = tf.function(net.train_step)\n",
+        "net.compile('sgd')\nnet.fit(tf.ones([4, 2]), epochs=1)\n",
+        "tf.saved_model.save(net, '/tmp/net')\n",
+        "nets = [net]\n",
+        "@tf.function\ndef run(x):\n    return net.train_step(x)\n",
+        "def run(x):\n    return net.train_step(x)\n\nstep = tf.function(run)\n",
+        "class Wider(Net):\n    pass\n",
+    ],
+)
+def test_an_instance_handed_on_keeps_the_class_traced(tmp_path: Path, use: str) -> None:
+    cells = [textwrap.dedent(LAYER), STEPPED, FITS_ANOTHER, use]
+    assert _notebook(tmp_path, cells) == {"TFG202"}
+
+
+def test_calling_an_instance_beside_the_functional_api_keeps_it_traced(tmp_path: Path) -> None:
+    # `layer(inputs)` on a `keras.Input` is a symbolic call: Keras traces `call` there.
+    tail = EAGER + "inputs = tf.keras.Input((2,))\nmodel = tf.keras.Model(inputs, inputs * 2)\n"
+    assert _codes(tmp_path, "demo-eager.py", tail) == {"TFG204"}

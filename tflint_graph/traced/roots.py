@@ -113,6 +113,8 @@ def keras_methods(search: Search) -> None:
             continue
         if not _importable(search.ctx) and not mentions(search.ctx, cls):
             continue  # a notebook's class nothing constructs (an exercise's skeleton)
+        if not _importable(search.ctx) and _driven_eagerly(search.ctx, definitions, cls):
+            continue  # a notebook's model only ever called (or stepped) by its own eager code
         wanted: list[str] = []
         for kind in ("model", "layer", "loss", "metric"):
             if kind in kinds:
@@ -482,6 +484,122 @@ def _saves_no_graph(ctx: ModuleContext, definitions: Definitions, func: cst.Base
         )
         for v in values
     )
+
+
+def _driven_eagerly(ctx: ModuleContext, definitions: Definitions, cls: cst.ClassDef) -> bool:
+    """Every instance of ``cls`` the module makes is bound to a name or an attribute
+    (``model = Net()``, ``self.model = Net()``) and only ever called, stepped
+    (``model.train_step(batch)``) or read from, by eager code: nothing fits, compiles, saves or
+    wraps it, passes it on, or subclasses the class, so Keras never traces its methods (they
+    run as Python on eager tensors, each call)."""
+    name = cls.name.value
+    holders: set[str] = set()
+    for node in walk.descendants(ctx.module):
+        if (
+            isinstance(node, cst.Assign)
+            and isinstance(node.value, cst.Call)
+            and isinstance(node.value.func, cst.Name)
+            and node.value.func.value == name
+        ):
+            for target in node.targets:
+                if not isinstance(target.target, cst.Name | cst.Attribute):
+                    return False
+                holders.add(ctx.code(target.target))
+    if not holders:
+        return False
+    # The functional API calls layers on symbolic inputs: calling an instance may trace it.
+    functional = any(last_name(call.func) == "Input" for _, call in definitions.facts.calls)
+    handed = _handed_functions(definitions)
+    methods = {s.name.value for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+    methods |= {m for names in KERAS_METHODS.values() for m in names} | {"call", "__call__"}
+    for node in walk.descendants(ctx.module):
+        if not isinstance(node, cst.Name | cst.Attribute):
+            continue
+        parent = ctx.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            continue  # `self.model`'s `model`: a name of an attribute, not a variable
+        if isinstance(node, cst.Name) and node.value == name:
+            allowed = _class_use_allowed(ctx, node)
+        elif ctx.code(node) in holders:
+            allowed = _instance_use_allowed(ctx, definitions, node, handed, functional, methods)
+        else:
+            continue
+        if not allowed:
+            return False
+    return True
+
+
+def _handed_functions(definitions: Definitions) -> set[str]:
+    """Names given to calls that trace what they get (``tf.function(step)``, ``ds.map(f)``)."""
+    found: set[str] = set()
+    for _, call in definitions.facts.calls:
+        if last_name(call.func) in _TRACING_ENTRIES | _CALLBACK_ENTRIES:
+            for arg in call.args:
+                finder = _Names()
+                finder.walk(arg.value)
+                found |= finder.found
+    return found
+
+
+def _class_use_allowed(ctx: ModuleContext, node: cst.Name) -> bool:
+    """The class's own name, a construction bound to a holder, or ``super(Cls, self)``."""
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.ClassDef) and parent.name is node:
+        return True
+    if isinstance(parent, cst.Call) and parent.func is node:
+        return isinstance(ctx.parent(parent), cst.Assign)
+    if isinstance(parent, cst.Arg):
+        call = ctx.parent(parent)
+        return (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Name)
+            and call.func.value == "super"
+            and call.args[0] is parent
+        )
+    return False
+
+
+def _instance_use_allowed(
+    ctx: ModuleContext,
+    definitions: Definitions,
+    node: cst.BaseExpression,
+    handed: set[str],
+    functional: bool,
+    methods: set[str],
+) -> bool:
+    """``node`` (a holder of an instance) is bound, called, or asked for an attribute or a
+    method that traces nothing, in eager code."""
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.AssignTarget):
+        return True
+    if isinstance(parent, cst.Call) and parent.func is node:
+        return not functional and _eager_code(ctx, definitions, node, handed)
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        attr = parent.attr.value
+        if attr in _TRACING_ENTRIES or (
+            attr in methods and isinstance(ctx.parent(parent), cst.Arg)
+        ):
+            return False  # `model.fit(...)`, or `tf.function(model.train_step)`: handed on
+        return _eager_code(ctx, definitions, node, handed)
+    return False
+
+
+def _eager_code(
+    ctx: ModuleContext, definitions: Definitions, node: cst.CSTNode, handed: set[str]
+) -> bool:
+    """``node`` sits at module level or in a plain function of no Keras class that nothing
+    hands to a tracing call."""
+    fn = ctx.enclosing_function(node)
+    while fn is not None:
+        if not isinstance(fn, cst.FunctionDef) or fn.name.value in handed:
+            return False
+        if any(not _plain_python_decorator(ctx, d) for d in fn.decorators):
+            return False
+        owner = ctx.enclosing_class(fn)
+        if owner is not None and definitions.keras_kinds(owner):
+            return False
+        fn = ctx.enclosing_function(fn)
+    return True
 
 
 def _keras_names(ctx: ModuleContext, definitions: Definitions) -> set[str]:
