@@ -1166,7 +1166,8 @@ def _attempts(
     zipped = _zipped(node, names)
     assigned = _assigned_through(node, names)
     # How the body uses a parameter says its dtype better than its name (see `_uses`).
-    used_as = _uses(node, names)
+    # A name that already says what it holds (labels, token ids, steps) keeps its guess.
+    used_as = {n: u for n, u in _uses(node, names).items() if u == "target" or _role(n) == "tensor"}
     # A model nothing passes (no call of the function in the module): one the module's own
     # builder makes (`build_model()`), as its training script would.
     built: dict[str, str] = {}
@@ -1310,8 +1311,8 @@ def _used_guess(use: str, shape: tuple[int, ...]) -> Spec:
     if use == "count":
         return TensorSpecLite("int32", (), values=(2, 4))
     if use == "ids":
-        # As for a parameter named like ids: small ids, a batch of sequences at most.
-        return TensorSpecLite("int32", shape[:2], values=(0, 2))
+        # One small id per example: in range for any table.
+        return TensorSpecLite("int32", shape[:1], values=(0, 2))
     return TensorSpecLite("float32", shape)
 
 
