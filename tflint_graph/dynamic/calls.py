@@ -17,7 +17,7 @@ import builtins
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["CallSources", "ModuleCalls"]
+__all__ = ["CallSources", "ModuleCalls", "is_main_guard"]
 
 _BUILTINS = frozenset(dir(builtins))
 _DEPTH = 4
@@ -39,7 +39,7 @@ class CallSources:
         return text if len(text) <= 100 else text[:97] + "..."
 
 
-def _is_main_guard(node: ast.stmt) -> bool:
+def is_main_guard(node: ast.stmt) -> bool:
     if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
         return False
     test = node.test
@@ -88,7 +88,7 @@ class ModuleCalls:
         # What exists once the module is imported: a main-guard block never ran.
         self.globals: set[str] = set()
         for stmt in tree.body:
-            if not _is_main_guard(stmt):
+            if not is_main_guard(stmt):
                 self.globals.update(_bound_by(stmt))
         self.functions = {
             s.name: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -100,7 +100,7 @@ class ModuleCalls:
         for child in ast.iter_child_nodes(node):
             inner: Scope = scope
             function = isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
-            main = isinstance(child, ast.stmt) and scope is self.tree and _is_main_guard(child)
+            main = isinstance(child, ast.stmt) and scope is self.tree and is_main_guard(child)
             if function or main:
                 inner = child  # type: ignore[assignment]
             self.scope_of[id(child)] = inner

@@ -51,7 +51,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from types import FrameType, ModuleType
+from types import FrameType, ModuleType, SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -200,9 +200,12 @@ class Probe:
         kind: str,
         name: str,
         when: Callable[..., bool] | None = None,
+        writes: bool = False,
     ) -> None:
         """Replace ``owner.attr`` by a wrapper that counts a hit at its caller's line (only
-        where ``when(*args, **kwargs)`` holds, when given).  A probed call made while
+        where ``when(*args, **kwargs)`` holds, when given); with ``writes``, the path it
+        writes (its first argument) is moved into the scratch folder when the module's own
+        code calls it, as ``open`` does (see ``_scratch_path``).  A probed call made while
         another probed call runs is the library's own work (``np.save`` opens a file,
         ``os.getenv`` reads ``os.environ``, a logging record reads the clock), not a second
         effect of the user's line: it is not counted."""
@@ -214,10 +217,14 @@ class Probe:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if probe.inside:
                 return original(*args, **kwargs)
+            frame = sys._getframe(1)
             if when is None or when(*args, **kwargs):
-                probe.hit(kind, name, sys._getframe(1))
+                probe.hit(kind, name, frame)
             probe.inside += 1
             try:
+                if writes and args and probe.caller_line(frame) is not None:
+                    # Inside: the folders made for the new path are no hit of the module's.
+                    args = (_scratch_path(args[0], "w"), *args[1:])
                 return original(*args, **kwargs)
             finally:
                 probe.inside -= 1
@@ -484,24 +491,16 @@ class Probe:
         writes, NumPy's savers, ``tf.io.gfile``."""
         self._patch_open(builtins, "open", "open")
         self._patch_open(io, "open", "io.open")
-        for name in (
-            "makedirs",
-            "mkdir",
-            "remove",
-            "unlink",
-            "rename",
-            "replace",
-            "rmdir",
-            "removedirs",
-            "system",
-        ):
+        for name in ("makedirs", "mkdir"):
+            self.patch(os, name, "io", "os." + name, writes=True)
+        for name in ("remove", "unlink", "rename", "replace", "rmdir", "removedirs", "system"):
             self.patch(os, name, "io", "os." + name)
         for name in ("copy", "copy2", "copyfile", "copytree", "move", "rmtree"):
             self.patch(shutil, name, "io", "shutil." + name)
         for name in ("write_text", "write_bytes", "open", "mkdir", "touch", "unlink"):
             self.patch(pathlib.Path, name, "io", "Path." + name)
         for name in ("save", "savez", "savez_compressed", "savetxt"):
-            self.patch(np, name, "io", "numpy." + name)
+            self.patch(np, name, "io", "numpy." + name, writes=True)
         with contextlib.suppress(Exception):
             from tensorflow.python.lib.io import file_io
 
@@ -827,13 +826,32 @@ _EVALUATED: dict[tuple[str, int], Any] = {}
 
 
 def _evaluated(spec: dict[str, Any], module: ModuleType | None) -> Any:
-    """An argument the module's own code passes, evaluated over the module's own names."""
+    """An argument the module's own code passes (or, with a ``scope``, another module of the
+    project), evaluated over that module's own names."""
     if module is None:
         raise Unreachable("an argument from the module's own call needs the module")
     key = (spec["source"], id(spec))
     if key not in _EVALUATED:
-        _EVALUATED[key] = eval(compile(spec["source"], "<module call>", "eval"), vars(module))
+        scope = importlib.import_module(spec["scope"]) if spec.get("scope") else module
+        code = compile(spec["source"], "<module call>", "eval")
+        try:
+            _EVALUATED[key] = eval(code, vars(scope))
+        except Exception as exc:
+            # A script's absl flags are parsed by `app.run`, which never ran: their defaults.
+            if not _parse_absl_flags(exc):
+                raise
+            _EVALUATED[key] = eval(code, vars(scope))
     return _EVALUATED[key]
+
+
+def _parse_absl_flags(exc: BaseException) -> bool:
+    """Mark absl's flags parsed (each keeps its default) after ``exc`` said they were not;
+    whether that was the error."""
+    flags = sys.modules.get("absl.flags")
+    if flags is None or not isinstance(exc, getattr(flags, "UnparsedFlagAccessError", ())):
+        return False
+    flags.FLAGS.mark_as_parsed()
+    return True
 
 
 def _variables(spec: dict[str, Any]) -> list[Any]:
@@ -1023,6 +1041,11 @@ def _built_owner(module: Any, cls: type, factory: str) -> Any:
     return made if isinstance(made, cls) else None
 
 
+def _unbuilt(obj: Any) -> bool:
+    """A Keras model (layer) not built yet: no shape its inputs could be read from."""
+    return isinstance(obj, _keras_model_type()) and not getattr(obj, "built", True)
+
+
 class TargetCaller:
     """Calls one target: ``call(args)`` runs one phase; experiments use ``plain``."""
 
@@ -1048,6 +1071,7 @@ class TargetCaller:
         self.graph_args: tuple[list[Any], dict[str, Any]] | None = None
         self.train_iter: Any = None
         self.train_fn: Any = None
+        self.factory_args: Any = None
         built = ""  # how the owner was made, when not by its constructor
         path = target["path"].split(".")
         obj: Any = module
@@ -1067,6 +1091,13 @@ class TargetCaller:
                 raise Unreachable(f"class {path[0]} not found in the module")
             try:
                 self.owner = cls(*ctor, **ctor_kwargs)
+                if not ctor and not ctor_kwargs and _unbuilt(self.owner):
+                    # A subclassed model made without arguments has no input shape yet;
+                    # the module's own factory (`build_forecaster()`) builds it.
+                    made = _built_owner(module, cls, target.get("owner_factory", ""))
+                    if made is not None and not _unbuilt(made):
+                        self.owner = made
+                        built = f"{path[0]} built by the module's {target['owner_factory']}()"
             except (Exception, SystemExit) as exc:
                 # How the module itself builds one (`agent = build_agent()`): its factory.
                 self.owner = _built_owner(module, cls, target.get("owner_factory", ""))
@@ -1128,6 +1159,10 @@ class TargetCaller:
         """The tf.function named ``inner`` that calling ``factory`` returns (alone, or in a
         tuple or list)."""
         inner = self.target.get("inner", "")
+        # What the step closes over (the model it trains), for inputs shaped for it.
+        self.factory_args = SimpleNamespace(
+            **{f"arg{i}": v for i, v in enumerate([*ctor, *ctor_kwargs.values()])}
+        )
         try:
             made = factory(*ctor, **ctor_kwargs)
         except (Exception, SystemExit) as exc:
@@ -1686,7 +1721,8 @@ def _shown(spec: dict[str, Any], *, relaxed: bool = False) -> str:
         return "py:" + spec["repr"]
     if spec["kind"] == "expr":
         text = spec["source"]
-        return text if len(text) <= 40 else text[:37] + "..."
+        text = text if len(text) <= 40 else text[:37] + "..."
+        return f"{spec['scope']}: {text}" if spec.get("scope") else text
     if spec["kind"] == "tuple":
         return "(" + ", ".join(_shown(s, relaxed=relaxed) for s in spec["items"]) + ")"
     if spec["kind"] == "variables":
@@ -1715,13 +1751,42 @@ def _io_shapes(model: Any) -> tuple[list[int], list[int]] | None:
     try:
         inputs, outputs = list(model.inputs or ()), list(model.outputs or ())
     except Exception:
-        return None
+        inputs, outputs = [], []
+    if not inputs and not outputs:
+        return _built_shapes(model)
     if len(inputs) != 1 or len(outputs) != 1:
         return None
     try:
         x_shape = [2] + [2 if d is None else int(d) for d in tuple(inputs[0].shape)[1:]]
         out_shape = [2] + [2 if d is None else int(d) for d in tuple(outputs[0].shape)[1:]]
     except (TypeError, ValueError):
+        return None
+    return x_shape, out_shape
+
+
+def _built_shapes(model: Any) -> tuple[list[int], list[int]] | None:
+    """(input shape, output shape) of a subclassed model built for one input
+    (``model.build((None, 16, 4))``): Keras 3 and Keras 2 keep the shape it was built for;
+    the output's is what one eager call on zeros of that shape gives."""
+    if not getattr(model, "built", False):
+        return None
+    given = getattr(model, "_build_shapes_dict", None)
+    shape = None
+    if isinstance(given, dict) and len(given) == 1:
+        shape = next(iter(given.values()))
+    elif given is None:
+        shape = getattr(model, "_build_input_shape", None)
+    try:
+        dims = [int(d) if d is not None else None for d in tuple(shape)]  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    if len(dims) < 2:
+        return None
+    x_shape = [2] + [2 if d is None else d for d in dims[1:]]
+    try:
+        out = model(tf.zeros(x_shape), training=False)
+        out_shape = [int(d) for d in out.shape]
+    except Exception:
         return None
     return x_shape, out_shape
 
@@ -1829,6 +1894,8 @@ def _model_attempts(
                 if role in inputs
                 else label
                 if role == "label"
+                else labels[1]
+                if role in ("target", "prediction")  # shaped like the model's output
                 else given
                 for role, given in zip(roles, first["args"], strict=True)
             ]
@@ -1850,6 +1917,9 @@ _DIM_CLASH = re.compile(r"Dimensions must be equal, but are (\d+) and (\d+)")
 _SPEC_CLASH = re.compile(
     r"Can not cast TensorSpec\(shape=\(([^)]*)\), dtype=tf\.(\w+)[^)]*\) to "
     r"TensorSpec\(shape=\(([^)]*)\), dtype=tf\.(\w+)"
+)
+_PY_FLOAT_CLASH = re.compile(
+    r"Expected (int32|int64) passed to parameter '\w+' of op '\w+', got [-+.\w]+ of type 'float'"
 )
 # A Keras layer's input spec: "expected min_ndim=4, found ndim=2" (a Conv2D fed a matrix).
 _NDIM_CLASH = re.compile(r"expected (?:min_)?ndim=(\d+), found ndim=(\d+)")
@@ -1925,6 +1995,17 @@ def _fix_for(message: str) -> Fix | None:
             return spec
 
         return retype
+    if m := _PY_FLOAT_CLASH.search(message):
+        # "Expected int32 passed to parameter 'y' of op 'Mul', got 1.5 of type 'float'": the
+        # int guess (a label scaled by a Python float) holds floats.
+        have = m.group(1)
+
+        def floats(spec: dict[str, Any]) -> dict[str, Any]:
+            if spec["kind"] == "tensor" and spec["dtype"] == have:
+                return {k: v for k, v in spec.items() if k != "values"} | {"dtype": "float32"}
+            return spec
+
+        return floats
     if m := _NDIM_CLASH.search(message):
         wanted, found = int(m.group(1)), int(m.group(2))
 
@@ -2032,6 +2113,18 @@ def _adapted(
     if found is None:
         return None
     fix_spec = found
+    if (
+        (m := _ARG_CLASH.search(message))
+        and m.group(1).startswith("float")
+        and m.group(2).startswith("int")
+        and not _holds(attempt, m.group(2))
+    ):
+        # "Input 'y' of 'Less' Op has type float32 that does not match type int32 of
+        # argument 'x'" with no int guess to make float: a float guess compared with an
+        # int of the function's own (a loop counter) is an int scalar, one at a time.
+        return _retyped_one(
+            attempt, "compared", m.group(1), m.group(2), -1, message=message, names=names
+        )
 
     labels_only = getattr(fix_spec, "labels_only", False)
 
@@ -2058,6 +2151,25 @@ def _adapted(
 
     args = [fix(a) for a in attempt["args"]]
     kwargs = {k: fix(v) for k, v in attempt.get("kwargs", {}).items()}
+    if (
+        args == attempt["args"]
+        and kwargs == attempt.get("kwargs", {})
+        and (m := _NDIM_CLASH.search(message))
+        and int(m.group(1)) > int(m.group(2))
+    ):
+        # No input had the rank a layer found: the body reduced it on the way
+        # (`Dense(...)(tf.reduce_mean(h, axis=1))`); the inputs get the axes it lost.
+        more = int(m.group(1)) - int(m.group(2))
+
+        def deeper(spec: dict[str, Any]) -> dict[str, Any]:
+            if spec["kind"] == "tensor" and spec["dtype"].startswith("float") and spec["shape"]:
+                shape = _rank_shape(len(spec["shape"]) + more)
+                return {**spec, "shape": shape, "relaxed": [None, *shape[1:]]}
+            return spec
+
+        fix_spec = deeper
+        args = [fix(a) for a in attempt["args"]]
+        kwargs = {k: fix(v) for k, v in attempt.get("kwargs", {}).items()}
     if args == attempt["args"] and kwargs == attempt.get("kwargs", {}):
         return None
     shown = ", ".join([_shown(a) for a in args] + [f"{k}={_shown(v)}" for k, v in kwargs.items()])
@@ -2106,6 +2218,19 @@ def _named_operand(
             shown = ", ".join(_shown(a) for a in args)
             return {**attempt, "shown": shown, "args": args}
     return None
+
+
+def _holds(attempt: dict[str, Any], dtype: str) -> bool:
+    """Whether any guessed tensor of the attempt has ``dtype``."""
+
+    def has(spec: dict[str, Any]) -> bool:
+        if spec["kind"] in ("tuple", "variables"):
+            return any(has(s) for s in spec["items"])
+        if spec["kind"] == "dict":
+            return any(has(s) for s in spec["items"].values())
+        return spec["kind"] == "tensor" and spec["dtype"] == dtype
+
+    return any(has(s) for s in [*attempt["args"], *attempt.get("kwargs", {}).values()])
 
 
 def _retyped_one(
@@ -2159,11 +2284,16 @@ def _retyped_one(
         # That argument was not the one: put it back, try the next.
         put(tuple(last["key"]), last["spec"])
         tried = list(last.get("tried", ()))
-    for key in sorted(keys, key=rank_of):
+    # A bound compared with a counter comes after the data it bounds (`plan(obs, horizon)`):
+    # the last argument first.
+    for key in sorted(keys[::-1] if rank == -1 else keys, key=rank_of):
         spec = get(key)
         if spec["kind"] != "tensor" or list(key) in tried:
             continue
-        if rank is not None and len(spec["shape"]) == rank:
+        if rank == -1 and spec["dtype"] == have:
+            # Any rank of that dtype becomes an int scalar (a bound compared with a counter).
+            put(key, {**spec, "dtype": want, "shape": [], "relaxed": [], "values": [2, 5]})
+        elif rank is not None and len(spec["shape"]) == rank:
             put(key, {**spec, "dtype": want, "shape": [], "relaxed": [], "values": [2, 5]})
         elif rank is None and spec["dtype"] == have:
             put(key, {**spec, "dtype": want, "values": [0, 2]})
@@ -2372,17 +2502,19 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
             if runner.fallback:
                 entry["ctor_fallback"] = runner.fallback
             guessed = ("guessed", "annotations", "the module's own calls")
+            holder = runner.owner if target["kind"] == "method" else runner.factory_args
             if (
                 not owner_shaped
-                and runner.owner is not None
-                and target["kind"] == "method"
+                and holder is not None
+                and target["kind"] in ("method", "factory")
                 and target.get("roles")
                 and attempt["source"] == "guessed"
             ):
-                # A method of an object holding a model (an agent's `self.q_net`): inputs
-                # shaped for that model first, the plain guesses next.
+                # A method of an object holding a model (an agent's `self.q_net`), or a step
+                # a factory made around the model it was given: inputs shaped for that
+                # model first, the plain guesses next.
                 owner_shaped = True
-                extra = _model_attempts(module, target, attempt, runner.owner)
+                extra = _model_attempts(module, target, attempt, holder)
                 if extra:
                     at = attempts.index(attempt)
                     attempts[at:at] = extra

@@ -28,6 +28,7 @@ import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import libcst as cst
@@ -40,6 +41,7 @@ from tflint_graph.core.examples import Example, PyValue, TensorSpecLite, from_si
 from tflint_graph.core.finding import Finding
 from tflint_graph.dynamic.calls import ModuleCalls
 from tflint_graph.dynamic.homes import Home, home_of, imported_homes, view_with
+from tflint_graph.dynamic.project import builder_source, constructor_elsewhere, model_builders
 from tflint_graph.dynamic.verdicts import (
     PROBE_KINDS,
     RAISES,
@@ -60,6 +62,7 @@ from tflint_graph.model.calls import keyword
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.scopes import GlobalScope
 from tflint_graph.model.values import assigned_value
+from tflint_graph.source.modules import package_root
 from tflint_graph.traced import find_traced, traced_of
 from tflint_graph.traced.callsites import tf_function_calls
 
@@ -226,29 +229,41 @@ def plan_module(
         factory = entry.kind == "factory"
         maker = qualname if factory else class_name
         own = calls.constructor(maker) if maker and calls is not None else None
+        scope = ""
+        if own is None and class_name and ctor_example is None and not factory:
+            # Constructed by another module of the project (the training script).
+            elsewhere = constructor_elsewhere(_root_of(path), module_name, class_name)
+            if elsewhere is not None:
+                scope, own = elsewhere
         if ctor_example is not None:
             ctor, ctor_kwargs = tuple(ctor_example.args), dict(ctor_example.kwargs)
         else:
-            guessed_ctor = _ctor_guess(ctx, class_name) if class_name else None
+            guessed_ctor = (
+                _ctor_guess(ctx, class_name, module_name)
+                if class_name
+                else _factory_guess(ctx, qualname, module_name)
+                if factory
+                else None
+            )
             guessed_note = ""
             if guessed_ctor:
-                shown = ", ".join(
-                    f"{k}={v.value!r}" if isinstance(v, PyValue) else f"{k}=<default strategy>"
-                    for k, v in guessed_ctor.items()
+                shown = ", ".join(f"{k}={_shown_guess(v)}" for k, v in guessed_ctor.items())
+                guessed_note = _join(
+                    note, f"{'made' if factory else 'constructed'} as {maker}({shown}), guessed"
                 )
-                guessed_note = _join(note, f"constructed as {class_name}({shown}), guessed")
             if own is not None:
-                ctor = tuple(SourceExpr(a) for a in own.args)
-                ctor_kwargs = {k: SourceExpr(v) for k, v in own.kwargs}
+                ctor = tuple(SourceExpr(a, scope) for a in own.args)
+                ctor_kwargs = {k: SourceExpr(v, scope) for k, v in own.kwargs}
                 # The module's own arguments may need what only its script sets up (parsed
                 # command-line options): the guess stays as a fallback.
                 if guessed_ctor:
                     fallback = dict(guessed_ctor)
                     fallback_note = guessed_note + ", as the module's own call failed"
+                where = f"{scope} does" if scope else "module does"
                 note = _join(
                     note,
                     f"{'made' if factory else 'constructed'} as {own.shown(maker)}, as the "
-                    f"module does on line {own.line}",
+                    f"{where} on line {own.line}",
                 )
             elif guessed_ctor:
                 ctor_kwargs = dict(guessed_ctor)
@@ -769,10 +784,13 @@ _STRATEGY_PARAM = re.compile(r"^(strategy|\w+_strategy)$")
 _DEFAULT_STRATEGY = SourceExpr("__import__('tensorflow').distribute.get_strategy()")
 
 
-def _ctor_guess(ctx: ModuleContext, class_name: str) -> dict[str, PyValue | SourceExpr] | None:
-    """Keyword arguments for ``Class(...)`` from the names and annotations of its
-    ``__init__``'s required parameters (``units`` → 4, ``dropout`` → 0.1); None when there is
-    nothing to guess or some parameter cannot be guessed."""
+def _ctor_guess(
+    ctx: ModuleContext, class_name: str, module_name: str = ""
+) -> dict[str, PyValue | SourceExpr] | None:
+    """Keyword arguments for ``Class(...)`` from the names, annotations and uses of its
+    ``__init__``'s required parameters (``units`` → 4, ``dropout`` → 0.1, ``model`` → one the
+    project's builder makes); None when there is nothing to guess or some parameter cannot
+    be guessed."""
     cls = next(
         (s for s in ctx.module.body if isinstance(s, cst.ClassDef) and s.name.value == class_name),
         None,
@@ -787,9 +805,33 @@ def _ctor_guess(ctx: ModuleContext, class_name: str) -> dict[str, PyValue | Sour
             ),
             None,
         )
-    if init is None:
+    if init is None or cls is None:
         return None
-    required, keyword_only = _params(init, method=True)
+    return _params_guess(ctx, init, cls, module_name, method=True)
+
+
+def _factory_guess(
+    ctx: ModuleContext, qualname: str, module_name: str
+) -> dict[str, PyValue | SourceExpr] | None:
+    """Keyword arguments for a factory ``make_step(model, optimizer)`` nothing calls, guessed
+    as a constructor's are."""
+    fn = next(
+        (s for s in ctx.module.body if isinstance(s, cst.FunctionDef) and s.name.value == qualname),
+        None,
+    )
+    return None if fn is None else _params_guess(ctx, fn, fn, module_name, method=False)
+
+
+def _params_guess(
+    ctx: ModuleContext,
+    fn: cst.FunctionDef,
+    body: cst.CSTNode,
+    module_name: str,
+    *,
+    method: bool,
+) -> dict[str, PyValue | SourceExpr] | None:
+    required, keyword_only = _params(fn, method=method)
+    sizes = _sizes(body, [p.name.value for p in [*required, *keyword_only]])
     guesses: dict[str, PyValue | SourceExpr] = {}
     for param in [*required, *keyword_only]:
         described = _annotation(ctx, param)
@@ -799,14 +841,112 @@ def _ctor_guess(ctx: ModuleContext, class_name: str) -> dict[str, PyValue | Sour
             value = described
         elif _STRATEGY_PARAM.match(name):
             value = _DEFAULT_STRATEGY
-        elif _INT_PARAM.match(name):
+        elif _INT_PARAM.match(name) or name in sizes:
             value = PyValue(4)
         elif _FLOAT_PARAM.match(name):
             value = PyValue(0.1)
+        elif _OPTIMIZER_PARAM.match(name):
+            value = _DEFAULT_OPTIMIZER
+        elif _MODEL_NAME.search(name) and (model := _any_model(ctx, module_name, name)):
+            value = SourceExpr(model)
         else:
             return None
         guesses[name] = value
     return guesses or None
+
+
+def _shown_guess(value: PyValue | SourceExpr) -> str:
+    if isinstance(value, PyValue):
+        return repr(value.value)
+    if value is _DEFAULT_STRATEGY:
+        return "<default strategy>"
+    if value is _DEFAULT_OPTIMIZER:
+        return "<Adam>"
+    text = value.text
+    # `__import__('importlib').import_module('pkg.models').build()` reads as `pkg.models.build()`.
+    found = re.match(r"__import__\('importlib'\)\.import_module\('([\w.]+)'\)\.(.*)$", text)
+    return f"{found.group(1)}.{found.group(2)}" if found else text
+
+
+# An optimizer parameter: a plain Adam, as most training code makes.
+_OPTIMIZER_PARAM = re.compile(r"^(optimizer|opt|optim|\w+_optimizer|\w+_opt)$")
+_DEFAULT_OPTIMIZER = SourceExpr("__import__('keras').optimizers.Adam(0.001)")
+# Calls whose first argument (or `units=`/`filters=`) is a size: a parameter passed there
+# (directly, or through the attribute the constructor stores it in) is a small int.
+_SIZE_CALLS = frozenset(
+    {
+        "Dense",
+        "Conv1D",
+        "Conv2D",
+        "Conv3D",
+        "Conv1DTranspose",
+        "Conv2DTranspose",
+        "LSTM",
+        "GRU",
+        "SimpleRNN",
+        "LSTMCell",
+        "GRUCell",
+        "SimpleRNNCell",
+        "Embedding",
+        "range",
+    }
+)
+_SIZE_KEYWORDS = frozenset({"units", "filters", "output_dim"})
+
+
+def _sizes(body: cst.CSTNode, names: list[str]) -> set[str]:
+    """The ``names`` (parameters) that ``body`` passes as a size: ``Dense(units)``,
+    ``range(self.horizon)`` after ``self.horizon = horizon``."""
+    stored: dict[str, str] = {}  # attribute -> parameter
+    for node in walk.descendants(body):
+        if (
+            isinstance(node, cst.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0].target, cst.Attribute)
+            and isinstance(node.targets[0].target.value, cst.Name)
+            and node.targets[0].target.value.value == "self"
+            and isinstance(node.value, cst.Name)
+            and node.value.value in names
+        ):
+            stored[node.targets[0].target.attr.value] = node.value.value
+    found: set[str] = set()
+    for node in walk.descendants(body):
+        if type(node) is not cst.Call:
+            continue
+        func = node.func
+        callee = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+        given = [
+            a.value
+            for i, a in enumerate(node.args)
+            if (a.keyword is None and i == 0 and a.star == "" and callee in _SIZE_CALLS)
+            or (a.keyword is not None and a.keyword.value in _SIZE_KEYWORDS)
+        ]
+        for value in given:
+            if isinstance(value, cst.Name) and value.value in names:
+                found.add(value.value)
+            elif (
+                isinstance(value, cst.Attribute)
+                and isinstance(value.value, cst.Name)
+                and value.value.value == "self"
+                and value.attr.value in stored
+            ):
+                found.add(stored[value.attr.value])
+    return found
+
+
+def _any_model(ctx: ModuleContext, module_name: str, param: str) -> str:
+    """Source that builds a model for ``param``: the module's own builder, else the
+    project's (see :func:`~tflint_graph.dynamic.project.model_builders`); "" for none."""
+    builder = _model_builder(ctx, param)
+    if builder:
+        return f"{builder}()"
+    found = model_builders(_root_of(ctx.path), exclude=module_name, param=param)
+    return builder_source(*found[0]) if found else ""
+
+
+def _root_of(path: str) -> Path:
+    """The ``sys.path`` folder the child imports the module from: its project's modules."""
+    return package_root(Path(path))[0]
 
 
 def _module_calls(tree: ast.Module | None) -> ModuleCalls | None:
@@ -1025,14 +1165,23 @@ def _attempts(
                 unpacked[name] = parts
     zipped = _zipped(node, names)
     assigned = _assigned_through(node, names)
+    # How the body uses a parameter says its dtype better than its name (see `_uses`).
+    # A name that already says what it holds (labels, token ids, steps) keeps its guess.
+    used_as = {n: u for n, u in _uses(node, names).items() if u == "target" or _role(n) == "tensor"}
     # A model nothing passes (no call of the function in the module): one the module's own
     # builder makes (`build_model()`), as its training script would.
     built: dict[str, str] = {}
     for i, name in enumerate(names):
         if described[i] is None and name not in passed and _MODEL_NAME.search(name):
-            builder = _model_builder(ctx, name)
-            if builder:
-                built[name] = f"{builder}()"
+            model = _any_model(ctx, key.partition(":")[0], name)
+            if model:
+                built[name] = model
+    # An optimizer nothing passes: a plain Adam, as most training code makes.
+    optimizers = {
+        name
+        for i, name in enumerate(names)
+        if described[i] is None and _OPTIMIZER_PARAM.match(name)
+    }
     # A callback mapped over batches (`ds.batch(32).map(mix)`) takes a batch, not one element.
     per_element = kind == "map" and not _maps_batches(ctx, entry.qualname)
     attempts = []
@@ -1045,6 +1194,10 @@ def _attempts(
                 if with_calls and name in passed
                 else SourceExpr(built[name])
                 if name in built
+                else _DEFAULT_OPTIMIZER
+                if name in optimizers
+                else _used_guess(used_as[name], shape)
+                if name in used_as
                 else _unpacked_guess(unpacked[name], shape, per_element)
                 if name in unpacked
                 else _keyed_guess(use.keys[name], shape, per_element)
@@ -1065,15 +1218,102 @@ def _attempts(
     single = _expanded(node, names)
     roles = tuple(
         "fixed"
-        if d is not None
+        if d is not None or name in optimizers or used_as.get(name) in ("count", "ids")
         else "model"
         if name in built or (name in passed and _MODEL_NAME.search(name))
+        else "target"
+        if used_as.get(name) == "target"
         else "example"
         if name in single and _role(name) in ("tensor", "image")
         else _role(name)
         for d, name in zip(described[: len(required)], names, strict=False)
     )
     return tuple(attempts), roles
+
+
+# Calls whose argument at that position (or keyword) holds integer indices.
+_INDEX_ARGS: Mapping[str, tuple[int, str]] = {
+    "gather": (1, "indices"),
+    "gather_nd": (1, "indices"),
+    "embedding_lookup": (1, "ids"),
+    "one_hot": (0, "indices"),
+    "bincount": (0, "arr"),
+}
+# Calls whose argument at that position (or keyword) is a count: an int scalar.
+_COUNT_ARGS: Mapping[str, tuple[int, str]] = {
+    "range": (0, "limit"),
+    "one_hot": (1, "depth"),
+    "top_k": (1, "k"),
+}
+
+
+def _uses(node: FunctionNode, names: list[str]) -> dict[str, str]:
+    """Parameters whose use in the body says what they hold, whatever their names:
+    ``"count"`` (a slice bound ``x[:, :n]``, ``range(n)``, ``tf.one_hot(_, n)``: an int
+    scalar), ``"ids"`` (``tf.gather(_, idx)``, ``tf.one_hot(idx, _)``, an embedding lookup:
+    int indices), ``"target"`` (a label-named parameter subtracted from or by another
+    parameter, ``y_true - y_pred``: a float tensor like the prediction, as in regression)."""
+    wanted = set(names)
+    found: dict[str, str] = {}
+
+    def mark(expr: cst.BaseExpression | None, use: str) -> None:
+        if isinstance(expr, cst.Name) and expr.value in wanted:
+            found.setdefault(expr.value, use)
+
+    for sub in walk.descendants(node):
+        if isinstance(sub, cst.Slice):
+            mark(sub.lower, "count")
+            mark(sub.upper, "count")
+        elif isinstance(sub, cst.Call):
+            func = sub.func
+            callee = (
+                func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+            )
+            for table, use in ((_COUNT_ARGS, "count"), (_INDEX_ARGS, "ids")):
+                if callee in table:
+                    index, word = table[callee]
+                    mark(_argument(sub, index, word), use)
+            if callee in ("subtract", "squared_difference") and len(sub.args) >= 2:
+                _mark_target(found, sub.args[0].value, sub.args[1].value, wanted)
+        elif isinstance(sub, cst.BinaryOperation) and isinstance(sub.operator, cst.Subtract):
+            _mark_target(found, sub.left, sub.right, wanted)
+    return found
+
+
+def _mark_target(
+    found: dict[str, str], left: cst.BaseExpression, right: cst.BaseExpression, wanted: set[str]
+) -> None:
+    """``y_true - y_pred``, ``model(x) - y``, ``pred[:, h] - y[:, h]``: a label-named
+    parameter on one side, a computed value (no number) on the other."""
+    sides = [_operand(left, wanted), _operand(right, wanted)]
+    for (name, _), (_, other) in ((sides[0], sides[1]), (sides[1], sides[0])):
+        if name and other and _role(name) == "label":
+            found.setdefault(name, "target")
+
+
+def _operand(expr: cst.BaseExpression, wanted: set[str]) -> tuple[str, bool]:
+    """(the parameter ``expr`` is, or indexes; whether ``expr`` is a computed value)."""
+    base = expr.value if isinstance(expr, cst.Subscript) else expr
+    name = base.value if isinstance(base, cst.Name) and base.value in wanted else ""
+    computed = isinstance(expr, (cst.Name, cst.Call, cst.Subscript, cst.Attribute))
+    return name, computed
+
+
+def _argument(call: cst.Call, index: int, word: str) -> cst.BaseExpression | None:
+    given = keyword(call, word)
+    if given is not None:
+        return given
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return positional[index].value if index < len(positional) else None
+
+
+def _used_guess(use: str, shape: tuple[int, ...]) -> Spec:
+    if use == "count":
+        return TensorSpecLite("int32", (), values=(2, 4))
+    if use == "ids":
+        # One small id per example: in range for any table.
+        return TensorSpecLite("int32", shape[:1], values=(0, 2))
+    return TensorSpecLite("float32", shape)
 
 
 _BATCHERS = frozenset({"batch", "padded_batch", "ragged_batch", "bucket_by_sequence_length"})
@@ -1213,6 +1453,8 @@ def _plain(value: object) -> bool:
 
 # Parameter names that usually hold class labels, and ones that usually hold strings.
 _LABEL_NAME = re.compile(r"(^|_)(labels?|targets?|y|y_true|classes|class_ids?)$")
+# What a model outputs: shaped like its output, not its input.
+_PREDICTION_NAME = re.compile(r"(^|_)(y_pred|y_hat|preds?|predictions?|logits|forecasts?)$")
 _MASK_NAME = re.compile(r"(^|_)(masks?|padding_mask|attention_mask|valid)$")
 # Names that usually hold a list of tensors (what tf.clip_by_global_norm takes).
 _LIST_NAME = re.compile(r"(^|_)(grads|gradients|tensors|t_list|weights_list)$")
@@ -1246,6 +1488,8 @@ _STRING_NAME = re.compile(
 def _role(name: str) -> str:
     if _LABEL_NAME.search(name):
         return "label"
+    if _PREDICTION_NAME.search(name):
+        return "prediction"
     if _MASK_NAME.search(name):
         return "mask"
     if _LIST_NAME.search(name):
@@ -1527,7 +1771,7 @@ def _guess(name: str, shape: tuple[int, ...], *, per_element: bool, as_list: boo
     ``Dataset.map`` element); a list of tensors for one the body zips (``as_list``)."""
     row: tuple[int, ...] = () if per_element or not shape else (shape[0],)
     role = "list" if as_list else _role(name)
-    if role == "tensor":
+    if role in ("tensor", "prediction"):
         return TensorSpecLite("float32", shape)
     if role == "list":
         # Gradients come as one tensor per variable: a kernel and a bias.

@@ -190,12 +190,15 @@ class DictSpec:
 @dataclass(frozen=True)
 class SourceExpr:
     """An argument the module's own code passes (see :mod:`~tflint_graph.dynamic.calls`):
-    source text over the module's names, evaluated in the child in the module's namespace."""
+    source text over the module's names, evaluated in the child in the module's namespace;
+    with ``scope``, in that other module's of the project (the training script that builds
+    the object, see :mod:`~tflint_graph.dynamic.project`)."""
 
     text: str
+    scope: str = ""
 
     def __str__(self) -> str:
-        return self.text
+        return f"{self.scope}: {self.text}" if self.scope else self.text
 
 
 @dataclass(frozen=True)
@@ -355,7 +358,10 @@ def spec_json(spec: Spec, unknown: int = 2) -> dict[str, Any]:
     if isinstance(spec, DictSpec):
         return {"kind": "dict", "items": {k: spec_json(s, unknown) for k, s in spec.items}}
     if isinstance(spec, SourceExpr):
-        return {"kind": "expr", "source": spec.text}
+        out = {"kind": "expr", "source": spec.text}
+        if spec.scope:
+            out["scope"] = spec.scope
+        return out
     if isinstance(spec, VariablesSpec):
         return {"kind": "variables", "items": [spec_json(s, unknown) for s in spec.items]}
     raise TypeError(f"not an argument spec: {spec!r}")

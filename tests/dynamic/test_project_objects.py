@@ -1,0 +1,374 @@
+"""Objects a target needs, built the way the rest of the project builds them: model builders
+and constructor calls in other modules, and dtypes read from how a parameter is used."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from tflint_graph.core.config import Config
+from tflint_graph.core.examples import PyValue, TensorSpecLite
+from tflint_graph.dynamic import plan, project
+from tflint_graph.dynamic.verdicts import SourceExpr
+from tflint_graph.model.context import ModuleContext
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+
+
+MODELS = """
+    import keras
+
+    class Forecaster(keras.Model):
+        def call(self, x):
+            return x
+
+    def build_forecaster(units=4):
+        model = Forecaster()
+        model.build((None, 8, 2))
+        return model
+
+    def build_small():
+        return keras.Sequential([keras.layers.Dense(2)])
+
+    def _private():
+        return keras.Sequential([])
+
+    def build_with_args(units):
+        return keras.Sequential([keras.layers.Dense(units)])
+"""
+
+
+def test_model_builders_of_other_modules_most_called_first(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/models.py": MODELS,
+            "train.py": """
+                from pkg import models
+
+                def main():
+                    return models.build_forecaster()
+
+                if __name__ == "__main__":
+                    main()
+            """,
+        },
+    )
+    found = project.model_builders(tmp_path, exclude="pkg.training")
+    # Called by the training script: the project's main model.  Builders that need an
+    # argument, and private helpers, are not builders.
+    assert found == [("pkg.models", "build_forecaster"), ("pkg.models", "build_small")]
+    assert project.model_builders(tmp_path, exclude="pkg.models") == []
+
+
+def test_a_module_that_runs_a_script_at_import_is_never_used(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "script.py": """
+                import keras
+
+                def build_model():
+                    return keras.Sequential([keras.layers.Dense(2)])
+
+                model = build_model()
+                model.fit([[1.0]], [[1.0]])
+            """,
+            "defs.py": """
+                import keras
+                import tensorflow as tf
+
+                tf.random.set_seed(0)
+
+                def build_model():
+                    return keras.Sequential([keras.layers.Dense(2)])
+            """,
+        },
+    )
+    assert project.model_builders(tmp_path) == [("defs", "build_model")]
+
+
+def test_a_constructor_call_in_a_script_with_its_arguments(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/serve.py": """
+                class Server:
+                    def __init__(self, model, mean):
+                        self.model = model
+            """,
+            "other.py": """
+                class Server:
+                    pass
+
+                def make():
+                    return Server(1, 2)
+            """,
+            "run.py": """
+                from pkg import serve, models
+
+                def main(argv):
+                    model = models.build()
+                    server = serve.Server(model, mean=0.5)
+                    return server
+            """,
+        },
+    )
+    found = project.constructor_elsewhere(tmp_path, "pkg.serve", "Server")
+    assert found is not None
+    module, call = found
+    # The local `model` is replaced by its value; `other.Server` is another class.
+    assert module == "run"
+    assert call.args == ("models.build()",) and call.kwargs == (("mean", "0.5"),)
+    assert project.constructor_elsewhere(tmp_path, "pkg.serve", "Missing") is None
+
+
+def _function(source: str) -> cst.FunctionDef:
+    module = cst.parse_module(textwrap.dedent(source))
+    node = module.body[0]
+    assert isinstance(node, cst.FunctionDef)
+    return node
+
+
+def test_uses_say_counts_indices_and_regression_targets() -> None:
+    node = _function(
+        """
+        def f(x, y, labels, horizon, idx, depth, n, scale):
+            a = tf.reduce_mean(x[:, :horizon] - y[:, :horizon])
+            b = tf.gather(x, idx)
+            c = tf.one_hot(idx, depth)
+            d = labels - 1
+            e = x * scale
+            return a, b, c, d, e
+        """
+    )
+    uses = plan._uses(node, ["x", "y", "labels", "horizon", "idx", "depth", "n", "scale"])
+    # `labels - 1` is integer arithmetic on ids, no regression target; `x * scale` says nothing.
+    assert uses == {"horizon": "count", "y": "target", "idx": "ids", "depth": "count"}
+
+
+def _ctx(tmp_path: Path, source: str) -> ModuleContext:
+    path = tmp_path / "mod.py"
+    text = textwrap.dedent(source).lstrip()
+    path.write_text(text, encoding="utf-8")
+    return ModuleContext(str(path), text, cst.parse_module(text), Config())
+
+
+def test_constructor_guesses_from_uses_and_the_project(tmp_path: Path) -> None:
+    write(tmp_path, {"models.py": MODELS})
+    ctx = _ctx(
+        tmp_path,
+        """
+        import keras
+
+        class Head(keras.layers.Layer):
+            def __init__(self, horizon, **kwargs):
+                super().__init__(**kwargs)
+                self.horizon = horizon
+
+            def call(self, h):
+                return keras.layers.Dense(self.horizon)(h)
+
+        class Evaluator:
+            def __init__(self, model, optimizer):
+                self.model = model
+
+        class Unknown:
+            def __init__(self, thing):
+                self.thing = thing
+        """,
+    )
+    assert plan._ctor_guess(ctx, "Head", "mod") == {"horizon": PyValue(4)}
+    guessed = plan._ctor_guess(ctx, "Evaluator", "mod")
+    assert guessed is not None
+    assert guessed["model"] == SourceExpr(
+        "__import__('importlib').import_module('models').build_forecaster()"
+    )
+    assert plan._shown_guess(guessed["model"]) == "models.build_forecaster()"
+    assert guessed["optimizer"] is plan._DEFAULT_OPTIMIZER
+    assert plan._ctor_guess(ctx, "Unknown", "mod") is None
+
+
+def test_a_parameter_used_as_a_bound_is_an_int_scalar(tmp_path: Path) -> None:
+    ctx = _ctx(
+        tmp_path,
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def loss(x, y, horizon):
+            return tf.reduce_mean(x[:, :horizon] - y[:, :horizon])
+        """,
+    )
+    ctx.traced = plan.find_traced(ctx)
+    node = next(s for s in ctx.module.body if isinstance(s, cst.FunctionDef))
+    entry = plan._Entry(node, "function", "loss", None, True)
+    attempts, roles = plan._attempts(ctx, entry, "mod:loss", {})
+    first = attempts[0].args
+    assert first[2] == TensorSpecLite("int32", (), values=(2, 4))
+    assert first[1] == TensorSpecLite("float32", (2, 3))  # a target like the prediction
+    assert roles == ("tensor", "target", "fixed")
+
+
+def test_a_python_float_into_an_int_guess_makes_it_float() -> None:
+    pytest.importorskip("tensorflow")
+    from tflint_graph.dynamic import child
+
+    fix = child._fix_for(
+        "Expected int32 passed to parameter 'y' of op 'Mul', got 1.5 of type 'float' instead."
+    )
+    assert fix is not None
+    label = {"kind": "tensor", "dtype": "int32", "shape": [2], "values": [0, 2]}
+    assert fix(label) == {"kind": "tensor", "dtype": "float32", "shape": [2]}
+    x = {"kind": "tensor", "dtype": "float32", "shape": [2, 3]}
+    assert fix(x) == x
+
+
+def test_a_bound_compared_with_a_counter_becomes_an_int_scalar_last_first() -> None:
+    pytest.importorskip("tensorflow")
+    from tflint_graph.dynamic import child
+
+    obs = {"kind": "tensor", "dtype": "float32", "shape": [2, 6]}
+    attempt = {"source": "guessed", "shown": "", "args": [obs, dict(obs)], "kwargs": {}}
+    message = (
+        "Input 'y' of 'Less' Op has type float32 that does not match type int32 of argument 'x'."
+    )
+    result = {"calls": [{"exception": {"message": message}}]}
+    again = child._adapted(attempt, result, {"names": ["obs", "horizon"]})
+    assert again is not None
+    assert again["args"][0] == obs
+    assert again["args"][1]["dtype"] == "int32" and again["args"][1]["shape"] == []
+    # With an int guess already there, the int one becomes float instead (a label).
+    label = {"kind": "tensor", "dtype": "int32", "shape": [2]}
+    attempt = {"source": "guessed", "shown": "", "args": [obs, label], "kwargs": {}}
+    again = child._adapted(attempt, result, {"names": ["x", "y"]})
+    assert again is not None and again["args"][1]["dtype"] == "float32"
+
+
+JSON = ("--output-format", "json", "--jobs", "2")
+PROJECT = {
+    "shop/__init__.py": "",
+    "shop/models.py": """
+        import keras
+
+        def build_model():
+            return keras.Sequential([keras.Input((5,)), keras.layers.Dense(3)])
+    """,
+    "shop/evaluation.py": """
+        import tensorflow as tf
+
+        HISTORY = []
+
+
+        class Evaluator:
+            def __init__(self, model):
+                self.model = model
+
+            @tf.function
+            def score(self, x, y_true):
+                err = tf.abs(self.model(x) - y_true)
+                HISTORY.append(err)  # TFG102
+                return tf.reduce_mean(err)
+    """,
+    "shop/serve.py": """
+        import tensorflow as tf
+
+
+        class Server(tf.Module):
+            def __init__(self, model, scale):
+                self.model = model
+                self.scale = scale
+
+            @tf.function
+            def predict(self, x):
+                print("serving", x)  # TFG101
+                return self.model(x) * self.scale
+    """,
+    "shop/steps.py": """
+        import tensorflow as tf
+
+
+        def make_step(model, optimizer):
+            calls = 0
+
+            @tf.function
+            def step(x, y):
+                nonlocal calls
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                calls = calls + 1  # TFG105
+                return loss
+
+            return step
+    """,
+    "main.py": """
+        from absl import app, flags
+
+        from shop import models, serve
+
+        flags.DEFINE_float("scale", 2.0, "Output scale.")
+        FLAGS = flags.FLAGS
+
+
+        def main(argv):
+            model = models.build_model()
+            server = serve.Server(model, FLAGS.scale)
+            return server
+
+
+        if __name__ == "__main__":
+            app.run(main)
+    """,
+}
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int, str], dict]:
+    pytest.importorskip("tensorflow")
+    root = tmp_path_factory.mktemp("shop")
+    write(root, PROJECT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tflint_graph", "shop", "--dynamic", "--no-cache", *JSON],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    findings = json.loads(proc.stdout)["findings"]
+    return {(Path(f["path"]).as_posix(), f["line"], f["code"]): f for f in findings}
+
+
+def test_an_object_built_from_the_project_s_model_builder(shop: dict) -> None:
+    dynamic = shop[("shop/evaluation.py", 13, "TFG102")]["dynamic"]
+    assert dynamic["status"] == "confirmed", dynamic
+    assert "shop.models.build_model()" in dynamic["evidence"], dynamic
+    assert "float32[2,5]" in dynamic["inputs"], dynamic
+
+
+def test_an_object_constructed_as_the_training_script_does(shop: dict) -> None:
+    # main() reads an absl flag app.run never parsed: its default.
+    dynamic = shop[("shop/serve.py", 11, "TFG101")]["dynamic"]
+    assert dynamic["status"] == "confirmed", dynamic
+    assert "as the main does" in dynamic["evidence"], dynamic
+
+
+def test_a_factory_nothing_calls_gets_a_model_and_an_optimizer(shop: dict) -> None:
+    dynamic = shop[("shop/steps.py", 14, "TFG105")]["dynamic"]
+    assert dynamic["status"] == "confirmed", dynamic
+    assert "<Adam>" in dynamic["evidence"], dynamic
