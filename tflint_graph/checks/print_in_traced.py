@@ -136,6 +136,8 @@ def train(x, steps):
     def visit_Call(self, node: cst.Call, fn: TracedFunction) -> None:
         if not self.ctx.resolve(node.func).is_builtin("print"):
             return
+        if fn.autograph and fn.autograph_features & {"ALL", "BUILTIN_FUNCTIONS"}:
+            return  # AutoGraph's BUILTIN_FUNCTIONS feature turns print() into tf.print()
         if is_trace_time_diagnostic(self.ctx, node, fn):
             return  # print("tracing", x.shape): meant to run once per trace
         if in_python_error_handler(self.ctx, node, fn) and not self._per_call(node, fn):

@@ -136,6 +136,8 @@ def step(x):
             )
 
     def visit_Assert(self, node: cst.Assert, fn: TracedFunction) -> None:
+        if fn.autograph and fn.autograph_features & {"ALL", "ASSERT_STATEMENTS"}:
+            return  # AutoGraph's ASSERT_STATEMENTS feature turns assert into tf.debugging.Assert
         tested = self._tested(node.test, fn)
         if tested is not None and self._live(node, fn):
             self.report(

@@ -55,6 +55,9 @@ class TracedFunction:
     # Every call from other modules is made on an object the caller constructs
     # (``ExternalRoot.fresh``).
     fresh_elsewhere: bool = field(default=False, repr=False)
+    # AutoGraph features its tf.function turns on (``BUILTIN_FUNCTIONS``, ``ALL``...), which
+    # AutoGraph applies to the callees it converts too.
+    autograph_features: frozenset[str] = field(default=frozenset(), repr=False)
 
     @property
     def where(self) -> str:

@@ -71,6 +71,7 @@ class Follower:
         autograph: bool = True,
         signature: cst.BaseExpression | None = None,
         unconverted: str = "",
+        features: frozenset[str] | None = None,
     ) -> None:
         """``fn`` is traced (unless it already is, or escapes tracing).  A plain function
         traced converted and reached again from code AutoGraph leaves alone (a Keras 3
@@ -87,8 +88,19 @@ class Follower:
         display = self.display(fn)
         chain = (*parent.chain, display) if parent is not None else (display,)
         autograph = autograph and not self.definitions.no_autograph_decorator(fn)
+        if features is None:  # AutoGraph converts callees with their caller's options
+            features = parent.autograph_features if parent is not None else frozenset()
         info = TracedFunction(
-            fn, display, kind, reason, chain, autograph, signature, parent, unconverted=unconverted
+            fn,
+            display,
+            kind,
+            reason,
+            chain,
+            autograph,
+            signature,
+            parent,
+            unconverted=unconverted,
+            autograph_features=features,
         )
         self._enqueue(info)
 
@@ -101,6 +113,7 @@ class Follower:
                 autograph=r.autograph,
                 signature=r.signature,
                 unconverted=r.unconverted,
+                features=r.features,
             )
 
     def add_external(self, roots: Iterable[ExternalRoot]) -> None:

@@ -45,6 +45,8 @@ class Root:
     autograph: bool = True
     signature: cst.BaseExpression | None = None  # its input_signature, when given
     unconverted: str = ""  # why AutoGraph leaves it alone, when Keras decides that
+    # AutoGraph features its tf.function turns on (`experimental_autograph_options`).
+    features: frozenset[str] = frozenset()
 
 
 class Search:
@@ -76,8 +78,11 @@ class Search:
         autograph: bool = True,
         signature: cst.BaseExpression | None = None,
         unconverted: str = "",
+        features: frozenset[str] = frozenset(),
     ) -> None:
-        root = Root(fn, kind, reason, autograph and not unconverted, signature, unconverted)
+        root = Root(
+            fn, kind, reason, autograph and not unconverted, signature, unconverted, features
+        )
         self.found.append((self.ctx.source_order(fn), root))
 
 
@@ -99,7 +104,13 @@ def decorated(search: Search) -> None:
     for fn in search.definitions.facts.functions:
         reason, autograph, signature = decorator_root(search, fn)
         if reason:
-            search.root(fn, TraceKind.DECORATED, reason, autograph, signature)
+            options = [
+                c
+                for dec in fn.decorators
+                for c in search.definitions.tf_function_options(dec.decorator) or ()
+            ]
+            features = autograph_features(search, options)
+            search.root(fn, TraceKind.DECORATED, reason, autograph, signature, features=features)
 
 
 def keras_methods(search: Search) -> None:
@@ -190,7 +201,14 @@ def wrapped(search: Search, at: FunctionNode | None, call: cst.Call) -> bool:
         signature = next(
             (s for c in options if (s := keyword(c, "input_signature")) is not None), None
         )
-        search.root(fn, TraceKind.WRAPPED, "wrapped by tf.function()", autograph, signature)
+        search.root(
+            fn,
+            TraceKind.WRAPPED,
+            "wrapped by tf.function()",
+            autograph,
+            signature,
+            features=autograph_features(search, options),
+        )
     search.outgoing.send(target, TraceKind.WRAPPED, "wrapped by tf.function()", None)
     return True
 
@@ -274,6 +292,29 @@ def _unconverted(version: str, method: str) -> str:
         )
     what = method if method.startswith("the ") else f"{method}()"
     return f"Keras 3 does not AutoGraph-convert {what}, nor the plain functions it calls"
+
+
+def autograph_features(search: Search, options: list[cst.Call]) -> frozenset[str]:
+    """The ``tf.autograph.experimental.Feature`` members that ``experimental_autograph_options``
+    names in a tf.function's options (one, or a tuple or list of them): ``BUILTIN_FUNCTIONS``
+    turns ``print`` into ``tf.print``, ``ASSERT_STATEMENTS`` ``assert`` into ``tf.Assert``,
+    ``ALL`` both."""
+    found: set[str] = set()
+    for call in options:
+        value = keyword(call, "experimental_autograph_options")
+        if value is None:
+            continue
+        items = (
+            [e.value for e in value.elements]
+            if isinstance(value, cst.Tuple | cst.List)
+            else [value]
+        )
+        for item in items:
+            prefix = "tensorflow.autograph.experimental.Feature."
+            for name in search.definitions.resolve(item).imported:
+                if name.startswith(prefix):
+                    found.add(name[len(prefix) :])
+    return frozenset(found)
 
 
 def decorator_root(
