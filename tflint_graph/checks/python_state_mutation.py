@@ -5,8 +5,9 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.trace_diagnostics import static_metadata
 from tflint_graph.model import walk
+from tflint_graph.model.calls import binds_self, keyword, passed_for
 from tflint_graph.model.certain import certain_tensors
-from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.context import TracedFunction, TraceKind
 from tflint_graph.model.names import dotted, root_name
 from tflint_graph.model.state import (
     is_constant,
@@ -18,7 +19,12 @@ from tflint_graph.model.state import (
     written_eagerly,
 )
 from tflint_graph.model.tensors import Kind, tensors
-from tflint_graph.model.values import is_container_literal, name_values, narrowing_types
+from tflint_graph.model.values import (
+    assigned_value,
+    is_container_literal,
+    name_values,
+    narrowing_types,
+)
 from tflint_graph.traced import traced_of
 
 # Values whose creation per trace TFG205/TFG208 report; TFG106 leaves them alone.
@@ -215,6 +221,8 @@ class Model(tf.keras.Model):
             return  # `self` is an object the traced caller made in this call
         if not augmented and value is not None and self._idempotent(target, value, fn):
             return  # `self.frozen = self.frozen and self.trainable`: once equals every call
+        if not augmented and value is not None and self._same_for_every_element(target, value, fn):
+            return  # a Dataset function traces once: each element would store this same value
         if augmented or not on_self or read_before(ctx, target, statement, fn.node):
             self.report(
                 target,
@@ -287,6 +295,73 @@ class Model(tf.keras.Model):
             and not inference.may_be_tensor(o)
             for o in operands
         )
+
+    def _same_for_every_element(
+        self, target: cst.Attribute, value: cst.BaseExpression, fn: TracedFunction
+    ) -> bool:
+        """``fn`` is traced only for a ``Dataset`` transformation, which traces its function
+        once and runs the graph for every element; ``value`` is a Python value, not the
+        target's own, so it is the same for every element: storing it once, while tracing,
+        leaves what storing it per element would (``decoder.size = size`` with ``size`` bound
+        by ``functools.partial``)."""
+        root = fn
+        while root.parent is not None:
+            root = root.parent
+        if root.kind is not TraceKind.DATASET or fn.callers_elsewhere:
+            return False
+        mine = self.ctx.code(target)
+        if any(
+            isinstance(part, cst.Name | cst.Attribute) and self.ctx.code(part) == mine
+            for part in (value, *walk.descendants(value))
+        ):
+            return False
+        return self._python_value(value, fn, 0)
+
+    def _python_value(self, value: cst.BaseExpression, fn: TracedFunction, depth: int) -> bool:
+        """``value`` calls nothing and each name in it holds a Python value while ``fn``
+        traces: a parameter the trace's caller fills with one (followed up the chain of
+        callers), a value captured from untraced code, a local bound to such a value."""
+        ctx = self.ctx
+        if depth > 8:
+            return False
+        for part in (value, *walk.descendants(value)):
+            if isinstance(part, cst.Call | cst.Lambda | cst.Await | cst.Yield):
+                return False
+            if not isinstance(part, cst.Name) or ctx.resolve(part).imported:
+                continue
+            found = ctx.bindings(part)
+            if not found:
+                return False
+            for a in found:
+                node = a.node
+                if isinstance(node, cst.Param):
+                    if ctx.parent(ctx.parent(node)) is fn.node:
+                        if not self._python_argument(node, fn, depth):
+                            return False
+                    elif any(anc is fn.node for anc in ctx.ancestors(node)):
+                        return False  # a lambda's or nested function's parameter
+                    continue  # captured from a function around this one
+                bound = assigned_value(ctx, node)
+                if bound is None or not self._python_value(bound, fn, depth + 1):
+                    return False
+        return True
+
+    def _python_argument(self, param: cst.Param, fn: TracedFunction, depth: int) -> bool:
+        inference = tensors(self.ctx, fn)
+        if fn.parent is None:
+            return inference.param_kind(param) is None
+        if fn.kind is not TraceKind.CALLEE:
+            return False
+        parent = fn.parent
+        node = fn.node
+        sites = list(traced_of(self.ctx).definitions.calls_in(parent.node, node))
+        for call in sites:
+            arg = passed_for(call, node.params, param, bound=binds_self(self.ctx, node, call.func))
+            if arg is None:  # `parse(*element, size=size)`: a keyword is still known
+                arg = keyword(call, param.name.value)
+            if arg is None or not self._python_value(arg, parent, depth + 1):
+                return False
+        return bool(sites)
 
     def _static_helper(self, value: cst.BaseExpression, depth: int = 0) -> bool:
         """``_shape_tuple(t)``, or ``tf.nest.map_structure(_shape_tuple, inputs)``: a function

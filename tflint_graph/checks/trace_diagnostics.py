@@ -59,6 +59,9 @@ _SETTLED_BUILTINS = frozenset(
     {"len", "str", "repr", "int", "float", "bool", "round", "abs", "min", "max", "sorted"}
     | {"enumerate", "zip", "reversed", "list", "tuple"}
 )
+# Modules whose classes hold tensors or arrays: `isinstance(x, tf.Tensor)` says nothing of
+# a Python object.
+_ARRAY_TYPES = ("tensorflow.", "keras.", "tf_keras.", "numpy.", "torch.", "jax.")
 # How far up a chain of callees a parameter's value is followed.
 _MAX_CHAIN = 8
 # Builtins that test a value's type or attributes: decided while tracing.
@@ -537,6 +540,10 @@ class MessageReader:
                 return Part.TENSOR
             attr, base = base, base.value
         if not (isinstance(base, cst.Name) and base.value in ("self", "cls")):
+            if isinstance(base, cst.Name) and self._dataset_trace() and self._python_object(base):
+                # A tf.data function traces once and every element reuses the trace, so a
+                # Python object's settings read there are the same for every element.
+                return Part.CONFIG
             return Part.OTHER
         if attr.attr.value in self._accumulated():
             return Part.OTHER  # `self.steps += 1`: a count, not a setting
@@ -553,6 +560,44 @@ class MessageReader:
             ):
                 return Part.OTHER
         return Part.CONFIG
+
+    def _dataset_trace(self) -> bool:
+        """``self.fn`` is traced for a ``Dataset`` transformation only."""
+        root = self.fn
+        while root.parent is not None:
+            root = root.parent
+        return root.kind is TraceKind.DATASET and not self.fn.callers_elsewhere
+
+    def _python_object(self, name: cst.Name, depth: int = 0) -> bool:
+        """``name`` holds a Python object, no tensor: it is read under ``isinstance(name,
+        Decoder)`` of a class that is not TensorFlow's, Keras's or NumPy's, or it is a callee's
+        parameter that every traced call passes such an object (or one of its attributes)."""
+        ctx = self.ctx
+        for types in narrowing_types(ctx, name, self.fn.node):
+            if types and not any(ctx.resolve(t).startswith(*_ARRAY_TYPES) for t in types):
+                return True
+        found = ctx.bindings(name)
+        if len(found) != 1 or not isinstance(found[0].node, cst.Param):
+            return False
+        node = self.fn.node
+        if ctx.parent(ctx.parent(found[0].node)) is not node or self.inference.param_kind(
+            found[0].node
+        ):
+            return False
+        parent = self.fn.parent
+        if self.fn.kind is not TraceKind.CALLEE or parent is None or depth > _MAX_CHAIN:
+            return False
+        sites = list(traced_of(ctx).definitions.calls_in(parent.node, node))
+        outer = MessageReader(ctx, parent)
+        for call in sites:
+            arg = passed_for(
+                call, node.params, found[0].node, bound=binds_self(ctx, node, call.func)
+            )
+            while isinstance(arg, cst.Attribute):
+                arg = arg.value
+            if not (isinstance(arg, cst.Name) and outer._python_object(arg, depth + 1)):
+                return False
+        return bool(sites)
 
     def _accumulated(self) -> frozenset[str]:
         """Attributes of ``self`` that the class of ``self.fn`` updates in place."""

@@ -28,12 +28,18 @@ from enum import Enum
 
 import libcst as cst
 
-from tflint_graph.core.vocabulary import KERAS_STEPS
-from tflint_graph.model.calls import argument
+from tflint_graph.core.vocabulary import KERAS_STEPS, PARTIAL
+from tflint_graph.model import walk
+from tflint_graph.model.calls import argument, keyword
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.names import Resolution
 from tflint_graph.model.tf_returns import FLAGS, RETURNS
-from tflint_graph.model.values import assigned_value, attribute_values, narrowing_types
+from tflint_graph.model.values import (
+    assigned_value,
+    attribute_values,
+    mentions,
+    narrowing_types,
+)
 
 
 class Kind(str, Enum):
@@ -529,9 +535,61 @@ def _param_kind(
     if fn.kind is TraceKind.KERAS and _receives_tensors(fn):
         # Keras hands losses and metrics y_true/y_pred (and sample weights) as tensors.
         return Kind.TENSOR if p.default is None and p.star == "" else None
+    if fn.kind is TraceKind.DATASET and _bound_to_python(ctx, fn, p):
+        return None  # `map(partial(parse, image_size=size))`: a Python value, not an element
     if fn.kind is TraceKind.DATASET or (fn.kind is TraceKind.KERAS and _is_call_input(fn, p)):
         return Kind.STRUCTURE if p.default is None and p.star == "" else None
     return None
+
+
+def _bound_to_python(ctx: ModuleContext, fn: TracedFunction, p: cst.Param) -> bool:
+    """Every use of ``fn`` in the module gives ``p`` a Python value by keyword:
+    ``functools.partial(fn, p=size)`` handed to ``Dataset.map``, or a call from another
+    function that passes a value it captures (``fn(*element, p=size)`` in a closure): tf.data
+    passes an element only to the other parameters.  The value must call nothing (a call may
+    make a tensor, which the traced graph captures as one)."""
+    node = fn.node
+    if not isinstance(node, cst.FunctionDef) or ctx.enclosing_class(node) is not None:
+        return False
+    uses = mentions(ctx, node)
+    for use in uses:
+        parent = ctx.parent(use)
+        if isinstance(parent, cst.Call) and parent.func is use:
+            call, caller = parent, ctx.enclosing_function(parent)
+        else:
+            call, caller = ctx.parent(parent), None  # Name -> Arg -> Call
+            if not (
+                isinstance(call, cst.Call)
+                and call.args
+                and call.args[0].value is use
+                and ctx.resolve(call.func).is_(*PARTIAL)
+            ):
+                return False
+        value = keyword(call, p.name.value)
+        if value is None or not _python_value(ctx, value, caller):
+            return False
+    return bool(uses)
+
+
+def _python_value(
+    ctx: ModuleContext, value: cst.BaseExpression, caller: cst.CSTNode | None
+) -> bool:
+    """``value`` calls nothing, and its names are bound to no call's result; with ``caller``
+    (a function calling from traced code), they are captured from outside it, not its own
+    (its parameters may be elements)."""
+    for part in (value, *walk.descendants(value)):
+        if isinstance(part, cst.Call | cst.Lambda):
+            return False
+        if not isinstance(part, cst.Name):
+            continue
+        for a in ctx.bindings(part):
+            if caller is not None and ctx.enclosing_function(a.node) is caller:
+                return False
+            if isinstance(a.node, cst.Param):
+                continue
+            if isinstance(assigned_value(ctx, a.node), cst.Call):
+                return False  # `size = tf.constant(...)`, then `partial(parse, size=size)`
+    return True
 
 
 def _receives_tensors(fn: TracedFunction) -> bool:
