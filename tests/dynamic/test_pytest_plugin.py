@@ -134,6 +134,49 @@ def test_an_internal_error_is_one_warning_line_and_keeps_the_outcome(
     assert not (pytester.path / "out.txt").exists()
 
 
+@needs_tensorflow
+def test_files_the_tests_write_stay_where_the_tests_put_them(pytester: pytest.Pytester) -> None:
+    """Dynamic mode's child moves a module's writes into its scratch folder; a test suite
+    reads back what it wrote, so the plugin must leave the paths alone."""
+    pytester.makepyfile(
+        tracelog="""
+        import tensorflow as tf
+
+        def make_step(path):
+            @tf.function
+            def step(x):
+                with open(path, "a") as fh:
+                    fh.write("traced\\n")
+                return x * 2
+            return step
+        """,
+        test_tracelog="""
+        import pathlib
+        import shutil
+        import tempfile
+
+        import tensorflow as tf
+        from tracelog import make_step
+
+        def test_the_log_is_written_once():
+            # Outside the project (the rootdir), as pytest's own tmp_path usually is.
+            folder = pathlib.Path(tempfile.mkdtemp())
+            try:
+                path = folder / "log.txt"
+                step = make_step(str(path))
+                step(tf.constant(1.0))
+                step(tf.constant(2.0))
+                assert path.read_text() == "traced\\n"
+            finally:
+                shutil.rmtree(folder)
+        """,
+    )
+    result = pytester.runpytest_subprocess(*PLUGIN, "--tflint-graph", timeout=TIMEOUT)
+    result.assert_outcomes(passed=1)
+    assert any("TFG108" in line and "confirmed" in line for line in result.outlines)
+    assert not (pytester.path / "outside").exists()
+
+
 # -- the fixture project, with TensorFlow -----------------------------------------------
 
 
@@ -317,6 +360,26 @@ def test_a_raising_code_needs_the_documented_exception_at_its_line() -> None:
     assert verdict.evidence == (
         f"OperatorNotAllowedInGraphError at line 12 while tracing (in t::x): {message}"
     )
+
+
+def test_a_layer_built_per_trace_raises_at_its_first_call_further_on() -> None:
+    """TFG208: Keras makes a layer's variables (and TensorFlow raises) where the layer is
+    first called, after the line that builds it; an error before that line, or another
+    ValueError, is no confirmation."""
+    message = "tf.function only supports singleton tf.Variables created on the first call."
+
+    def raised(line: int, text: str = message) -> Raised:
+        return Raised(FILE, line, 3, 20, "ValueError", ("ValueError", "Exception"), text, True, "t")
+
+    ran = {(FILE, 12): _seen(graph=1)}
+    first_call = SessionRecord(lines=ran, raised=[raised(14)])
+    verdict = judge(FILE, 12, "TFG208", first_call)
+    assert verdict.status == "confirmed"
+    assert "at line 14 while tracing" in verdict.evidence
+    before = SessionRecord(lines=ran, raised=[raised(10)])
+    assert judge(FILE, 12, "TFG208", before).status != "confirmed"
+    other = SessionRecord(lines=ran, raised=[raised(14, "Shapes (2, 3) and (3,) are incompatible")])
+    assert judge(FILE, 12, "TFG208", other).status != "confirmed"
 
 
 def test_a_state_write_without_a_visible_change_is_not_claimed() -> None:

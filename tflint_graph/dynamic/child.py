@@ -116,6 +116,9 @@ class Probe:
         self.lines: dict[str, set[int]] = {}
         self.patched: dict[int, tuple[Any, Any]] = {}
         self.inside = 0  # how many probed calls are running (see ``patch``)
+        # Move the module's writes into the scratch folder (``_scratch_path``): dynamic
+        # mode's child runs in one; a test suite's writes are its own business.
+        self.redirect_writes = True
         # tf.functions the module's code made, per phase: (line, the Function).
         self.created: dict[str, list[tuple[int, Any]]] = {}
         self.probed: dict[str, str] = {}  # probe name -> kind, for tests and the report
@@ -222,7 +225,12 @@ class Probe:
                 probe.hit(kind, name, frame)
             probe.inside += 1
             try:
-                if writes and args and probe.caller_line(frame) is not None:
+                if (
+                    writes
+                    and args
+                    and probe.redirect_writes
+                    and probe.caller_line(frame) is not None
+                ):
                     # Inside: the folders made for the new path are no hit of the module's.
                     args = (_scratch_path(args[0], "w"), *args[1:])
                 return original(*args, **kwargs)
@@ -526,7 +534,7 @@ class Probe:
             ours = probe.caller_line(frame) is not None
             probe.inside += 1
             try:
-                if ours and args:
+                if ours and args and probe.redirect_writes:
                     mode = args[1] if len(args) > 1 else kwargs.get("mode")
                     args = (_scratch_path(args[0], mode), *args[1:])
                 handle = original(*args, **kwargs)

@@ -25,6 +25,7 @@ from tflint_graph.dynamic.verdicts import (
     NOT_REPRODUCED,
     PROBE_KINDS,
     RAISED_ANYWHERE,
+    RAISED_LATER,
     RAISES,
     RAISES_MESSAGE,
     UNVERIFIED,
@@ -282,11 +283,19 @@ def _documented(raised: Raised, code: str) -> bool:
 
 def _raises(key: tuple[str, int], code: str, record: SessionRecord, ran: Seen | None) -> Verdict:
     path, line = key
+    # Anywhere in the function that holds the line; for RAISED_LATER after it (a layer
+    # built on the line raises at its first call).
     anywhere = code in RAISED_ANYWHERE
+    later = code in RAISED_LATER
     here = [
         r
         for r in record.raised
-        if r.path == path and (r.line == line or (anywhere and r.first <= line <= r.last))
+        if r.path == path
+        and (
+            r.line == line
+            or (anywhere and r.first <= line <= r.last)
+            or (later and r.first <= line < r.line <= r.last)
+        )
     ]
     matching = [r for r in here if _documented(r, code)]
     if matching:

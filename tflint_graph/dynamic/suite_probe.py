@@ -74,6 +74,7 @@ class SuiteProbe(child.Probe):
         watches: Mapping[tuple[str, int], tuple[str, ...]],
     ) -> None:
         super().__init__(None, files)
+        self.redirect_writes = False  # the tests' files stay where the tests put them
         self.wanted = wanted
         self.watches = dict(watches)
         self.record = SessionRecord()

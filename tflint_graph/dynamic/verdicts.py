@@ -140,11 +140,15 @@ RAISES_MESSAGE: dict[str, str] = {
     "TFG203": r"(?i)symbolic",
     "TFG204": r"numpy",
     "TFG205": r"Variable",
-    "TFG208": r"Variable",
+    # The Keras object's variables are made where it is first called, not where it is built.
+    "TFG208": r"singleton tf\.Variables|created on the first call",
 }
 
 # Codes whose error TensorFlow raises away from the flagged line.
 RAISED_ANYWHERE = frozenset({"TFG207"})
+# Codes whose error comes later in the same traced code: a layer built on the flagged line
+# makes its variables (and raises) at its first call, a few lines further on.
+RAISED_LATER = frozenset({"TFG208"})
 
 # A graph less than this many times faster than eager buys nothing worth a tf.function.
 SPEEDUP_WORTH_IT = 1.5
@@ -688,7 +692,8 @@ class _Judge:
         specific = documented and (pattern is None or re.search(pattern, text) is not None)
         lines = set(exc.get("lines") or ([exc["line"]] if exc.get("line") else []))
         # TFG207's error surfaces where the list is used after the loop, not at the append.
-        if specific and (line in lines or code in RAISED_ANYWHERE):
+        later = code in RAISED_LATER and any(at > line for at in lines)
+        if specific and (line in lines or code in RAISED_ANYWHERE or later):
             return Verdict(CONFIRMED, _raised(exc) + self.suffix)
         if specific:
             return Verdict(
