@@ -1,6 +1,6 @@
 """Lint a real project and print every finding in a form a reviewer can judge.
 
-    python scripts/field_findings.py PATH [PATH ...] [--context 3] [--select TFG1]
+    python scripts/field_findings.py PATH [PATH ...] [--context 3] [--select TFG1]  # each PATH a project
     python scripts/field_findings.py PATH --gone BEFORE.json   # what a change stopped reporting
 
 Each finding comes with the lines around it, why its code is traced (the chain) and an empty
@@ -15,11 +15,14 @@ import argparse
 import json
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 from tflint_graph import Config, lint_paths
+from tflint_graph.core.config import find_config, load_file
 from tflint_graph.core.finding import Finding, Severity
 from tflint_graph.core.noqa import source_lines
+from tflint_graph.source.dependencies import with_keras_version
 from tflint_graph.source.reading import decode
 
 
@@ -81,8 +84,15 @@ def main(argv: list[str] | None = None) -> int:
         "list the findings it had that this run no longer reports, to judge what was dropped",
     )
     args = parser.parse_args(argv)
-    config = Config(select=tuple(c.strip() for c in args.select.split(",") if c.strip()))
-    findings = list(lint_paths(args.paths, config, jobs=args.jobs))
+    select = tuple(c.strip() for c in args.select.split(",") if c.strip())
+    findings = []
+    for path in args.paths:
+        # Each project as its own user runs it: its own configuration and Keras version
+        # (one run over several would apply the first project's to all).
+        found = find_config([path])
+        config = replace(load_file(found) if found is not None else Config(), select=select)
+        config = with_keras_version(config, [path])
+        findings += lint_paths([path], config, jobs=args.jobs)
     if args.gone is not None:
         findings = _gone(args.gone, findings)
     for number, f in enumerate(findings, start=1):
