@@ -1,6 +1,6 @@
 """Lint a real project and print every finding in a form a reviewer can judge.
 
-    python scripts/field_findings.py PATH [PATH ...] [--context 3] [--select TFG1]  # each PATH a project
+    python scripts/field_findings.py PROJECT [PROJECT ...] [--context 3] [--select TFG1]
     python scripts/field_findings.py PATH --gone BEFORE.json   # what a change stopped reporting
 
 Each finding comes with the lines around it, why its code is traced (the chain) and an empty

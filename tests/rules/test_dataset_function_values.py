@@ -65,6 +65,24 @@ CASES = {
 
             return ds.map(to_images)
     """,
+    "a setting bound by functools.partial is logged as configuration": """
+        def augment(image, label, policy):
+            logging.info("apply policy %s", policy)
+            return tf.image.flip_left_right(image), label
+
+
+        def pipeline(ds, policy):
+            return ds.map(functools.partial(augment, policy=policy))
+    """,
+    "an element logged is a tensor": """
+        def augment(image, label, policy):
+            logging.info("label %s", label)  # TFG107
+            return tf.image.flip_left_right(image), label
+
+
+        def pipeline(ds, policy):
+            return ds.map(functools.partial(augment, policy=policy))
+    """,
     "a count kept on the decoder accumulates": """
         def parse(strings, labels, size, decoder):
             decoder.decoded += 1  # TFG106

@@ -304,10 +304,7 @@ class Model(tf.keras.Model):
         target's own, so it is the same for every element: storing it once, while tracing,
         leaves what storing it per element would (``decoder.size = size`` with ``size`` bound
         by ``functools.partial``)."""
-        root = fn
-        while root.parent is not None:
-            root = root.parent
-        if root.kind is not TraceKind.DATASET or fn.callers_elsewhere:
+        if not fn.dataset_only:
             return False
         mine = self.ctx.code(target)
         if any(

@@ -514,6 +514,10 @@ class MessageReader:
         if self.inference.param_kind(param) is not None:
             return Part.OTHER
         default = param.default
+        if self.fn.kind is TraceKind.DATASET and self.fn.parent is None:
+            # Not an element (`partial(preprocess, policy=name)`): a Python value every
+            # element of the pipeline shares, a setting the trace is built with.
+            return Part.CONFIG
         if self.fn.kind is not TraceKind.CALLEE or self.fn.parent is None:
             return Part.CONFIG if default is not None and _literal(default) else Part.OTHER
         parent = self.fn.parent
@@ -540,7 +544,7 @@ class MessageReader:
                 return Part.TENSOR
             attr, base = base, base.value
         if not (isinstance(base, cst.Name) and base.value in ("self", "cls")):
-            if isinstance(base, cst.Name) and self._dataset_trace() and self._python_object(base):
+            if isinstance(base, cst.Name) and self.fn.dataset_only and self._python_object(base):
                 # A tf.data function traces once and every element reuses the trace, so a
                 # Python object's settings read there are the same for every element.
                 return Part.CONFIG
@@ -560,13 +564,6 @@ class MessageReader:
             ):
                 return Part.OTHER
         return Part.CONFIG
-
-    def _dataset_trace(self) -> bool:
-        """``self.fn`` is traced for a ``Dataset`` transformation only."""
-        root = self.fn
-        while root.parent is not None:
-            root = root.parent
-        return root.kind is TraceKind.DATASET and not self.fn.callers_elsewhere
 
     def _python_object(self, name: cst.Name, depth: int = 0) -> bool:
         """``name`` holds a Python object, no tensor: it is read under ``isinstance(name,

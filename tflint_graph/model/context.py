@@ -60,6 +60,16 @@ class TracedFunction:
     autograph_features: frozenset[str] = field(default=frozenset(), repr=False)
 
     @property
+    def dataset_only(self) -> bool:
+        """Traced for a ``Dataset`` transformation only (its root is one, and no other
+        module's traced code calls it): tf.data traces it once and runs the graph for every
+        element, which shares every Python value but the element itself."""
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        return root.kind is TraceKind.DATASET and not self.callers_elsewhere
+
+    @property
     def where(self) -> str:
         """How messages name this function: ``augment() (traced via step() -> augment())``."""
         if len(self.chain) > 1:
