@@ -5,7 +5,7 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.trace_diagnostics import static_metadata
 from tflint_graph.model import walk
-from tflint_graph.model.calls import binds_self, keyword, passed_for
+from tflint_graph.model.calls import argument_passed
 from tflint_graph.model.certain import certain_tensors
 from tflint_graph.model.context import TracedFunction, TraceKind
 from tflint_graph.model.names import dotted, root_name
@@ -353,9 +353,7 @@ class Model(tf.keras.Model):
         node = fn.node
         sites = list(traced_of(self.ctx).definitions.calls_in(parent.node, node))
         for call in sites:
-            arg = passed_for(call, node.params, param, bound=binds_self(self.ctx, node, call.func))
-            if arg is None:  # `parse(*element, size=size)`: a keyword is still known
-                arg = keyword(call, param.name.value)
+            arg = argument_passed(self.ctx, call, node, param)
             if arg is None or not self._python_value(arg, parent, depth + 1):
                 return False
         return bool(sites)

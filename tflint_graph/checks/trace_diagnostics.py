@@ -29,7 +29,7 @@ import libcst as cst
 
 from tflint_graph.checks.variable_creation import created_once
 from tflint_graph.model import walk
-from tflint_graph.model.calls import binds_self, passed_for
+from tflint_graph.model.calls import argument_passed, binds_self, passed_for
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.scopes import GlobalScope
 from tflint_graph.model.tensors import holds_variable, tensors
@@ -587,9 +587,7 @@ class MessageReader:
         sites = list(traced_of(ctx).definitions.calls_in(parent.node, node))
         outer = MessageReader(ctx, parent)
         for call in sites:
-            arg = passed_for(
-                call, node.params, found[0].node, bound=binds_self(ctx, node, call.func)
-            )
+            arg = argument_passed(ctx, call, node, found[0].node)
             while isinstance(arg, cst.Attribute):
                 arg = arg.value
             if not (isinstance(arg, cst.Name) and outer._python_object(arg, depth + 1)):

@@ -93,3 +93,12 @@ def passed_for(
                 return arg.value
             index += 1
     return param.default
+
+
+def argument_passed(
+    ctx: ModuleContext, call: cst.Call, fn: cst.FunctionDef | cst.Lambda, param: cst.Param
+) -> cst.BaseExpression | None:
+    """What ``call`` of ``fn`` passes ``param``: by position or keyword, or by keyword alone
+    where a star argument hides the positions (``parse(*element, size=size)``)."""
+    arg = passed_for(call, fn.params, param, bound=binds_self(ctx, fn, call.func))
+    return arg if arg is not None else keyword(call, param.name.value)
