@@ -102,14 +102,8 @@ def find_roots(search: Search) -> list[Root]:
 def decorated(search: Search) -> None:
     """``@tf.function`` in any spelling, with options, or a configured project wrapper."""
     for fn in search.definitions.facts.functions:
-        reason, autograph, signature = decorator_root(search, fn)
+        reason, autograph, signature, features = decorator_root(search, fn)
         if reason:
-            options = [
-                c
-                for dec in fn.decorators
-                for c in search.definitions.tf_function_options(dec.decorator) or ()
-            ]
-            features = autograph_features(search, options)
             search.root(fn, TraceKind.DECORATED, reason, autograph, signature, features=features)
 
 
@@ -294,6 +288,9 @@ def _unconverted(version: str, method: str) -> str:
     return f"Keras 3 does not AutoGraph-convert {what}, nor the plain functions it calls"
 
 
+_FEATURE = "tensorflow.autograph.experimental.Feature."
+
+
 def autograph_features(search: Search, options: list[cst.Call]) -> frozenset[str]:
     """The ``tf.autograph.experimental.Feature`` members that ``experimental_autograph_options``
     names in a tf.function's options (one, or a tuple or list of them): ``BUILTIN_FUNCTIONS``
@@ -310,21 +307,21 @@ def autograph_features(search: Search, options: list[cst.Call]) -> frozenset[str
             else [value]
         )
         for item in items:
-            prefix = "tensorflow.autograph.experimental.Feature."
             for name in search.definitions.resolve(item).imported:
-                if name.startswith(prefix):
-                    found.add(name[len(prefix) :])
+                if name.startswith(_FEATURE):
+                    found.add(name[len(_FEATURE) :])
     return frozenset(found)
 
 
 def decorator_root(
     search: Search, fn: cst.FunctionDef
-) -> tuple[str, bool, cst.BaseExpression | None]:
-    """(reason, autograph, input_signature) when a decorator makes ``fn`` traced; an
-    escape-hatch decorator (``@tf.py_function``...) puts it in ``search.escaped``."""
+) -> tuple[str, bool, cst.BaseExpression | None, frozenset[str]]:
+    """(reason, autograph, input_signature, AutoGraph features) when a decorator makes ``fn``
+    traced; an escape-hatch decorator (``@tf.py_function``...) puts it in
+    ``search.escaped``."""
     definitions = search.definitions
     autograph = True
-    traced: tuple[str, cst.BaseExpression | None] | None = None
+    traced: tuple[str, cst.BaseExpression | None, frozenset[str]] | None = None
     for dec in fn.decorators:
         expr = dec.decorator
         target = expr.func if isinstance(expr, cst.Call) else expr
@@ -333,7 +330,7 @@ def decorator_root(
             continue
         if definitions.is_escape_hatch(target):
             search.escaped.add(fn)
-            return ("", False, None)
+            return ("", False, None, frozenset())
         options = definitions.tf_function_options(expr)
         if options is None:
             continue
@@ -345,10 +342,10 @@ def decorator_root(
         signature = next(
             (s for c in options if (s := keyword(c, "input_signature")) is not None), None
         )
-        traced = (f"decorated with @{label}", signature)
+        traced = (f"decorated with @{label}", signature, autograph_features(search, options))
     if traced is None:
-        return ("", True, None)
-    return (traced[0], autograph, traced[1])
+        return ("", True, None, frozenset())
+    return (traced[0], autograph, traced[1], traced[2])
 
 
 class _RunEagerlyAssignment(walk.Visitor):
