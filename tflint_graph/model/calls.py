@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tflint_graph.core.vocabulary import PARTIAL
+
 if TYPE_CHECKING:
     from tflint_graph.model.context import ModuleContext
 
@@ -102,3 +104,17 @@ def argument_passed(
     where a star argument hides the positions (``parse(*element, size=size)``)."""
     arg = passed_for(call, fn.params, param, bound=binds_self(ctx, fn, call.func))
     return arg if arg is not None else keyword(call, param.name.value)
+
+
+def partial_of(ctx: ModuleContext, use: cst.Name) -> cst.Call | None:
+    """The ``functools.partial(fn, ...)`` call that ``use`` (a mention of ``fn``) is the first
+    argument of, if it is one."""
+    call = ctx.parent(ctx.parent(use))  # Name -> Arg -> Call
+    if (
+        isinstance(call, cst.Call)
+        and call.args
+        and call.args[0].value is use
+        and ctx.resolve(call.func).is_(*PARTIAL)
+    ):
+        return call
+    return None

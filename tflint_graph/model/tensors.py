@@ -28,9 +28,9 @@ from enum import Enum
 
 import libcst as cst
 
-from tflint_graph.core.vocabulary import KERAS_STEPS, PARTIAL
+from tflint_graph.core.vocabulary import KERAS_STEPS
 from tflint_graph.model import walk
-from tflint_graph.model.calls import argument, keyword
+from tflint_graph.model.calls import argument, keyword, partial_of
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.names import Resolution
 from tflint_graph.model.tf_returns import FLAGS, RETURNS
@@ -557,14 +557,10 @@ def _bound_to_python(ctx: ModuleContext, fn: TracedFunction, p: cst.Param) -> bo
         if isinstance(parent, cst.Call) and parent.func is use:
             call, caller = parent, ctx.enclosing_function(parent)
         else:
-            call, caller = ctx.parent(parent), None  # Name -> Arg -> Call
-            if not (
-                isinstance(call, cst.Call)
-                and call.args
-                and call.args[0].value is use
-                and ctx.resolve(call.func).is_(*PARTIAL)
-            ):
+            found = partial_of(ctx, use)
+            if found is None:
                 return False
+            call, caller = found, None
         value = keyword(call, p.name.value)
         if value is None or not _python_value(ctx, value, caller):
             return False

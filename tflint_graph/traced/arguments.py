@@ -17,8 +17,7 @@ from collections.abc import Mapping
 
 import libcst as cst
 
-from tflint_graph.core.vocabulary import PARTIAL
-from tflint_graph.model.calls import binds_self, keyword, passed_for
+from tflint_graph.model.calls import binds_self, keyword, partial_of, passed_for
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.definitions import Definitions
@@ -271,13 +270,8 @@ class ArgumentGuards:
         uses = mentions(self.ctx, fn)
         verdicts = set()
         for use in uses:
-            call = self.ctx.parent(self.ctx.parent(use))  # Name -> Arg -> Call
-            if not (
-                isinstance(call, cst.Call)
-                and call.args
-                and call.args[0].value is use
-                and self.ctx.resolve(call.func).is_(*PARTIAL)
-            ):
+            call = partial_of(self.ctx, use)
+            if call is None:
                 return True
             value = keyword(call, param.name.value)
             if value is None:
