@@ -124,6 +124,27 @@ CASES = {
 
             return ds.map(to_images)
     """,
+    "a helper a tf.function also calls with a tensor is not tf.data's alone": """
+        def configure(decoder, size):
+            decoder.size = size  # TFG106
+
+
+        def parse(strings, labels, size, decoder):
+            if isinstance(decoder, Decoder):
+                configure(decoder, size)
+            return decoder.decode(strings), labels
+
+
+        @tf.function
+        def resize_all(images, sizes, decoder):
+            if isinstance(decoder, Decoder):
+                configure(decoder, tf.reduce_max(sizes))
+            return images
+
+
+        def pipeline(ds, size):
+            return ds.map(functools.partial(parse, size=size, decoder=Decoder()))
+    """,
     "a literal-only message still claims to run per element": """
         def parse(strings, labels, size, decoder):
             logging.info("decoded a batch")  # TFG107

@@ -344,17 +344,20 @@ class Model(tf.keras.Model):
         return True
 
     def _python_argument(self, param: cst.Param, fn: TracedFunction, depth: int) -> bool:
-        inference = tensors(self.ctx, fn)
+        """Every trace fills ``param`` of ``fn`` with a Python value: a root's non-element
+        parameter, or what every traced caller (each traced for a Dataset only) passes."""
         if fn.parent is None:
-            return inference.param_kind(param) is None
+            return tensors(self.ctx, fn).param_kind(param) is None
         if fn.kind is not TraceKind.CALLEE:
             return False
-        parent = fn.parent
-        node = fn.node
-        sites = list(traced_of(self.ctx).definitions.calls_in(parent.node, node))
-        for call in sites:
-            arg = argument_passed(self.ctx, call, node, param)
-            if arg is None or not self._python_value(arg, parent, depth + 1):
+        sites = traced_of(self.ctx).arguments.traced_callers(fn.node)
+        for caller, call in sites:
+            arg = argument_passed(self.ctx, call, fn.node, param)
+            if (
+                arg is None
+                or not caller.dataset_only
+                or not self._python_value(arg, caller, depth + 1)
+            ):
                 return False
         return bool(sites)
 

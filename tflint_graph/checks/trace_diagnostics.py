@@ -581,16 +581,18 @@ class MessageReader:
             found[0].node
         ):
             return False
-        parent = self.fn.parent
-        if self.fn.kind is not TraceKind.CALLEE or parent is None or depth > _MAX_CHAIN:
+        if self.fn.kind is not TraceKind.CALLEE or self.fn.parent is None or depth > _MAX_CHAIN:
             return False
-        sites = list(traced_of(ctx).definitions.calls_in(parent.node, node))
-        outer = MessageReader(ctx, parent)
-        for call in sites:
+        sites = traced_of(ctx).arguments.traced_callers(node)
+        for caller, call in sites:
             arg = argument_passed(ctx, call, node, found[0].node)
             while isinstance(arg, cst.Attribute):
                 arg = arg.value
-            if not (isinstance(arg, cst.Name) and outer._python_object(arg, depth + 1)):
+            if not (
+                isinstance(arg, cst.Name)
+                and caller.dataset_only
+                and MessageReader(ctx, caller)._python_object(arg, depth + 1)
+            ):
                 return False
         return bool(sites)
 

@@ -155,6 +155,14 @@ class ArgumentGuards:
             return None
         return truths.pop()
 
+    def traced_callers(self, fn: FunctionNode) -> list[tuple[TracedFunction, cst.Call]]:
+        """Every call of ``fn`` from traced code of this module, with its traced caller."""
+        return [
+            (info, call)
+            for caller, info in self.traced.items()
+            for call in self.definitions.calls_in(caller, fn)
+        ]
+
     def _passed_here(
         self, fn: FunctionNode, param: cst.Param
     ) -> list[tuple[FunctionNode, cst.BaseExpression | None]]:
