@@ -17,7 +17,7 @@ from tflint_graph.core.facts import ProjectView
 from tflint_graph.core.finding import Finding, tool_finding
 from tflint_graph.run.cache import Cache, RunRecord, RunRecords, default_root, open_cache
 from tflint_graph.source.context import project_root
-from tflint_graph.source.dependencies import with_keras_version
+from tflint_graph.source.dependencies import with_folder_versions, with_keras_version
 from tflint_graph.source.files import iter_python_files
 from tflint_graph.source.modules import forget_paths, real_path
 from tflint_graph.source.reading import is_notebook, read_source
@@ -47,7 +47,7 @@ def lint_source(
 
     config = config or Config()
     if os.path.isfile(path):
-        config = with_keras_version(config, [Path(path)])
+        config = with_folder_versions(with_keras_version(config, [Path(path)]), [Path(path)])
     view = project_view(path, config) if context else None
     return analyse_source(source, path, config, view, noqa=noqa)[0]
 
@@ -195,6 +195,7 @@ def lint_paths(
     if files_found is not None:
         files_found.extend(files)
     run_files, roots = _with_context(files, targets, config) if context and files else (files, [])
+    config = with_folder_versions(config, run_files)
     store = open_cache(cache, targets, config) if files else None
     records = RunRecords(store) if store is not None else None
     ticket = records.ticket(run_files) if records is not None else None

@@ -31,7 +31,7 @@ from tflint_graph.core.config import (
 from tflint_graph.core.finding import Finding, Severity
 from tflint_graph.core.version import __version__
 from tflint_graph.output import FORMATS, RunInfo, SourceLines
-from tflint_graph.source.dependencies import with_keras_version
+from tflint_graph.source.dependencies import with_folder_versions, with_keras_version
 from tflint_graph.source.reading import decode, is_notebook
 
 if TYPE_CHECKING:
@@ -413,6 +413,13 @@ def check(
             linted.append(targets[0])
         else:
             findings = list(lint_paths(targets, config, files_found=linted, **run_options))
+        sub_projects = [
+            (os.path.relpath(folder), version, reason)
+            for folder, version, reason in with_folder_versions(config, linted).keras_folders
+        ]
+        if verbose or (statistics and not quiet):
+            for folder, version, reason in sub_projects:
+                click.echo(f"tflint-graph: Keras {version} in {folder} ({reason})", err=True)
         if not linted:  # as ruff: a warning, and no "All checks passed!" for nothing checked
             click.echo(
                 "tflint-graph: warning: No Python files found under the given path(s)", err=True
@@ -445,6 +452,7 @@ def check(
             width=_terminal_width() if text and terminal else None,
             dynamic=dynamic_summary.as_dict() if dynamic_summary is not None else None,
             keras=(config.keras_version, config.keras_reason),
+            keras_folders=sub_projects,
         )
         output = FORMATS[output_format](findings, run)
     except FileNotFoundError as exc:

@@ -43,7 +43,7 @@ from tflint_graph.core.config import Config, ConfigError, find_config, load_file
 from tflint_graph.core.facts import ProjectView
 from tflint_graph.core.noqa import file_noqa_codes, source_lines
 from tflint_graph.core.version import __version__
-from tflint_graph.source.dependencies import with_keras_version
+from tflint_graph.source.dependencies import with_folder_versions, with_keras_version
 
 __all__ = ["Plugin"]
 
@@ -80,6 +80,8 @@ def _config_for(filename: str) -> Config:
                 _reported.add(found)
                 _log.warning("tflint-graph: %s; using the default configuration", exc)
     config = with_keras_version(config, [Path(directory)])
+    # Any module of the folder stands for the folder: the decision is the folder's.
+    config = with_folder_versions(config, [Path(directory, "_")])
     _configs[directory] = config
     return config
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tflint_graph import lint_paths, lint_source
 from tflint_graph.core.config import Config
 from tflint_graph.source.dependencies import declared_keras, with_keras_version
 
@@ -135,3 +136,81 @@ def test_tf_keras_with_the_switch_in_the_projects_code_means_keras2(tmp_path: Pa
     found = declared_keras(root)
     assert found.version == "2"
     assert found.reason == "requirements.txt: tf-keras with TF_USE_LEGACY_KERAS"
+
+
+# A Keras layer whose `call` tests a tensor in Python: raises under Keras 3 (call is not
+# converted), converted under Keras 2.
+LAYER = """\
+import tensorflow as tf
+
+
+class Gate(tf.keras.layers.Layer):
+    def call(self, x):
+        if tf.reduce_sum(x) > 0:
+            return x
+        return -x
+"""
+
+
+def _tfg201(paths: list[Path]) -> set[str]:
+    found = lint_paths([str(p) for p in paths], Config(select=("TFG201",)))
+    return {Path(f.path).parent.name for f in found}
+
+
+def test_a_sub_project_pinning_keras2_is_analysed_as_keras2(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        **{
+            "det/requirements.txt": "numpy\ntensorflow>=2.10,<2.16\n",
+            "det/layers.py": LAYER,
+            "cls/layers.py": LAYER,
+        },
+    )
+    assert _tfg201([root]) == {"cls"}
+    # The editor's one-file run agrees with the run over the tree.
+    for folder, expected in (("det", 0), ("cls", 1)):
+        path = root / folder / "layers.py"
+        assert len(lint_source(LAYER, str(path), Config(select=("TFG201",)))) == expected
+
+
+def test_the_nearest_declaration_that_names_tensorflow_decides(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        **{
+            "requirements.txt": "tensorflow==2.15.1\n",
+            # Names no TensorFlow: the root's pin still holds below it.
+            "docs/requirements.txt": "sphinx\n",
+            "docs/layers.py": LAYER,
+            # Declares Keras 3 for itself.
+            "new/pyproject.toml": '[project]\nname = "n"\ndependencies = ["keras>=3"]\n',
+            "new/layers.py": LAYER,
+        },
+    )
+    assert _tfg201([root]) == {"new"}
+    assert _tfg201([root / "docs" / "layers.py"]) == set()
+
+
+def test_a_folder_importing_tensorflow_addons_runs_keras2(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        **{
+            "net/model.py": LAYER,
+            "net/utils.py": "import tensorflow as tf\nimport tensorflow_addons as tfa\n",
+            # A mention that imports nothing is no signal.
+            "plain/model.py": LAYER,
+            "plain/notes.py": '"""Once ported from tensorflow_addons."""\n',
+        },
+    )
+    assert _tfg201([root]) == {"plain"}
+    assert _tfg201([root / "net" / "model.py"]) == set()
+    # A declared Keras 3 is not overruled by the import.
+    (root / "net" / "requirements.txt").write_text("tensorflow>=2.16\n", encoding="utf-8")
+    assert _tfg201([root]) == {"net", "plain"}
+
+
+def test_an_explicit_keras_version_is_not_overruled_by_a_sub_project(tmp_path: Path) -> None:
+    root = project(
+        tmp_path, **{"det/requirements.txt": "tensorflow<2.16\n", "det/layers.py": LAYER}
+    )
+    found = lint_paths([str(root)], Config(select=("TFG201",), keras_version="3"))
+    assert len(list(found)) == 1

@@ -96,6 +96,10 @@ class Config:
     # before analysing, and keeps why in ``keras_reason``.
     keras_version: str = "auto"
     keras_reason: str = ""
+    # Sub-projects that run another Keras than ``keras_version`` (their own declarations,
+    # ``source.dependencies.with_folder_versions``): (absolute folder, "2"/"3", why),
+    # the deepest folder first.
+    keras_folders: tuple[tuple[str, str, str], ...] = ()
     dynamic: DynamicConfig = field(default_factory=DynamicConfig)
     # Directory that relative patterns (exclude, per-file-ignores) are anchored to.
     root: Path | None = None
@@ -121,6 +125,16 @@ class Config:
         that file, as the command line stops with exit 2."""
         found = find_config([Path(path)])
         return load_file(found) if found is not None else cls()
+
+    def keras_of(self, path: str) -> str:
+        """The Keras (``"2"``/``"3"``) of the module at ``path``: its sub-project's, else
+        the run's."""
+        if self.keras_folders:
+            where = os.path.abspath(path)
+            for folder, version, _ in self.keras_folders:
+                if where.startswith(folder + os.sep):
+                    return version
+        return self.keras_version
 
     def is_excluded(self, path: Path) -> bool:
         """Whether a user pattern (``exclude``/``extend-exclude``) matches ``path``."""

@@ -695,10 +695,11 @@ class Definitions:
 
     def module_keras_version(self) -> str:
         """The Keras of this module's ``keras``/``tf.keras`` names (``compile()`` losses):
-        the run's ``keras-version``, but Keras 2 where the module switches ``tf.keras`` to
-        it (``TF_USE_LEGACY_KERAS``) or imports ``tf_keras`` and no plain ``keras``."""
+        its project's ``keras-version`` (``Config.keras_of``), but Keras 2 where the module
+        switches ``tf.keras`` to it (``TF_USE_LEGACY_KERAS``) or imports ``tf_keras`` and no
+        plain ``keras``."""
         if self._module_keras is None:
-            version = self.ctx.config.keras_version
+            version = self.ctx.config.keras_of(self.ctx.path)
             source = self.ctx.source
             if version != "2" and (
                 LEGACY_SWITCH in source

@@ -117,6 +117,8 @@ class RunInfo:
     dynamic: Mapping[str, Any] | None = None  # device and counts per status after --dynamic
     # json: the Keras the analysis assumed ("2"/"3") and why (``Config.keras_reason``).
     keras: tuple[str, str] | None = None
+    # json: sub-projects analysed with another Keras (``Config.keras_folders``).
+    keras_folders: Sequence[tuple[str, str, str]] = ()
 
 
 # One output format: the whole text to print (empty: print nothing).

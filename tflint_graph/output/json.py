@@ -25,6 +25,11 @@ def render(findings: Sequence[Finding], run: RunInfo) -> str:
     }
     if run.keras is not None:
         doc["keras"] = {"version": run.keras[0], "reason": run.keras[1]}
+        if run.keras_folders:
+            doc["keras"]["folders"] = [
+                {"path": path, "version": version, "reason": reason}
+                for path, version, reason in run.keras_folders
+            ]
     if run.dynamic is not None:
         doc["dynamic"] = dict(run.dynamic)
     return json.dumps(doc, indent=2)

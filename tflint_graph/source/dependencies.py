@@ -22,7 +22,7 @@ from __future__ import annotations
 import configparser
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -66,8 +66,19 @@ def declared_keras(start: Path) -> KerasDeclaration:
     if found_at is None:
         return KerasDeclaration("3", "no dependency declaration found")
     folder, candidates = found_at
+    decided = _decide(folder, candidates)
+    if decided is not None:
+        return decided
+    return KerasDeclaration("3", f"no pin in {folder.name or folder} excludes Keras 3")
+
+
+def _decide(folder: Path, candidates: list[Path]) -> KerasDeclaration | None:
+    """What the declarations ``candidates`` of ``folder`` say of Keras; None when they
+    name neither TensorFlow nor Keras nor a Python range (a folder's documentation
+    requirements, say), which decides nothing."""
     legacy: list[str] = []
     switch = False
+    named = ""
     for file, text in _read(candidates):
         switch = switch or _sets_switch(text)
         for spec in _python_requires(file.name, text):
@@ -81,9 +92,101 @@ def declared_keras(start: Path) -> KerasDeclaration:
                 legacy.append(f"{file.name}: {requirement}")
             elif found:
                 return KerasDeclaration("2", f"{file.name}: {requirement} {found}")
+            elif not named and _names_keras(requirement):
+                named = file.name
     if legacy and (switch or _sources_mention_switch(folder)):
         return KerasDeclaration("2", f"{legacy[0]} with {LEGACY_SWITCH}")
-    return KerasDeclaration("3", f"no pin in {folder.name or folder} excludes Keras 3")
+    if named or legacy:
+        return KerasDeclaration("3", f"no pin in {folder.name or folder} excludes Keras 3")
+    return None
+
+
+def _names_keras(requirement: str) -> bool:
+    head = _ANY_NAME.match(requirement)
+    name = re.sub(r"[._]+", "-", head.group(1)).lower() if head else ""
+    return name in _TENSORFLOW or name in _LEGACY or name == "keras"
+
+
+def with_folder_versions(config: Config, files: Iterable[Path]) -> Config:
+    """``config`` with the folders among ``files`` that run another Keras than the run's
+    (``Config.keras_folders``), when ``keras-version`` is ``auto``.
+
+    A monorepo's sub-project declares its own dependencies (``efficientdet/requirements.txt``
+    pinning ``tensorflow<2.16`` under a root that pins nothing): the nearest folder above a
+    file whose declarations name TensorFlow or Keras decides for it.  Where none does, a
+    folder whose modules import ``tensorflow_addons`` runs Keras 2 (the package never
+    supported Keras 3); the folder, not the run, so that a one-file run of the editor and a
+    run over the tree agree."""
+    if not config.keras_reason.startswith("auto"):
+        return config
+    nearest: dict[Path, tuple[Path, KerasDeclaration] | None] = {}
+    addons: dict[Path, str] = {}
+    differ: dict[str, tuple[str, str]] = {}
+    for file in files:
+        folder = Path(os.path.abspath(file)).parent
+        decided = _nearest_decision(folder, nearest)
+        if decided is None and config.keras_version == "3":
+            if folder not in addons:
+                addons[folder] = _imports_addons(folder)
+            if addons[folder]:
+                decided = (
+                    folder,
+                    KerasDeclaration(
+                        "2", f"{addons[folder]} imports tensorflow_addons, never ported to Keras 3"
+                    ),
+                )
+        if decided is not None and decided[1].version != config.keras_version:
+            where, found = decided
+            differ[str(where)] = (found.version, f"auto: {found.reason}")
+    if not differ:
+        return config
+    # The deepest folder first: the one a lookup meets first is the nearest.
+    folders = sorted(differ.items(), key=lambda item: -len(item[0]))
+    return replace(config, keras_folders=tuple((f, v, why) for f, (v, why) in folders))
+
+
+def _nearest_decision(
+    folder: Path, memo: dict[Path, tuple[Path, KerasDeclaration] | None]
+) -> tuple[Path, KerasDeclaration] | None:
+    """The nearest folder from ``folder`` up (to a repository root) whose declarations
+    decide the Keras, with the decision."""
+    walked: list[Path] = []
+    found: tuple[Path, KerasDeclaration] | None = None
+    for here in (folder, *folder.parents):
+        if here in memo:
+            found = memo[here]
+            break
+        walked.append(here)
+        candidates = list(_candidates(here))
+        decision = _decide(here, candidates) if candidates else None
+        if decision is not None:
+            found = here, decision
+            break
+        if (here / ".git").exists():
+            break
+    for here in walked:
+        memo[here] = found
+    return found
+
+
+# `import tensorflow_addons as tfa`, `from tensorflow_addons import layers`, at any indent.
+_ADDONS = re.compile(rb"^[ \t]*(?:import|from)[ \t]+tensorflow_addons\b", re.MULTILINE)
+
+
+def _imports_addons(folder: Path) -> str:
+    """The name of a module directly in ``folder`` that imports ``tensorflow_addons``."""
+    try:
+        names = sorted(p for p in folder.iterdir() if p.suffix == ".py")
+    except OSError:
+        return ""
+    for path in names[:_SCAN_LIMIT]:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if b"tensorflow_addons" in data and _ADDONS.search(data):
+            return path.name
+    return ""
 
 
 _SCAN_LIMIT = 5000  # Python files read for the switch: a bound on huge trees
