@@ -50,6 +50,8 @@ def project(tmp_path: Path, **files: str) -> Path:
         # The TensorFlow of a Docker image the project builds on, or that it pip-installs.
         ("Dockerfile", "FROM tensorflow/tensorflow:2.3.1-gpu\nRUN pip install tqdm\n"),
         ("docker__Dockerfile", "FROM python:3.8\nRUN pip install tensorflow-gpu==2.4.1 numpy\n"),
+        # An install script the README tells users to run.
+        ("setup.sh", "pip install -r requirements.txt\npip install tensorflow==2.3.1\n"),
     ],
 )
 def test_a_pin_that_excludes_keras3_means_keras2(tmp_path: Path, name: str, text: str) -> None:
@@ -214,3 +216,30 @@ def test_an_explicit_keras_version_is_not_overruled_by_a_sub_project(tmp_path: P
     )
     found = lint_paths([str(root)], Config(select=("TFG201",), keras_version="3"))
     assert len(list(found)) == 1
+
+
+def test_a_folder_that_names_no_tensorflow_does_not_hide_the_pin_above(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        **{
+            "requirements.txt": "tensorflow<2.16\n",
+            "scripts/run.sh": "python train.py --epochs 3\n",
+            "scripts/train.py": "",
+        },
+    )
+    assert declared_keras(root / "scripts" / "train.py").version == "2"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from tensorflow.keras.layers.experimental import preprocessing",
+        "from tensorflow.keras.mixed_precision import experimental as mixed_precision",
+        "    from keras.engine.base_layer import Layer",
+        "from keras.layers.core import Dense",
+        "import tensorflow_addons as tfa",
+    ],
+)
+def test_imports_that_keras3_removed_mean_keras2(tmp_path: Path, line: str) -> None:
+    root = project(tmp_path, **{"net/model.py": LAYER, "net/compat.py": line + "\n"})
+    assert _tfg201([root]) == set()

@@ -65,10 +65,12 @@ def declared_keras(start: Path) -> KerasDeclaration:
     found_at = _declaring_folder(start)
     if found_at is None:
         return KerasDeclaration("3", "no dependency declaration found")
-    folder, candidates = found_at
-    decided = _decide(folder, candidates)
+    # The nearest folder whose declarations name TensorFlow or Keras decides (a `scripts/`
+    # folder's shell script or a docs requirements file says nothing about them).
+    decided = _nearest_decision(found_at[0], {})
     if decided is not None:
-        return decided
+        return decided[1]
+    folder = found_at[0]
     return KerasDeclaration("3", f"no pin in {folder.name or folder} excludes Keras 3")
 
 
@@ -114,27 +116,22 @@ def with_folder_versions(config: Config, files: Iterable[Path]) -> Config:
     A monorepo's sub-project declares its own dependencies (``efficientdet/requirements.txt``
     pinning ``tensorflow<2.16`` under a root that pins nothing): the nearest folder above a
     file whose declarations name TensorFlow or Keras decides for it.  Where none does, a
-    folder whose modules import ``tensorflow_addons`` runs Keras 2 (the package never
-    supported Keras 3); the folder, not the run, so that a one-file run of the editor and a
-    run over the tree agree."""
+    folder whose modules import what only Keras 2 has (``tensorflow_addons``,
+    ``tf.keras.layers.experimental``, ``keras.engine``) runs Keras 2; the folder, not the
+    run, so that a one-file run of the editor and a run over the tree agree."""
     if not config.keras_reason.startswith("auto"):
         return config
     nearest: dict[Path, tuple[Path, KerasDeclaration] | None] = {}
-    addons: dict[Path, str] = {}
+    imports: dict[Path, str] = {}
     differ: dict[str, tuple[str, str]] = {}
     for file in files:
         folder = Path(os.path.abspath(file)).parent
         decided = _nearest_decision(folder, nearest)
         if decided is None and config.keras_version == "3":
-            if folder not in addons:
-                addons[folder] = _imports_addons(folder)
-            if addons[folder]:
-                decided = (
-                    folder,
-                    KerasDeclaration(
-                        "2", f"{addons[folder]} imports tensorflow_addons, never ported to Keras 3"
-                    ),
-                )
+            if folder not in imports:
+                imports[folder] = _imports_keras2(folder)
+            if imports[folder]:
+                decided = folder, KerasDeclaration("2", f"{imports[folder]}, gone in Keras 3")
         if decided is not None and decided[1].version != config.keras_version:
             where, found = decided
             differ[str(where)] = (found.version, f"auto: {found.reason}")
@@ -169,12 +166,27 @@ def _nearest_decision(
     return found
 
 
-# `import tensorflow_addons as tfa`, `from tensorflow_addons import layers`, at any indent.
-_ADDONS = re.compile(rb"^[ \t]*(?:import|from)[ \t]+tensorflow_addons\b", re.MULTILINE)
+# Imports that only work where Keras 2 runs (verified to fail under TensorFlow 2.21 with
+# Keras 3.15): TensorFlow Addons, never ported to Keras 3, and the Keras 2 namespaces that
+# Keras 3 removed (`tf.keras.layers.experimental.preprocessing`, `keras.engine`, ...); at
+# any indent (an import inside a function or a `try` counts).
+_KERAS2_IMPORTS = re.compile(
+    rb"^[ \t]*(?:import|from)[ \t]+("
+    rb"tensorflow_addons"
+    rb"|tensorflow\.keras\.(?:mixed_precision\.experimental|layers\.experimental|experimental"
+    rb"|wrappers|utils\.np_utils|optimizers\.experimental)"
+    rb"|keras\.(?:engine|layers\.(?:experimental|core|convolutional|recurrent|preprocessing)"
+    rb"|wrappers|utils\.np_utils|backend\.tensorflow_backend)"
+    # `from tensorflow.keras.layers import experimental` and the like
+    rb"|(?:tensorflow\.)?keras(?:\.layers|\.mixed_precision)?[ \t]+import[ \t]+experimental"
+    rb")\b",
+    re.MULTILINE,
+)
 
 
-def _imports_addons(folder: Path) -> str:
-    """The name of a module directly in ``folder`` that imports ``tensorflow_addons``."""
+def _imports_keras2(folder: Path) -> str:
+    """``module imports name`` for a module directly in ``folder`` that imports what only
+    Keras 2 has; "" when none does."""
     try:
         names = sorted(p for p in folder.iterdir() if p.suffix == ".py")
     except OSError:
@@ -184,8 +196,9 @@ def _imports_addons(folder: Path) -> str:
             data = path.read_bytes()
         except OSError:
             continue
-        if b"tensorflow_addons" in data and _ADDONS.search(data):
-            return path.name
+        found = _KERAS2_IMPORTS.search(data) if b"import" in data else None
+        if found is not None:
+            return f"{path.name} imports {found.group(1).decode()}"
     return ""
 
 
@@ -264,6 +277,7 @@ def _candidates(folder: Path) -> Iterator[Path]:
         yield from sorted(folder.glob("requirements*.txt"))
         yield from sorted(folder.glob("requirements/*.txt"))
         yield from sorted(folder.glob("*.dist-info/METADATA"))
+        yield from sorted(folder.glob("*.sh"))
     except OSError:
         return
 
@@ -293,6 +307,8 @@ def _requirements(file: Path, text: str) -> Iterator[str]:
                 break  # the headers end at the first blank line; the description follows
     elif name == "Dockerfile":
         yield from _dockerfile(text)
+    elif name.endswith(".sh"):  # an install script: `pip install tensorflow==2.3.1`
+        yield from _pip_pins(text)
     elif name.startswith("environment."):
         for line in text.splitlines():
             item = line.strip()
@@ -319,6 +335,11 @@ def _dockerfile(text: str) -> Iterator[str]:
     requirements of ``pip install`` lines."""
     for m in _TF_IMAGE.finditer(text):
         yield f"tensorflow=={m.group(1)}"
+    yield from _pip_pins(text)
+
+
+def _pip_pins(text: str) -> Iterator[str]:
+    """The pinned requirements that the ``pip install`` lines of a script name."""
     for m in _PIP_INSTALL.finditer(text):
         for word in m.group(1).split():
             word = word.strip("\"'")
