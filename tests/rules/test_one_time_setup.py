@@ -1,6 +1,7 @@
 """One-time setup (SPEC §2, ``model.setup``): code that runs on the first trace only by
-design is silent for TFG102, TFG105, TFG106, TFG205 and TFG208; a guard about something else
-is no excuse.  Each source marks exactly the findings it must give (``# TFGnnn``)."""
+design is silent for TFG102, TFG103, TFG105, TFG106, TFG108, TFG205 and TFG208; a guard
+about something else is no excuse.  Each source marks exactly the findings it must give
+(``# TFGnnn``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from tests.helpers import dedent, expected, found
 from tflint_graph import lint_paths
 
-_CODES = ("TFG102", "TFG105", "TFG106", "TFG108", "TFG205", "TFG208")
+_CODES = ("TFG102", "TFG103", "TFG105", "TFG106", "TFG108", "TFG205", "TFG208")
 
 CASES = {
     "helper called under a getattr guard": """
@@ -367,6 +368,50 @@ CASES = {
             with open("log.txt", "a") as f:  # TFG108
                 f.write("step")  # TFG108
             return x * len(words)
+    """,
+    "a sample drawn once and kept on disk": """
+        import os
+        from pathlib import Path
+
+        import numpy as np
+        import tensorflow as tf
+
+        SUPPORT = "support_idx.npy"
+
+
+        def support_indices(n):
+            if not os.path.exists(SUPPORT):
+                idx = np.random.choice(n, 10, replace=False)
+                np.save(SUPPORT, idx)
+            else:
+                idx = np.load(SUPPORT)
+            return idx
+
+
+        def split(n, out):
+            if not Path(out).exists():
+                with open(out, "w") as f:
+                    f.write(str(np.random.permutation(n)))
+            return np.loadtxt(out)
+
+
+        def noisy(x, path):
+            if not os.path.exists(path):
+                np.random.seed(0)  # seeding draws nothing
+            return x + np.random.normal()  # TFG103
+
+
+        def cached(path):
+            if os.path.isfile(path):  # a test that the block only reads: no setup
+                return np.load(path) * np.random.rand()  # TFG103
+            return np.zeros(3)
+
+
+        @tf.function
+        def step(x):
+            idx = support_indices(100)
+            order = split(100, "order.txt")
+            return noisy(x, "seed.npy") + cached("c.npy") + idx[0] + order[0]
     """,
 }
 

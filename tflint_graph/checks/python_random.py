@@ -10,6 +10,7 @@ from tflint_graph.model import walk
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted
 from tflint_graph.model.values import loads_of, sole_name_target, values_of
+from tflint_graph.traced import traced_of
 
 _MODULES = ("random.", "numpy.random.", "secrets.")
 _EXACT = ("uuid.uuid1", "uuid.uuid4")
@@ -377,6 +378,8 @@ def jitter(x):
             return  # an op-level seed: the stateful op it seeds still draws anew per call
         if self._seeded_here(node, fn):
             return
+        if traced_of(self.ctx).setup.covers(node, fn, construction=False):
+            return  # drawn once by design: a lazily made projection, a sample kept on disk
         instead = _INSTEAD.get(short, "tf.random.* ops or a tf.random.Generator")
         if short == "random" and node.args:
             # `np.random.random(size)`: a draw of that shape, not a scalar.

@@ -1,15 +1,16 @@
 """One-time setup (SPEC §2): code in traced bodies that runs on the first trace only *by
-design*, which TFG102, TFG105, TFG106, TFG205 and TFG208 leave alone.
+design*, which TFG102, TFG103, TFG105, TFG106, TFG108, TFG205 and TFG208 leave alone.
 
 Setup is a region guarded by a test of whether the state it sets up exists yet (``if not
 self.built:``, ``if self.table is None:``, ``if getattr(self, "cache", None) is None:``,
 ``if not hasattr(self, "x"):``, a method that returns such a test, an early ``if self.x is not
-None: return``), together with every function the region calls; a guard may also sit inside
-the helper the traced code calls (``self._maybe_init()``).  The test only counts when the
-region, or what it calls, sets (or at least touches) the state it tests: ``if
-self.config.use_b:`` guards something else and is re-evaluated on every trace.  The body of
-``with tf.init_scope():``, Keras ``build()`` and ``__init__`` (a fresh object), and code under
-``if tf.executing_eagerly():`` are setup too.
+None: return``, ``if not os.path.exists(path):`` over a block that writes ``path``),
+together with every function the region calls; a guard may also sit inside the helper the
+traced code calls (``self._maybe_init()``).  The test only counts when the region, or what
+it calls, sets (or at least touches) the state it tests: ``if self.config.use_b:`` guards
+something else and is re-evaluated on every trace.  The body of ``with tf.init_scope():``,
+Keras ``build()`` and ``__init__`` (a fresh object), and code under ``if
+tf.executing_eagerly():`` are setup too.
 """
 
 from __future__ import annotations
@@ -43,6 +44,20 @@ _BUILT_FLAGS = frozenset({"built", "_built", "initialized", "_initialized"})
 
 # How far call sites, helper writes and guard methods are followed.
 _MAX_DEPTH = 8
+
+# Tests of whether a file exists: `if not os.path.exists(path):` guards a block that writes
+# that file (a draw or a download kept on disk), which later calls read instead.
+_EXISTS_CALLS = (
+    "os.path.exists",
+    "os.path.isfile",
+    "os.path.isdir",
+    "tensorflow.io.gfile.exists",
+    "tensorflow.gfile.Exists",
+)
+_EXISTS_METHODS = frozenset({"exists", "is_file", "is_dir"})  # pathlib
+# Words in the name of a call that writes what it is given: `np.save(path, a)`,
+# `pickle.dump(x, f)`, `df.to_csv(path)`, `urlretrieve(url, path)`, `Path(p).write_text(s)`.
+_WRITE_WORDS = ("save", "dump", "write", "copy", "download", "retrieve", "mkdir", "to_")
 
 
 def _returned_flag(fn: cst.FunctionDef) -> str | None:
@@ -120,13 +135,15 @@ class OneTimeSetup:
         self.ctx = definitions.ctx
         self._writes: dict[FunctionNode, frozenset[str]] = {}
         self._returned_tests: dict[cst.FunctionDef, list[str]] = {}
-        self._callees: dict[FunctionNode, bool] = {}
+        self._callees: dict[tuple[FunctionNode, bool], bool] = {}
         self._once: frozenset[str] | None = None
 
     # -- public -----------------------------------------------------------------------
-    def covers(self, node: cst.CSTNode, fn: TracedFunction) -> bool:
-        """``node`` (inside ``fn``) is one-time setup, or does not run while tracing."""
-        return self._covers(node, fn, 0)
+    def covers(self, node: cst.CSTNode, fn: TracedFunction, *, construction: bool = True) -> bool:
+        """``node`` (inside ``fn``) is one-time setup, or does not run while tracing.
+        ``construction=False`` leaves out ``__init__``: an object constructed per trace is
+        fresh state, but a value it draws is still frozen into that trace's graph."""
+        return self._covers(node, fn, 0, construction)
 
     def writes(self, fn: FunctionNode) -> frozenset[str]:
         """``self.x`` chains and ``global`` names ``fn`` assigns or mutates, with those of the
@@ -134,20 +151,26 @@ class OneTimeSetup:
         return self._writes_of(fn, 0)
 
     # -- regions ----------------------------------------------------------------------
-    def _covers(self, node: cst.CSTNode, fn: TracedFunction, depth: int) -> bool:
+    def _covers(
+        self, node: cst.CSTNode, fn: TracedFunction, depth: int, construction: bool
+    ) -> bool:
         fn_node = fn.node
         if isinstance(fn_node, cst.FunctionDef) and (
-            fn_node.name.value in CREATION_METHODS or self._runs_once(fn_node)
+            (
+                fn_node.name.value in CREATION_METHODS
+                and (construction or fn_node.name.value != "__init__")
+            )
+            or self._runs_once(fn_node)
         ):
             return True
         if self.guarded(node, fn_node) or self.guards.untraced(node, fn_node):
             return True
-        return self._called_in_setup(fn, depth)
+        return self._called_in_setup(fn, depth, construction)
 
-    def _called_in_setup(self, fn: TracedFunction, depth: int) -> bool:
+    def _called_in_setup(self, fn: TracedFunction, depth: int, construction: bool) -> bool:
         """Every traced call of callee ``fn`` is itself setup (the same for all its nodes)."""
         fn_node = fn.node
-        known = self._callees.get(fn_node)
+        known = self._callees.get((fn_node, construction))
         if known is not None:
             return known
         parent = fn.parent
@@ -157,12 +180,12 @@ class OneTimeSetup:
             result = False
         elif isinstance(fn_node, cst.Lambda):
             # A lambda in a traced body: its creation is guarded where the lambda is written.
-            result = self._covers(fn_node, parent, depth + 1)
+            result = self._covers(fn_node, parent, depth + 1, construction)
         else:
             sites = list(self.definitions.calls_in(parent.node, fn_node))
             # No call site: reached some other way (passed as an argument ...): do not guess.
-            result = all(self._covers(s, parent, depth + 1) for s in sites)
-        self._callees[fn_node] = result
+            result = all(self._covers(s, parent, depth + 1, construction) for s in sites)
+        self._callees[(fn_node, construction)] = result
         return result
 
     def once_decorators(self) -> frozenset[str]:
@@ -245,6 +268,9 @@ class OneTimeSetup:
         tested = self._tested_state(test, fn, 0)
         if not tested:
             return False
+        files = {t[len("file:") :] for t in tested if t.startswith("file:")}
+        if files and any(self._writes_file(part, files) for part in region):
+            return True
         if any(t.rsplit(".", 1)[-1] in _BUILT_FLAGS for t in tested):
             return True  # Keras sets `built` itself
         base_calls = False
@@ -281,6 +307,10 @@ class OneTimeSetup:
         found = [text for expr in _state_refs(ctx, test, fn) if (text := dotted(expr))]
         for call in calls_in(test):
             func = call.func
+            path = self._existence_tested(call)
+            if path is not None:
+                found.append(f"file:{ctx.code(path)}")
+                continue
             if (
                 isinstance(func, cst.Name)
                 and func.value in ("hasattr", "getattr")
@@ -298,6 +328,32 @@ class OneTimeSetup:
                 # `options.is_custom_kernel_disabled()`: another module's global flag.
                 found.extend(sorted(self._foreign(func, self.ctx.view.global_reads)))
         return found
+
+    def _existence_tested(self, call: cst.Call) -> cst.BaseExpression | None:
+        """The path whose existence ``call`` tests (``os.path.exists(p)``,
+        ``Path(p).exists()``, ``p.is_file()``), else None."""
+        func = call.func
+        if self.ctx.resolve(func).is_(*_EXISTS_CALLS):
+            return call.args[0].value if call.args else None
+        if isinstance(func, cst.Attribute) and func.attr.value in _EXISTS_METHODS:
+            return _path_of(self.ctx, func.value)
+        return None
+
+    def _writes_file(self, part: cst.CSTNode, paths: set[str]) -> bool:
+        """``part`` writes one of ``paths`` (by their code): the guard tests whether the
+        file it makes exists yet."""
+        ctx = self.ctx
+        for call in calls_in(part):
+            func = call.func
+            name = (func.attr.value if isinstance(func, cst.Attribute) else dotted(func)) or ""
+            if not any(word in name.lower() for word in _WRITE_WORDS) and not _opens_to_write(call):
+                continue
+            given = [a.value for a in call.args]
+            if isinstance(func, cst.Attribute):
+                given.append(_path_of(ctx, func.value))  # `Path(p).write_text(s)`
+            if any(ctx.code(g) in paths for g in given):
+                return True
+        return False
 
     def _returned_test(self, method: cst.FunctionDef, depth: int) -> list[str]:
         if method not in self._returned_tests:
@@ -386,6 +442,25 @@ def _touched(ctx: ModuleContext, expr: cst.BaseExpression) -> bool:
     if isinstance(parent, cst.Attribute) and parent.value is node:
         return isinstance(ctx.parent(parent), cst.Call)  # `self.cache.update(...)`
     return isinstance(parent, cst.Call) and parent.func is node  # `self._build()`
+
+
+def _path_of(ctx: ModuleContext, expr: cst.BaseExpression) -> cst.BaseExpression:
+    """The path ``Path(p)`` wraps (``p``), or ``expr`` itself."""
+    if isinstance(expr, cst.Call) and expr.args and ctx.resolve(expr.func).startswith("pathlib."):
+        return expr.args[0].value
+    return expr
+
+
+def _opens_to_write(call: cst.Call) -> bool:
+    """``open(p, "w")``/``GFile(p, "wb")``: an opener whose mode writes."""
+    if (dotted(call.func) or "").rsplit(".", 1)[-1] not in ("open", "GFile", "Open"):
+        return False
+    mode = next(
+        (a.value for a in call.args[1:2] if a.keyword is None),
+        next((a.value for a in call.args if a.keyword and a.keyword.value == "mode"), None),
+    )
+    text = mode.evaluated_value if isinstance(mode, cst.SimpleString) else None
+    return isinstance(text, str) and any(c in text for c in "wax+")
 
 
 def _related(written: str, tested: str) -> bool:
