@@ -239,6 +239,18 @@ FOUND = {
             (8, "TFG101", ("run()", "apply()")),
         ],
     ),
+    "a parameter that defaults to a construction": (
+        """
+        class Augmenter:
+            def apply(self, x):
+                return x * random.random()
+
+        def pipeline(ds, augmenter=None):
+            augmenter = augmenter or Augmenter()
+            return ds.map(augmenter.apply)
+        """,
+        [(6, "TFG103", ("apply()",))],
+    ),
 }
 
 

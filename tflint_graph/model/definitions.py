@@ -46,6 +46,18 @@ _ESCAPE_NAMES = frozenset({"py_function", "numpy_function"})
 ClassRef: TypeAlias = cst.ClassDef | str
 
 
+def _defaulted(value: cst.BaseExpression, name: str) -> bool:
+    """``value`` is ``name or Default()``: what ``name`` held (a parameter) is replaced
+    by a default when None."""
+    return (
+        type(value) is cst.BooleanOperation
+        and type(value.operator) is cst.Or
+        and type(value.left) is cst.Name
+        and value.left.value == name
+        and type(value.right) is cst.Call
+    )
+
+
 def _last(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
@@ -415,11 +427,15 @@ class Definitions:
                 if outer is not None:
                     return outer
             values: list[cst.BaseExpression] = []
+            unknown = False
             for a in self.ctx.bindings(expr):
                 value = self.assigned_value(a.node) if type(a.node) is cst.Name else None
                 if value is None:
-                    return None  # a parameter, a loop variable, an import ...
-                values.append(value)
+                    unknown = True  # a parameter, a loop variable, an import ...
+                else:
+                    values.append(value)
+            if unknown and not any(_defaulted(v, expr.value) for v in values):
+                return None
             return self._one_class(values, at, depth)
         if type(expr) is cst.Attribute:
             owner = self.instance_class(expr.value, at, depth + 1)
@@ -436,6 +452,9 @@ class Definitions:
         for value in values:
             if type(value) is cst.Name and value.value == "None":
                 continue
+            if type(value) is cst.BooleanOperation and type(value.operator) is cst.Or:
+                # `aug = aug or Augmenter()`: the default a caller's None gets
+                value = value.right
             constructed = type(value) is cst.Call
             found.add(self.instance_class(value, at, depth + 1) if constructed else None)
         return found.pop() if len(found) == 1 else None
