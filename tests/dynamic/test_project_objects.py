@@ -129,9 +129,9 @@ def test_a_constructor_call_in_a_script_with_its_arguments(tmp_path: Path) -> No
     )
     found = project.constructor_elsewhere(tmp_path, "pkg.serve", "Server")
     assert found is not None
-    module, call = found
+    module, path, call = found
     # The local `model` is replaced by its value; `other.Server` is another class.
-    assert module == "run"
+    assert module == "run" and path == tmp_path / "run.py"
     assert call.args == ("models.build()",) and call.kwargs == (("mean", "0.5"),)
     assert project.constructor_elsewhere(tmp_path, "pkg.serve", "Missing") is None
 
@@ -372,3 +372,45 @@ def test_a_factory_nothing_calls_gets_a_model_and_an_optimizer(shop: dict) -> No
     dynamic = shop[("shop/steps.py", 14, "TFG105")]["dynamic"]
     assert dynamic["status"] == "confirmed", dynamic
     assert "<Adam>" in dynamic["evidence"], dynamic
+
+
+_LOAD = """
+import importlib.util, sys
+sys.path[:0] = [sys.argv[2], sys.argv[3]]  # the project first, as in the child
+spec = importlib.util.spec_from_file_location("_child", sys.argv[1])
+child = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(child)
+module = child._project_module("tests.test_model", sys.argv[4])
+print(module.UNITS)
+"""
+
+
+def test_a_project_module_behind_an_installed_package_of_its_name_is_loaded_from_its_file(
+    tmp_path: Path,
+) -> None:
+    """The constructor arguments a project's test passes: its `tests/` folder has no
+    `__init__.py`, and an installed regular package `tests` wins the name."""
+    pytest.importorskip("tensorflow")
+    installed = tmp_path / "site" / "tests"
+    installed.mkdir(parents=True)
+    (installed / "__init__.py").write_text("", encoding="utf-8")
+    own = tmp_path / "project" / "tests" / "test_model.py"
+    own.parent.mkdir(parents=True)
+    own.write_text("UNITS = 7\n", encoding="utf-8")
+    child = Path(project.__file__).with_name("child.py")
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _LOAD,
+            str(child),
+            str(tmp_path / "project"),
+            str(tmp_path / "site"),
+            str(own),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[-1] == "7"

@@ -33,6 +33,7 @@ import collections
 import contextlib
 import datetime
 import importlib
+import importlib.util
 import inspect
 import io
 import json
@@ -840,7 +841,11 @@ def _evaluated(spec: dict[str, Any], module: ModuleType | None) -> Any:
         raise Unreachable("an argument from the module's own call needs the module")
     key = (spec["source"], id(spec))
     if key not in _EVALUATED:
-        scope = importlib.import_module(spec["scope"]) if spec.get("scope") else module
+        scope = (
+            _project_module(spec["scope"], spec.get("scope_path", ""))
+            if spec.get("scope")
+            else module
+        )
         code = compile(spec["source"], "<module call>", "eval")
         try:
             _EVALUATED[key] = eval(code, vars(scope))
@@ -850,6 +855,40 @@ def _evaluated(spec: dict[str, Any], module: ModuleType | None) -> Any:
                 raise
             _EVALUATED[key] = eval(code, vars(scope))
     return _EVALUATED[key]
+
+
+def _project_module(name: str, path: str) -> ModuleType:
+    """The project's module ``name``, or the one at ``path`` when that name imports
+    another: a project's `tests/` folder without ``__init__.py`` is a namespace package,
+    which any installed regular package named ``tests`` wins over."""
+    try:
+        found = importlib.import_module(name)
+    except ImportError:
+        if not path:
+            raise
+        found = None
+    if found is not None and (not path or _same_file(getattr(found, "__file__", None), path)):
+        return found
+    key = "_tflint_graph_project_" + re.sub(r"\W", "_", name)
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {name} from {path}")
+        loaded = importlib.util.module_from_spec(spec)
+        sys.modules[key] = loaded
+        try:
+            spec.loader.exec_module(loaded)
+        except BaseException:
+            del sys.modules[key]
+            raise
+    return sys.modules[key]
+
+
+def _same_file(a: str | None, b: str) -> bool:
+    try:
+        return a is not None and os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _parse_absl_flags(exc: BaseException) -> bool:

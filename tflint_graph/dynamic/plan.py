@@ -229,12 +229,13 @@ def plan_module(
         factory = entry.kind == "factory"
         maker = qualname if factory else class_name
         own = calls.constructor(maker) if maker and calls is not None else None
-        scope = ""
+        scope = scope_path = ""
         if own is None and class_name and ctor_example is None and not factory:
             # Constructed by another module of the project (the training script).
             elsewhere = constructor_elsewhere(_root_of(path), module_name, class_name)
             if elsewhere is not None:
-                scope, own = elsewhere
+                scope, found_in, own = elsewhere
+                scope_path = str(found_in)
         if ctor_example is not None:
             ctor, ctor_kwargs = tuple(ctor_example.args), dict(ctor_example.kwargs)
         else:
@@ -252,8 +253,8 @@ def plan_module(
                     note, f"{'made' if factory else 'constructed'} as {maker}({shown}), guessed"
                 )
             if own is not None:
-                ctor = tuple(SourceExpr(a, scope) for a in own.args)
-                ctor_kwargs = {k: SourceExpr(v, scope) for k, v in own.kwargs}
+                ctor = tuple(SourceExpr(a, scope, scope_path) for a in own.args)
+                ctor_kwargs = {k: SourceExpr(v, scope, scope_path) for k, v in own.kwargs}
                 # The module's own arguments may need what only its script sets up (parsed
                 # command-line options): the guess stays as a fallback.
                 if guessed_ctor:

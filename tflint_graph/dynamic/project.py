@@ -269,8 +269,8 @@ def builder_source(module: str, function: str) -> str:
 
 def constructor_elsewhere(
     root: Path, module_name: str, class_name: str
-) -> tuple[str, CallSources] | None:
-    """(the calling module, the call's arguments over its names) for the first call of
+) -> tuple[str, Path, CallSources] | None:
+    """(the calling module, its file, the call's arguments over its names) for the first call of
     ``module_name.class_name(...)`` in another importable module of the project whose
     arguments can all be rewritten over that module's names."""
     for module in project_modules(root):
@@ -287,7 +287,7 @@ def constructor_elsewhere(
             ):
                 found = module.calls.sources(call)
                 if found is not None:
-                    return module.name, found
+                    return module.name, module.path, found
     return None
 
 

@@ -200,6 +200,9 @@ class SourceExpr:
 
     text: str
     scope: str = ""
+    # The scope module's file: the child loads it from there when its name imports another
+    # module (a `tests/` folder without `__init__.py` behind an installed `tests` package).
+    scope_path: str = ""
 
     def __str__(self) -> str:
         return f"{self.scope}: {self.text}" if self.scope else self.text
@@ -365,6 +368,7 @@ def spec_json(spec: Spec, unknown: int = 2) -> dict[str, Any]:
         out = {"kind": "expr", "source": spec.text}
         if spec.scope:
             out["scope"] = spec.scope
+            out["scope_path"] = spec.scope_path
         return out
     if isinstance(spec, VariablesSpec):
         return {"kind": "variables", "items": [spec_json(s, unknown) for s in spec.items]}
