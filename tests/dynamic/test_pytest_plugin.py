@@ -190,10 +190,10 @@ def test_the_tests_confirm_every_reached_finding_and_the_report_is_the_clis_json
         *PLUGIN, "--tflint-graph", "--tflint-graph-report", "report.json", timeout=TIMEOUT
     )
     # The project's own outcomes: the bool(tensor) bug fails its test, as without the plugin.
-    result.assert_outcomes(passed=5, failed=1)
+    result.assert_outcomes(passed=6, failed=1)
     section = _section(result.outlines)
     assert section[1].startswith(
-        "tflint-graph: 4 confirmed, 0 not-reproduced, 0 unverified, 1 not reached by the tests"
+        "tflint-graph: 5 confirmed, 0 not-reproduced, 0 unverified, 1 not reached by the tests"
     )
     listed = _listed(section)
     expected = _markers()
@@ -206,6 +206,7 @@ def test_the_tests_confirm_every_reached_finding_and_the_report_is_the_clis_json
         "TFG102",
         "TFG103",
         "TFG201",
+        "TFG303",
     }
     assert status["TFG101"][1].startswith(
         "print ran 1 time while tracing, 0 times over 10 later calls of train_step: "
@@ -225,7 +226,12 @@ def test_the_tests_confirm_every_reached_finding_and_the_report_is_the_clis_json
     jsonschema.Draft202012Validator(schema).validate(doc)
     in_json = {(f["path"], f["line"], f["code"]): f["dynamic"] for f in doc["findings"]}
     assert {k: (v["status"], v["evidence"]) for k, v in in_json.items()} == listed
-    assert doc["dynamic"]["confirmed"] == 4 and doc["dynamic"]["not-reached"] == 1
+    # A retrace per new Python value, seen at the call site.
+    assert status["TFG303"][1].startswith(
+        "scaled() traced 3 times over 3 calls from line 28, once per new Python value "
+        "(1, 2, 3) (in tests/test_metrics.py::test_running_scales_grow_with_the_step)"
+    )
+    assert doc["dynamic"]["confirmed"] == 5 and doc["dynamic"]["not-reached"] == 1
     assert doc["dynamic"]["unverified"] == 1  # the unreached one, in the CLI's three statuses
     # The static findings are the CLI's, to the field.
     cli = subprocess.run(
@@ -245,7 +251,7 @@ def test_without_the_flag_the_project_has_the_same_outcomes_and_no_section(
 ) -> None:
     _project(pytester)
     result = pytester.runpytest_subprocess(*PLUGIN, timeout=TIMEOUT)
-    result.assert_outcomes(passed=5, failed=1)
+    result.assert_outcomes(passed=6, failed=1)
     assert not _mentions_the_plugin(result.outlines)
 
 
@@ -262,7 +268,7 @@ def test_tests_that_run_functions_eagerly_leave_findings_unverified_and_sarif_va
         *PLUGIN, "--tflint-graph", "--tflint-graph-report", "out/report.sarif", timeout=TIMEOUT
     )
     # Eagerly, bool(tensor) works: that test passes (as it does without the plugin).
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=7)
     listed = {code: value for (_, _, code), value in _listed(_section(result.outlines)).items()}
     # Nothing was traced: the claim was not tested, which is no reason to dismiss it.
     status, evidence = listed["TFG101"]
@@ -272,6 +278,10 @@ def test_tests_that_run_functions_eagerly_leave_findings_unverified_and_sarif_va
     assert "eagerly it does not raise" in listed["TFG201"][1]
     # tf.data traces its functions whatever run_functions_eagerly says.
     assert listed["TFG103"][0] == "confirmed"
+    assert listed["TFG303"] == (
+        "unverified",
+        "scaled() ran eagerly in all 3 calls from line 28 (tf.config.run_functions_eagerly(True))",
+    )
 
     log = json.loads((root / "out" / "report.sarif").read_text(encoding="utf-8"))
     schema = json.loads((DATA / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))

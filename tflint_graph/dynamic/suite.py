@@ -36,6 +36,7 @@ from tflint_graph.dynamic.verdicts import (
 __all__ = [
     "NOT_REACHED",
     "NOT_REACHED_EVIDENCE",
+    "CallSite",
     "Change",
     "Entry",
     "Raised",
@@ -126,6 +127,21 @@ class Change:
 
 
 @dataclass
+class CallSite:
+    """Calls of one ``tf.function`` from one flagged line of eager code: how many traced,
+    and the Python values (not tensors) each tracing call passed."""
+
+    name: str
+    calls: int = 0
+    traced: int = 0
+    eager: int = 0  # calls that ran the Python function (run_functions_eagerly)
+    values: list[str] = field(default_factory=list)  # distinct, at most _MAX_VALUES
+
+
+_MAX_VALUES = 8
+
+
+@dataclass
 class SessionRecord:
     """Everything the probes of one test session saw at the flagged lines."""
 
@@ -133,6 +149,7 @@ class SessionRecord:
     hits: dict[tuple[str, int], dict[str, Seen]] = field(default_factory=dict)
     raised: list[Raised] = field(default_factory=list)
     changes: dict[tuple[str, int], list[Change]] = field(default_factory=dict)
+    sites: dict[tuple[str, int], CallSite] = field(default_factory=dict)
     # Empty while lines are recorded; else why not (another tracer owns sys.settrace).
     no_lines: str = ""
 
@@ -165,11 +182,41 @@ def judge(path: str, line: int, code: str, record: SessionRecord) -> Verdict:
         return _raises(key, code, record, ran)
     if code in WATCH_CODES:
         return _state(key, code, record, ran)
+    if code == "TFG303":
+        return _retraced(key, record, ran)
     unreached = _unreached(key, record, ran)
     if unreached is not None:
         return unreached
     more = " (tflint-graph --dynamic has one)" if code in _DYNAMIC_ONLY else ""
     return Verdict(UNVERIFIED, f"a test run has no check for {code}{more}")
+
+
+def _retraced(key: tuple[str, int], record: SessionRecord, ran: Seen | None) -> Verdict:
+    """TFG303: the tf.function called at the line traced again for a new Python value."""
+    site = record.sites.get(key)
+    if site is None or not site.calls:
+        unreached = _unreached(key, record, ran)
+        return unreached or Verdict(
+            UNVERIFIED, f"no test called a tf.function from eager code at line {key[1]}"
+        )
+    if site.eager == site.calls:
+        return Verdict(
+            UNVERIFIED,
+            f"{site.name}() ran eagerly in all {site.calls} calls from line {key[1]} "
+            "(tf.config.run_functions_eagerly(True))",
+        )
+    values = ", ".join(site.values[:5]) + (", ..." if len(site.values) > 5 else "")
+    calls = f"{site.calls} call" if site.calls == 1 else f"{site.calls} calls"
+    where = f"{site.name}() traced {_times(site.traced)} over {calls} from line {key[1]}"
+    if site.traced >= 2 and len(site.values) >= 2:
+        return Verdict(
+            CONFIRMED,
+            f"{where}, once per new Python value ({values}){_in(ran.test if ran else None)}",
+        )
+    return Verdict(
+        UNVERIFIED,
+        f"{where}: the tests passed it no second Python value, so no retrace was seen",
+    )
 
 
 def _unreached(key: tuple[str, int], record: SessionRecord, ran: Seen | None) -> Verdict | None:

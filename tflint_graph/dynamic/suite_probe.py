@@ -37,11 +37,39 @@ from tensorflow.python.eager.polymorphic_function import polymorphic_function
 from tensorflow.python.framework import ops
 
 from tflint_graph.dynamic import child
-from tflint_graph.dynamic.suite import INTERESTING, Change, Entry, Raised, Seen, SessionRecord
+from tflint_graph.dynamic.suite import (
+    INTERESTING,
+    CallSite,
+    Change,
+    Entry,
+    Raised,
+    Seen,
+    SessionRecord,
+)
 
 __all__ = ["SuiteProbe"]
 
 _MAX_RAISED = 500  # exceptions recorded per session (a loop that raises must not grow memory)
+
+
+_TF_DIR = polymorphic_function.__file__.rsplit("/python/", 1)[0]
+
+
+def _library(filename: str) -> bool:
+    """A frame of TensorFlow, of this probe or of functools, between a user's call and
+    ``Function.__call__``."""
+    return filename.startswith(_TF_DIR) or filename == __file__ or filename.endswith("functools.py")
+
+
+def _add_values(site: CallSite, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Record the Python scalars a tracing call passed (what makes a new trace key)."""
+    shown = ", ".join(
+        repr(a)
+        for a in (*args, *kwargs.values())
+        if isinstance(a, (bool, int, float, str)) and not hasattr(a, "dtype")
+    )
+    if shown and shown not in site.values and len(site.values) < 8:
+        site.values.append(shown)
 
 
 class _Call:
@@ -147,6 +175,7 @@ class SuiteProbe(child.Probe):
                 with contextlib.suppress(Exception):  # kept on the object: one per function
                     fn._tflint_graph_entry = entry
             call = _Call(entry, forced=bool(getattr(fn, "_run_functions_eagerly", False)))
+            site = probe._site(entry)
             before = fn.experimental_get_tracing_count()
             stack.append(call)
             try:
@@ -159,12 +188,35 @@ class SuiteProbe(child.Probe):
                 entry.calls += 1
                 if call.forced:
                     entry.eager += 1
+                    if site is not None:
+                        site.eager += 1
                 elif call.raised:
                     entry.raised += 1
                 elif call.saw_graph or fn.experimental_get_tracing_count() > before:
                     entry.traced += 1
+                    if site is not None:
+                        site.traced += 1
+                        _add_values(site, args, kwargs)
+                if site is not None:
+                    site.calls += 1
 
         polymorphic_function.Function.__call__ = __call__
+
+    def _site(self, entry: Entry) -> CallSite | None:
+        """The record of calls of ``entry`` from the flagged line of user code that is
+        calling it (TFG303's call sites); None from any other line."""
+        frame = sys._getframe(2)
+        while frame is not None and _library(frame.f_code.co_filename):
+            frame = frame.f_back
+        if frame is None:
+            return None
+        key = (child._real(frame.f_code.co_filename), frame.f_lineno)
+        if key not in self.wanted:
+            return None
+        site = self.record.sites.get(key)
+        if site is None:
+            site = self.record.sites[key] = CallSite(entry.name)
+        return site
 
     def _name_dataset_functions(self) -> None:
         wrapper_class = structured_function.StructuredFunctionWrapper
