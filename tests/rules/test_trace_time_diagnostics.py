@@ -885,3 +885,38 @@ def test_a_log_in_a_function_traced_only_to_be_saved_is_a_diagnostic() -> None:
     )
     got = {(f.line, f.code) for f in lint_source(source) if f.code in ("TFG101", "TFG107")}
     assert got == expected(source)
+
+
+def test_entries_of_a_python_config_and_shapes_per_item_are_not_reported() -> None:
+    """A graph of modules run from a Python config (`self.dag`), logged under a debug flag:
+    the entry's key, its input keys and the static shape of every input (through a local
+    lambda over `tf.nest.map_structure`) are the same on every call of the trace."""
+    source = dedent(
+        """
+        import logging
+        import tensorflow as tf
+
+        class Dag(tf.keras.layers.Layer):
+            def __init__(self, dag):
+                super().__init__()
+                self.dag = dag
+
+            def call(self, inputs, verbose=False):
+                outputs = dict(inputs)
+                for node in self.dag:
+                    key, input_keys = node[0], node[1]
+                    ins = [outputs[k] for k in input_keys]
+                    shape = lambda d: tf.nest.map_structure(lambda x: list(x.shape), d)
+                    if verbose:
+                        logging.info("%s <- %s %s", key, input_keys, shape(ins))
+                        logging.info("%s", tf.nest.map_structure(lambda x: x.dtype, ins))
+                    # a tensor of the structure, a value paired with one:
+                    logging.info("%s", ins[0])  # TFG107
+                    logging.info("%s", tf.nest.map_structure(lambda x: x + 1, ins))  # TFG107
+                    first, rest = ins[0], ins[1:]
+                    logging.info("%s", first)  # TFG107
+                    outputs[key] = ins[0]
+                return outputs
+        """
+    )
+    assert {(f.line, f.code) for f in lint_source(source, "m.py")} == expected(source)

@@ -51,6 +51,8 @@ STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "name", "ndim", "rank", "ndims"
 _TYPE_ATTRIBUTES = frozenset({"__name__", "__qualname__", "__module__"})
 # Methods that read static metadata (``x.get_shape()``, ``x.shape.as_list()``).
 _STATIC_METHODS = frozenset({"get_shape", "as_list", "num_elements", "is_fully_defined"})
+# Functions that apply a function to every item of a structure.
+_PER_ITEM_MAPS = ("tensorflow.nest.map_structure", "tree.map_structure")
 # Builtins that turn static metadata into another static value (``len(x.shape)``).
 _STATIC_BUILTINS = frozenset({"len", "str", "repr", "tuple", "list", "int", "bool", "format"})
 # Builtins whose result is as settled as their arguments (``float(idx)``, ``len(blocks)``,
@@ -291,6 +293,8 @@ class MessageReader:
     def _part(self, expr: cst.BaseExpression) -> Part | None:
         if static_metadata(expr, self._is_builtin):
             return Part.STATIC
+        if self._static_per_item(expr):
+            return Part.STATIC
         if isinstance(expr, cst.ListComp | cst.SetComp | cst.GeneratorExp) and static_metadata(
             expr.elt, self._is_builtin
         ):
@@ -341,7 +345,36 @@ class MessageReader:
             return self._name_part(expr)
         if isinstance(expr, cst.Attribute):
             return self._attribute_part(expr)
+        if isinstance(expr, cst.Subscript):
+            # `node[0]` of a Python config entry: as settled as the container and the index
+            parts = self._inner(expr.value)
+            for element in expr.slice:
+                index = element.slice
+                if not isinstance(index, cst.Index):
+                    return Part.OTHER
+                parts |= self._inner(index.value)
+            return _worst(parts)
         return Part.OTHER
+
+    def _static_per_item(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """``tf.nest.map_structure(lambda x: list(x.shape), d)``: static metadata of every
+        item of a structure; also through a local name bound to such a lambda (``shape =
+        lambda d: tf.nest.map_structure(...)``, then ``shape(inputs)``)."""
+        if not isinstance(expr, cst.Call) or depth > 2:
+            return False
+        func = expr.func
+        if self.ctx.resolve(func).is_(*_PER_ITEM_MAPS):
+            mapped = expr.args[0].value if expr.args else None
+            return isinstance(mapped, cst.Lambda) and static_metadata(mapped.body, self._is_builtin)
+        if isinstance(func, cst.Name):
+            bound = self.ctx.bindings(func)
+            value = assigned_value(self.ctx, bound[0].node) if len(bound) == 1 else None
+            if isinstance(value, cst.Lambda):
+                body = value.body
+                return static_metadata(body, self._is_builtin) or self._static_per_item(
+                    body, depth + 1
+                )
+        return False
 
     def _python_scalar_here(self, name: cst.Name) -> bool:
         """``name`` is read inside ``if isinstance(name, <Python scalar types>):``."""
@@ -489,6 +522,8 @@ class MessageReader:
                     continue
                 value = assigned_value(self.ctx, node, with_items=False)
                 if value is None:
+                    value = _paired_value(self.ctx, node)
+                if value is None:
                     value = _loop_iterable(self.ctx, node)
                 if value is None:
                     value = _unpacked_from_static(self.ctx, node, self._is_builtin)
@@ -611,6 +646,24 @@ def _accumulated_in(cls: cst.ClassDef) -> frozenset[str]:
         for n in walk.descendants(cls)
         if isinstance(n, cst.AugAssign) and isinstance(n.target, cst.Attribute)
     )
+
+
+def _paired_value(ctx: ModuleContext, target: cst.CSTNode) -> cst.BaseExpression | None:
+    """``b`` for ``a`` in ``a, b = b, c``: the value paired with a name in a tuple
+    assignment from a display of the same length."""
+    element = ctx.parent(target)
+    targets = ctx.parent(element) if isinstance(element, cst.Element) else None
+    holder = ctx.parent(targets) if isinstance(targets, cst.Tuple | cst.List) else None
+    stmt = ctx.parent(holder) if isinstance(holder, cst.AssignTarget) else None
+    if not isinstance(stmt, cst.Assign) or not isinstance(targets, cst.Tuple | cst.List):
+        return None
+    value = stmt.value
+    if not isinstance(value, cst.Tuple | cst.List) or len(value.elements) != len(targets.elements):
+        return None
+    if any(isinstance(e, cst.StarredElement) for e in (*value.elements, *targets.elements)):
+        return None
+    index = next(i for i, e in enumerate(targets.elements) if e is element)
+    return value.elements[index].value
 
 
 def _loop_iterable(ctx: ModuleContext, target: cst.CSTNode) -> cst.BaseExpression | None:
