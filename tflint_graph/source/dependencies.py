@@ -22,6 +22,7 @@ from __future__ import annotations
 import configparser
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -192,9 +193,8 @@ def _imports_keras2(folder: Path) -> str:
     except OSError:
         return ""
     for path in names[:_SCAN_LIMIT]:
-        try:
-            data = path.read_bytes()
-        except OSError:
+        data = _regular_bytes(path)
+        if data is None:
             continue
         found = _KERAS2_IMPORTS.search(data) if b"import" in data else None
         if found is not None:
@@ -218,9 +218,8 @@ def _sources_mention_switch(folder: Path) -> bool:
             seen += 1
             if seen > _SCAN_LIMIT:
                 return False
-            try:
-                data = (Path(top) / name).read_bytes()
-            except OSError:
+            data = _regular_bytes(Path(top) / name)
+            if data is None:
                 continue
             if needle in data and _sets_switch(data.decode("utf-8", "replace")):
                 return True
@@ -284,10 +283,20 @@ def _candidates(folder: Path) -> Iterator[Path]:
 
 def _read(files: list[Path]) -> Iterator[tuple[Path, str]]:
     for file in files:
-        try:
-            yield file, file.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
+        data = _regular_bytes(file)
+        if data is not None:
+            yield file, data.decode("utf-8", errors="replace")
+
+
+def _regular_bytes(path: Path) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file (a FIFO named ``x.py`` would block the
+    read forever); None otherwise or when it cannot be read."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        return path.read_bytes()
+    except (OSError, ValueError):
+        return None
 
 
 def _requirements(file: Path, text: str) -> Iterator[str]:
