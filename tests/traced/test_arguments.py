@@ -201,3 +201,42 @@ SWITCH = """
 def test_a_helper_picked_only_by_a_setting_no_trace_passes(call: str, reported: bool) -> None:
     source = dedent(SWITCH).replace("CALL", call)
     assert bool([c for _, c in found(source) if c == "TFG202"]) is reported
+
+
+DEBUGGED = """
+    import tensorflow as tf
+
+    def decode(x, verbose=False):
+        y = tf.nn.relu(x)
+        if verbose:
+            print("decoded", y.numpy())  # TFG101, TFG202 when a trace passes True
+        return y
+"""
+
+STEPS = """
+    import tensorflow as tf
+
+    from helpers import decode
+
+    @tf.function
+    def step(x):
+        return ARGS
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "reported"),
+    [
+        ("decode(x)", False),  # every trace leaves the debug switch at its default
+        ("decode(x, verbose=False) + decode(x, False)", False),
+        ("decode(x) + decode(x, verbose=True)", True),  # one trace turns it on
+        ("decode(x, verbose=bool(x.shape[0]))", True),  # a truth no analysis knows
+    ],
+)
+def test_a_switch_callers_in_other_modules_leave_off(
+    tmp_path: Path, args: str, reported: bool
+) -> None:
+    (tmp_path / "helpers.py").write_text(dedent(DEBUGGED))
+    (tmp_path / "train.py").write_text(dedent(STEPS).replace("ARGS", args))
+    got = {f.code for f in lint_paths([tmp_path]) if f.path.endswith("helpers.py")}
+    assert got == ({"TFG101", "TFG202"} if reported else set())

@@ -139,6 +139,8 @@ class ArgumentGuards:
         """The truth of the literal every traced call of callee ``fn`` (all in this module)
         passes ``param`` (its default when left out); None when not one known truth."""
         info = self.traced.get(fn)
+        if info is not None and info.kind is TraceKind.CALLEE and info.parent is None:
+            return self._truth_elsewhere(info, param)  # traced from other modules only
         if (
             info is None
             or info.kind is not TraceKind.CALLEE
@@ -154,6 +156,35 @@ class ArgumentGuards:
         if len(truths) != 1:
             return None
         return truths.pop()
+
+    def truth(self, value: cst.BaseExpression, caller: TracedFunction) -> bool | None:
+        """The truth of ``value`` on every trace of ``caller`` (a literal, or a parameter
+        every trace passes one): what a call into another module tells it."""
+        return self._truth_of(value, caller.node, 1)
+
+    def _truth_elsewhere(self, info: TracedFunction, param: cst.Param) -> bool | None:
+        """The one truth every call from other modules' traced code gives ``param`` (its
+        literal default where a call leaves it out); None when not one known truth."""
+        passed = info.passed_elsewhere
+        fn = info.node
+        if not passed or not isinstance(fn, cst.FunctionDef):
+            return None
+        bound = self.ctx.enclosing_class(fn) is not None
+        keys = _argument_keys(fn, param, bound)
+        truths: set[bool | None] = set()
+        for call in passed:
+            if any(f"given:{k}" in call for k in keys):
+                truths.add(
+                    True
+                    if any(f"true:{k}" in call for k in keys)
+                    else False
+                    if any(f"false:{k}" in call for k in keys)
+                    else None
+                )
+            else:
+                default = param.default
+                truths.add(None if default is None else self._truth_of(default, fn, _MAX_DEPTH))
+        return truths.pop() if len(truths) == 1 else None
 
     def traced_callers(self, fn: FunctionNode) -> list[tuple[TracedFunction, cst.Call]]:
         """Every call of ``fn`` from traced code of this module, with its traced caller."""

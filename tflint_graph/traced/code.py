@@ -130,7 +130,12 @@ def find_traced(ctx: ModuleContext) -> TracedCode:
     follower.add_external(ctx.view.roots)
     traced = TracedCode(follower.run(), definitions, outgoing.found, guards)
     ctx.traced = traced  # what the calls into other modules pass is judged with it
-    outgoing.finish(traced.arguments.present, traced.setup.covers, traced.arguments.fresh_value)
+    outgoing.finish(
+        traced.arguments.present,
+        traced.setup.covers,
+        traced.arguments.fresh_value,
+        traced.arguments.truth,
+    )
     return traced
 
 

@@ -84,10 +84,12 @@ class OutgoingCalls:
         present: Callable[[cst.BaseExpression, TracedFunction], bool],
         setup: Callable[[cst.CSTNode, TracedFunction], bool],
         fresh: Callable[[cst.BaseExpression, cst.CSTNode], bool],
+        truth: Callable[[cst.BaseExpression, TracedFunction], bool | None] | None = None,
     ) -> None:
         """Say, for each call, which arguments it passes a value that is not None
         (``present(value, caller)``; ``given:`` keys for every argument, ``fresh:`` keys for
-        an object made in the calling trace, ``fresh(value, caller.node)``) and whether it
+        an object made in the calling trace, ``fresh(value, caller.node)``, ``true:``/``false:``
+        keys for a literal whose truth ``truth(value, caller)`` knows) and whether it
         is one-time setup (``setup(call, caller)``), once the module's traced code is
         known."""
         for index, (call, parent) in self._calls.items():
@@ -107,5 +109,9 @@ class OutgoingCalls:
                     passed.add(key)
                 if fresh(arg.value, parent.node):
                     passed.add(f"fresh:{key}")
+                known = truth(arg.value, parent) if truth is not None else None
+                if known is not None:
+                    # `verbose=False`: the callee's `if verbose:` is decided on this trace
+                    passed.add(f"{'true' if known else 'false'}:{key}")
             if passed is not None:
                 self.found[index] = dataclasses.replace(self.found[index], passed=frozenset(passed))
