@@ -1163,3 +1163,35 @@ def test_an_idempotent_update_from_python_settings_is_no_accumulation() -> None:
         """
     )
     assert {(line, c) for line, c in found(source) if c in _CODES} == expected(source)
+
+
+def test_a_flag_every_method_sets_to_one_literal_is_stored_alike_per_trace() -> None:
+    # `self._first_call = False` after the one-time build: every call stores the same
+    # literal and no method stores another, so one store per trace leaves what one per call
+    # would.  A flag another method sets back (or a value that differs) is still state.
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        class Block(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self._first_call = True
+                self._warm = True
+                self._mode = "a"
+
+            def call(self, x):
+                if self._first_call:
+                    x = x * 1.0
+                self._first_call = False
+                if self._warm:
+                    x = x + 1.0
+                self._warm = False  # TFG106
+                self._mode = "b" if self._mode == "a" else "a"  # TFG106
+                return x
+
+            def reset(self):
+                self._warm = True
+        """
+    )
+    assert {(line, c) for line, c in found(source) if c in _CODES} == expected(source)

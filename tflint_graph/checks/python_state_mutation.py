@@ -16,6 +16,7 @@ from tflint_graph.model.state import (
     read_before,
     readers,
     restored_on_exit,
+    stores_only,
     written_eagerly,
 )
 from tflint_graph.model.tensors import Kind, tensors
@@ -219,6 +220,15 @@ class Model(tf.keras.Model):
         # sublayer) can be shown to be per-trace scratch.
         if on_self and traced_of(ctx).self_is_fresh(fn):
             return  # `self` is an object the traced caller made in this call
+        if (
+            not augmented
+            and on_self
+            and is_constant(value)
+            and stores_only(ctx, target.attr.value, owning_class(ctx, fn.node), ctx.code(value))
+        ):
+            # `self._first_building_call = False` after the one-time build: every call stores
+            # the same literal and no method stores another, so once per trace is the same.
+            return
         if not augmented and value is not None and self._idempotent(target, value, fn):
             return  # `self.frozen = self.frozen and self.trainable`: once equals every call
         if not augmented and value is not None and self._same_for_every_element(target, value, fn):

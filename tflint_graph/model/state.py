@@ -337,6 +337,35 @@ def written_eagerly(ctx: ModuleContext, attr: str, cls: cst.ClassDef | None) -> 
     return False
 
 
+def stores_only(ctx: ModuleContext, attr: str, cls: cst.ClassDef | None, literal: str) -> bool:
+    """Every write of ``self.<attr>`` in the methods of ``cls`` (``__init__``/``build``
+    aside) stores the literal ``literal`` (``self._first_call = False`` at the end of
+    ``call``, after the one-time build it ends): a write per trace leaves what a write per
+    call would, since nothing stores another value afterwards."""
+    if cls is None:
+        return False
+    for node in attributes_by_name(ctx).get(attr, []):
+        if not (isinstance(node.value, cst.Name) and node.value.value in _SELF):
+            continue
+        method = method_of(ctx, ctx.enclosing_function(node))
+        if method is None or ctx.enclosing_class(method) is not cls:
+            continue
+        if method.name.value in CREATION_METHODS:
+            continue
+        parent = ctx.parent(node)
+        if isinstance(parent, cst.AssignTarget) and parent.target is node:
+            stmt = ctx.parent(parent)
+            if isinstance(stmt, cst.Assign) and ctx.code(stmt.value) == literal:
+                continue
+            return False
+        if isinstance(parent, cst.AnnAssign) and parent.target is node:
+            if parent.value is None or ctx.code(parent.value) != literal:
+                return False
+        elif isinstance(parent, cst.AugAssign | cst.Del | cst.Element | cst.Tuple | cst.List):
+            return False
+    return True
+
+
 def is_constant(expr: cst.BaseExpression | None) -> bool:
     """A literal that is the same on every call: ``True``, ``None``, ``3``, ``"ready"``."""
     if isinstance(expr, cst.Name):
