@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import re
 import sys
 import time
 from collections.abc import Generator, Iterator, Sequence
@@ -295,10 +296,29 @@ def _working_dir(path: Path) -> Iterator[None]:
         os.chdir(before)
 
 
+def _project(config: pytest.Config) -> Path:
+    """pytest's rootdir, where an ini file decides it.  Without one pytest takes the common
+    folder of the arguments before it knows the plugins' options, so the value of
+    ``--tflint-graph-report ../out.json`` would widen it to the parent folder: the folder
+    pytest runs in and the test paths it collects decide instead."""
+    if config.inipath is not None:
+        return config.rootpath
+    base = str(config.invocation_params.dir)
+    paths = [base]
+    for arg in config.args:
+        path = os.path.abspath(os.path.join(base, str(arg).split("::")[0]))
+        if os.path.exists(path):
+            paths.append(path if os.path.isdir(path) else os.path.dirname(path))
+    try:
+        return Path(os.path.commonpath(paths))
+    except ValueError:  # paths on different drives
+        return config.rootpath
+
+
 def _paths(config: pytest.Config) -> list[str]:
     """The paths to analyse, relative to the working directory where they lie under it (the
     CLI run from there shows the same paths)."""
-    given: Sequence[str] = config.getoption("tflint_graph_paths") or [str(config.rootpath)]
+    given: Sequence[str] = config.getoption("tflint_graph_paths") or [str(_project(config))]
     out = []
     for p in given:
         absolute = os.path.abspath(os.path.join(str(config.invocation_params.dir), p))
@@ -326,21 +346,33 @@ def _probe_for(findings: Sequence[Finding]) -> SuiteProbe | None:
 
     wanted: set[tuple[str, int]] = set()
     watches: dict[tuple[str, int], tuple[str, ...]] = {}
+    stale: dict[tuple[str, int], str] = {}
     sources: dict[str, str] = {}
+
+    def source(real: str) -> str:
+        if real not in sources:
+            try:
+                sources[real] = Path(real).read_text(encoding="utf-8-sig")
+            except (OSError, UnicodeDecodeError):
+                sources[real] = ""
+        return sources[real]
+
     for f in findings:
         if f.code in TOOL_CODES or f.cell is not None:
             continue
         real = os.path.realpath(f.path)
         wanted.add((real, f.line))
         if f.code in WATCH_CODES:
-            if real not in sources:
-                try:
-                    sources[real] = Path(real).read_text(encoding="utf-8-sig")
-                except (OSError, UnicodeDecodeError):
-                    sources[real] = ""
-            names = watch_target(sources[real], f.line)
+            names = watch_target(source(real), f.line)
             if names is not None:
                 watches[(real, f.line)] = names
+        elif f.code == "TFG109":
+            # The global read is the name the finding points at (`LEARNING_RATE`).
+            lines = source(real).splitlines()
+            text = lines[f.line - 1][f.column - 1 :] if f.line <= len(lines) else ""
+            name = re.match(r"[A-Za-z_]\w*", text)
+            if name is not None and not text[name.end() :].startswith("."):
+                stale[(real, f.line)] = name.group()
     if not wanted:
         return None
     import importlib.util
@@ -353,7 +385,7 @@ def _probe_for(findings: Sequence[Finding]) -> SuiteProbe | None:
     # TensorFlow from here on: the flag asked for it.
     from tflint_graph.dynamic.suite_probe import SuiteProbe
 
-    return SuiteProbe({p for p, _ in wanted}, wanted, watches)
+    return SuiteProbe({p for p, _ in wanted}, wanted, watches, stale)
 
 
 def _device() -> str | None:

@@ -414,3 +414,33 @@ def test_watch_target_names_the_state_a_statement_changes(
     source: str, chain: tuple[str, ...] | None
 ) -> None:
     assert watch_target(source, 1) == chain
+
+
+@needs_tensorflow
+def test_a_report_path_outside_the_project_does_not_widen_what_is_analysed(
+    pytester: pytest.Pytester,
+) -> None:
+    # Without an ini file pytest takes its rootdir from the arguments before it knows the
+    # plugin's options, so `--tflint-graph-report ../reports/r.json` (an existing file) made
+    # it the parent folder, and the analysis covered everything there.
+    root = _project(pytester)
+    (root / "pyproject.toml").unlink()
+    outside = root.parent / "reports"
+    outside.mkdir(exist_ok=True)
+    (outside / "r.json").write_text("{}", encoding="utf-8")
+    (outside / "decoy.py").write_text(
+        "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    print(x)\n    return x\n",
+        encoding="utf-8",
+    )
+    result = pytester.runpytest_subprocess(
+        *PLUGIN,
+        "--tflint-graph",
+        "--tflint-graph-report",
+        str(outside / "r.json"),
+        "tests",
+        timeout=TIMEOUT,
+    )
+    listed = _listed(_section(result.outlines))
+    assert listed and all(path.startswith("tinytrain/") for path, _, _ in listed)
+    doc = json.loads((outside / "r.json").read_text(encoding="utf-8"))
+    assert not any("decoy" in f["path"] for f in doc["findings"])

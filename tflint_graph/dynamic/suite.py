@@ -42,6 +42,7 @@ __all__ = [
     "Raised",
     "Seen",
     "SessionRecord",
+    "StaleRead",
     "judge",
     "watch_target",
 ]
@@ -55,7 +56,7 @@ NOT_REACHED_EVIDENCE = "not reached by the tests"
 INTERESTING = frozenset(t for types in RAISES.values() for t in types)
 
 # Codes ``tflint-graph --dynamic`` has an experiment for that a test run cannot stage.
-_DYNAMIC_ONLY = frozenset({"TFG109", "TFG209", "TFG301", "TFG401"})
+_DYNAMIC_ONLY = frozenset({"TFG109", "TFG209", "TFG401"})
 
 
 @dataclass
@@ -142,6 +143,19 @@ _MAX_VALUES = 8
 
 
 @dataclass
+class StaleRead:
+    """TFG109: a module global a graph read while it was built, and what a later call of the
+    same function (one that did not trace again) found there."""
+
+    name: str
+    function: str
+    traced: str  # the value shown, when the graph was built
+    later: int = 0  # later calls made after the trace
+    changed: str = ""  # the value at the first later call that found another, shown
+    test: str | None = None
+
+
+@dataclass
 class SessionRecord:
     """Everything the probes of one test session saw at the flagged lines."""
 
@@ -150,6 +164,9 @@ class SessionRecord:
     raised: list[Raised] = field(default_factory=list)
     changes: dict[tuple[str, int], list[Change]] = field(default_factory=dict)
     sites: dict[tuple[str, int], CallSite] = field(default_factory=dict)
+    # TFG301: the calls of a tf.function by its def line, with the input shapes that traced.
+    defs: dict[tuple[str, int], CallSite] = field(default_factory=dict)
+    stale: dict[tuple[str, int], StaleRead] = field(default_factory=dict)
     # Empty while lines are recorded; else why not (another tracer owns sys.settrace).
     no_lines: str = ""
 
@@ -184,6 +201,10 @@ def judge(path: str, line: int, code: str, record: SessionRecord) -> Verdict:
         return _state(key, code, record, ran)
     if code == "TFG303":
         return _retraced(key, record, ran)
+    if code == "TFG301":
+        return _new_shapes(key, record)
+    if code == "TFG109" and key in record.stale:
+        return _stale(record.stale[key])
     unreached = _unreached(key, record, ran)
     if unreached is not None:
         return unreached
@@ -216,6 +237,38 @@ def _retraced(key: tuple[str, int], record: SessionRecord, ran: Seen | None) -> 
     return Verdict(
         UNVERIFIED,
         f"{where}: the tests passed it no second Python value, so no retrace was seen",
+    )
+
+
+def _new_shapes(key: tuple[str, int], record: SessionRecord) -> Verdict:
+    """TFG301: the function traced again for each new input shape the tests gave it."""
+    site = record.defs.get(key)
+    if site is None or not site.calls:
+        return Verdict(NOT_REACHED, NOT_REACHED_EVIDENCE)
+    calls = f"{site.calls} call" if site.calls == 1 else f"{site.calls} calls"
+    where = f"{site.name}() traced {_times(site.traced)} over {calls}"
+    if site.traced >= 2 and len(site.values) >= 2:
+        shapes = "; ".join(site.values[:4]) + ("; ..." if len(site.values) > 4 else "")
+        return Verdict(CONFIRMED, f"{where}, once per new input shape ({shapes})")
+    if site.eager == site.calls:
+        return Verdict(UNVERIFIED, f"{where}: all ran eagerly (run_functions_eagerly)")
+    return Verdict(UNVERIFIED, f"{where}: the tests gave it one input shape")
+
+
+def _stale(read: StaleRead) -> Verdict:
+    """TFG109: a later call, which did not trace again, found the global rebound."""
+    where = f"{read.name} was {read.traced} when {read.function} traced"
+    if read.changed:
+        return Verdict(
+            CONFIRMED,
+            f"{where}, and {read.changed} at a later call that did not trace again: the graph "
+            f"kept {read.traced}{_in(read.test)}",
+        )
+    if not read.later:
+        return Verdict(UNVERIFIED, f"{where}; no later call of it followed")
+    return Verdict(
+        UNVERIFIED,
+        f"{where}; it was the same at the {_calls(read.later)}: the tests never rebound it",
     )
 
 

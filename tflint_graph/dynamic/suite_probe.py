@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
+import linecache
 import sys
 import threading
 from collections.abc import Callable, Mapping
@@ -45,6 +47,7 @@ from tflint_graph.dynamic.suite import (
     Raised,
     Seen,
     SessionRecord,
+    StaleRead,
 )
 
 __all__ = ["SuiteProbe"]
@@ -59,6 +62,35 @@ def _library(filename: str) -> bool:
     """A frame of TensorFlow, of this probe or of functools, between a user's call and
     ``Function.__call__``."""
     return filename.startswith(_TF_DIR) or filename == __file__ or filename.endswith("functools.py")
+
+
+def _def_line(python: Any) -> tuple[str, int] | None:
+    """(real path, line of ``def``) of a Python function: its code starts at its first
+    decorator."""
+    with contextlib.suppress(Exception):  # a method's tf.function wraps a TF-made function
+        python = inspect.unwrap(python)
+    code = getattr(python, "__code__", None)
+    if code is None:
+        return None
+    line = code.co_firstlineno
+    for offset in range(50):
+        text = linecache.getline(code.co_filename, line + offset).lstrip()
+        if text.startswith(("def ", "async def ")):
+            return child._real(code.co_filename), line + offset
+        if not text:
+            break
+    return None
+
+
+def _add_shapes(site: CallSite, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Record the shapes and dtypes of the tensors a tracing call passed."""
+    shown = ", ".join(
+        f"{getattr(a.dtype, 'name', a.dtype)}{list(a.shape)}"
+        for a in (*args, *kwargs.values())
+        if hasattr(a, "shape") and hasattr(a, "dtype")
+    )
+    if shown and shown not in site.values and len(site.values) < 8:
+        site.values.append(shown)
 
 
 def _add_values(site: CallSite, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
@@ -100,11 +132,16 @@ class SuiteProbe(child.Probe):
         files: set[str],
         wanted: set[tuple[str, int]],
         watches: Mapping[tuple[str, int], tuple[str, ...]],
+        stale: Mapping[tuple[str, int], str] | None = None,
     ) -> None:
         super().__init__(None, files)
         self.redirect_writes = False  # the tests' files stay where the tests put them
         self.wanted = wanted
         self.watches = dict(watches)
+        # TFG109: the module global each flagged line reads.
+        self.stale = dict(stale or {})
+        # Per tf.function entry: (line, the module's globals, name, value when traced).
+        self._reads: dict[int, list[tuple[tuple[str, int], dict[str, Any], str, Any]]] = {}
         self.record = SessionRecord()
         self.on = False
         self.test: str | None = None
@@ -176,6 +213,7 @@ class SuiteProbe(child.Probe):
                     fn._tflint_graph_entry = entry
             call = _Call(entry, forced=bool(getattr(fn, "_run_functions_eagerly", False)))
             site = probe._site(entry)
+            defined = probe._defined(fn, entry)
             before = fn.experimental_get_tracing_count()
             stack.append(call)
             try:
@@ -197,8 +235,16 @@ class SuiteProbe(child.Probe):
                     if site is not None:
                         site.traced += 1
                         _add_values(site, args, kwargs)
+                    if defined is not None:
+                        defined.traced += 1
+                        _add_shapes(defined, args, kwargs)
+                else:
+                    probe._later_call(entry)
                 if site is not None:
                     site.calls += 1
+                if defined is not None:
+                    defined.calls += 1
+                    defined.eager += call.forced
 
         polymorphic_function.Function.__call__ = __call__
 
@@ -217,6 +263,46 @@ class SuiteProbe(child.Probe):
         if site is None:
             site = self.record.sites[key] = CallSite(entry.name)
         return site
+
+    def _defined(self, fn: Any, entry: Entry) -> CallSite | None:
+        """The record of calls of a tf.function whose ``def`` line is flagged (TFG301)."""
+        key = getattr(fn, "_tflint_graph_def", None)
+        if key is None:
+            key = _def_line(getattr(fn, "_python_function", None)) or ()
+            with contextlib.suppress(Exception):
+                fn._tflint_graph_def = key
+        if not key or key not in self.wanted:
+            return None
+        found = self.record.defs.get(key)
+        if found is None:
+            found = self.record.defs[key] = CallSite(entry.name)
+        return found
+
+    def _later_call(self, entry: Entry) -> None:
+        """A call of ``entry`` that ran its graph without tracing: what the globals its graph
+        read while it was built hold now (TFG109)."""
+        for key, scope, name, value in self._reads.get(id(entry), ()):
+            read = self.record.stale[key]
+            read.later += 1
+            if not read.changed and name in scope:
+                now = child._fingerprint(scope[name])
+                if now[0] != value[0]:
+                    read.changed = now[1]
+                    read.test = read.test or self.test
+
+    def _read_stale(self, where: tuple[str, int], frame: FrameType) -> None:
+        """A flagged line reads a module global while a graph is built (TFG109)."""
+        name = self.stale[where]
+        stack = self._stack
+        if not stack or name in frame.f_locals or name not in frame.f_globals:
+            return
+        entry = stack[0].entry
+        value = child._fingerprint(frame.f_globals[name])
+        reads = self._reads.setdefault(id(entry), [])
+        if any(r[0] == where for r in reads):
+            return
+        reads.append((where, frame.f_globals, name, value))
+        self.record.stale.setdefault(where, StaleRead(name, f"{entry.name}()", value[1]))
 
     def _name_dataset_functions(self) -> None:
         wrapper_class = structured_function.StructuredFunctionWrapper
@@ -285,6 +371,8 @@ class SuiteProbe(child.Probe):
                 self._change(pending, frame)
             if where is not None and where in self.wanted:
                 graph = self._count(self.record.lines.setdefault(where, Seen()))
+                if graph and where in self.stale:
+                    self._read_stale(where, frame)
                 names = self.watches.get(where)
                 if names is not None:
                     state = self._read(frame, names)
