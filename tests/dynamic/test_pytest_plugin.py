@@ -190,10 +190,10 @@ def test_the_tests_confirm_every_reached_finding_and_the_report_is_the_clis_json
         *PLUGIN, "--tflint-graph", "--tflint-graph-report", "report.json", timeout=TIMEOUT
     )
     # The project's own outcomes: the bool(tensor) bug fails its test, as without the plugin.
-    result.assert_outcomes(passed=6, failed=1)
+    result.assert_outcomes(passed=8, failed=1)
     section = _section(result.outlines)
     assert section[1].startswith(
-        "tflint-graph: 5 confirmed, 0 not-reproduced, 0 unverified, 1 not reached by the tests"
+        "tflint-graph: 7 confirmed, 0 not-reproduced, 0 unverified, 1 not reached by the tests"
     )
     listed = _listed(section)
     expected = _markers()
@@ -205,7 +205,9 @@ def test_the_tests_confirm_every_reached_finding_and_the_report_is_the_clis_json
         "TFG101",
         "TFG102",
         "TFG103",
+        "TFG109",
         "TFG201",
+        "TFG301",
         "TFG303",
     }
     assert status["TFG101"][1].startswith(
@@ -231,7 +233,15 @@ def test_the_tests_confirm_every_reached_finding_and_the_report_is_the_clis_json
         "scaled() traced 3 times over 3 calls from line 28, once per new Python value "
         "(1, 2, 3) (in tests/test_metrics.py::test_running_scales_grow_with_the_step)"
     )
-    assert doc["dynamic"]["confirmed"] == 5 and doc["dynamic"]["not-reached"] == 1
+    assert status["TFG109"][1].startswith(
+        "SCALE was 1.0 when scaled_sum() traced, and 2.0 at a later call that did not trace "
+        "again: the graph kept 1.0"
+    )
+    assert status["TFG301"][1].startswith(
+        "serve() traced 2 times over 2 calls, once per new input shape "
+        "(float32[2, 3]; float32[5, 3])"
+    )
+    assert doc["dynamic"]["confirmed"] == 7 and doc["dynamic"]["not-reached"] == 1
     assert doc["dynamic"]["unverified"] == 1  # the unreached one, in the CLI's three statuses
     # The static findings are the CLI's, to the field.
     cli = subprocess.run(
@@ -251,7 +261,7 @@ def test_without_the_flag_the_project_has_the_same_outcomes_and_no_section(
 ) -> None:
     _project(pytester)
     result = pytester.runpytest_subprocess(*PLUGIN, timeout=TIMEOUT)
-    result.assert_outcomes(passed=6, failed=1)
+    result.assert_outcomes(passed=8, failed=1)
     assert not _mentions_the_plugin(result.outlines)
 
 
@@ -268,7 +278,7 @@ def test_tests_that_run_functions_eagerly_leave_findings_unverified_and_sarif_va
         *PLUGIN, "--tflint-graph", "--tflint-graph-report", "out/report.sarif", timeout=TIMEOUT
     )
     # Eagerly, bool(tensor) works: that test passes (as it does without the plugin).
-    result.assert_outcomes(passed=7)
+    result.assert_outcomes(passed=9)
     listed = {code: value for (_, _, code), value in _listed(_section(result.outlines)).items()}
     # Nothing was traced: the claim was not tested, which is no reason to dismiss it.
     status, evidence = listed["TFG101"]
