@@ -42,6 +42,18 @@ MODULES = {
                 self.seen += 1  # TFG106
                 return {"score": score}
         """,
+    # A path the body opens: a Python string, which no tensor guess can stand for.
+    "report.py": """
+        from pathlib import Path
+
+        import tensorflow as tf
+
+
+        @tf.function
+        def log_batch(x, log_path):
+            Path(log_path).write_text("seen")  # TFG108
+            return x * 2.0
+        """,
     # A Dataset.map callback whose element is a dict of named features.
     "features.py": """
         import tensorflow as tf

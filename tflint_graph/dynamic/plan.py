@@ -1166,6 +1166,7 @@ def _attempts(
                 unpacked[name] = parts
     zipped = _zipped(node, names)
     assigned = _assigned_through(node, names)
+    files = _file_paths(ctx, node, names)
     # How the body uses a parameter says its dtype better than its name (see `_uses`).
     # A name that already says what it holds (labels, token ids, steps) keeps its guess.
     used_as = {n: u for n, u in _uses(node, names).items() if u == "target" or _role(n) == "tensor"}
@@ -1197,6 +1198,8 @@ def _attempts(
                 if name in built
                 else _DEFAULT_OPTIMIZER
                 if name in optimizers
+                else _SAMPLE_FILE
+                if name in files
                 else _used_guess(used_as[name], shape)
                 if name in used_as
                 else _unpacked_guess(unpacked[name], shape, per_element)
@@ -1547,6 +1550,42 @@ def _zipped(node: FunctionNode, names: list[str]) -> set[str]:
                 for a in call.args
                 if isinstance(a.value, cst.Name) and a.value.value in names
             )
+    return found
+
+
+# What opens, names or writes a file by the path it is given first.
+_FILE_CALLS = (
+    "builtins.open",
+    "io.open",
+    "pathlib.Path",
+    "os.path.",
+    "numpy.save",
+    "numpy.savez",
+    "numpy.savetxt",
+    "numpy.load",
+    "numpy.loadtxt",
+    "tensorflow.io.gfile.",
+)
+# A file name for a parameter the body uses as a path: the child runs in its scratch folder.
+_SAMPLE_FILE = PyValue("tflint_graph_sample.txt")
+
+
+def _file_paths(ctx: ModuleContext, node: FunctionNode, names: list[str]) -> set[str]:
+    """Parameters the body passes as the path to ``open``, ``Path``, ``os.path.*``,
+    ``np.save``/``np.load`` or ``tf.io.gfile``: Python strings, which no tensor can stand
+    for (``Path(log_path).write_text(...)`` raises on a symbolic string)."""
+    found: set[str] = set()
+    for call in walk.descendants(node):
+        if type(call) is not cst.Call or not call.args:
+            continue
+        first = call.args[0].value
+        if not (isinstance(first, cst.Name) and first.value in names):
+            continue
+        resolved = ctx.resolve(call.func)
+        if any(
+            resolved.startswith(f) if f.endswith(".") else resolved.is_(f) for f in _FILE_CALLS
+        ):
+            found.add(first.value)
     return found
 
 
