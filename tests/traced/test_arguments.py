@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import dedent, found
+from tests.helpers import dedent, expected, found
 from tflint_graph import lint_paths
 
 LIKELIHOOD = """
@@ -240,3 +240,35 @@ def test_a_switch_callers_in_other_modules_leave_off(
     (tmp_path / "train.py").write_text(dedent(STEPS).replace("ARGS", args))
     got = {f.code for f in lint_paths([tmp_path]) if f.path.endswith("helpers.py")}
     assert got == ({"TFG101", "TFG202"} if reported else set())
+
+
+ROOT_SWITCH = """
+    import tensorflow as tf
+
+    def decode(x, verbose=False):
+        if verbose:
+            print("decoded", x.numpy())  # TFG101, TFG202
+        return x
+
+    @tf.function
+    def step(x, verbose=False):
+        return decode(x, verbose=verbose)
+
+    CALLS
+"""
+
+
+@pytest.mark.parametrize(
+    ("calls", "reported"),
+    [
+        ("", False),  # nothing turns the tf.function's switch on
+        ("step(tf.ones([2]))\nstep(tf.ones([2]), verbose=False)", False),
+        ("STEPS = {'graph': step}", False),  # handed on: calls usually leave it out
+        ("step(tf.ones([2]), verbose=True)", True),
+        ("step(tf.ones([2]), True)", True),
+    ],
+)
+def test_a_tf_function_switch_left_at_its_default(calls: str, reported: bool) -> None:
+    source = dedent(ROOT_SWITCH).replace("CALLS", calls)
+    got = {(line, code) for line, code in found(source)}
+    assert got == (expected(source) if reported else set())

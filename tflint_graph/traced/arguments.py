@@ -141,6 +141,8 @@ class ArgumentGuards:
         info = self.traced.get(fn)
         if info is not None and info.kind is TraceKind.CALLEE and info.parent is None:
             return self._truth_elsewhere(info, param)  # traced from other modules only
+        if info is not None and info.kind in (TraceKind.DECORATED, TraceKind.WRAPPED):
+            return self._default_truth(fn, param)
         if (
             info is None
             or info.kind is not TraceKind.CALLEE
@@ -185,6 +187,30 @@ class ArgumentGuards:
                 default = param.default
                 truths.add(None if default is None else self._truth_of(default, fn, _MAX_DEPTH))
         return truths.pop() if len(truths) == 1 else None
+
+    def _default_truth(self, fn: FunctionNode, param: cst.Param) -> bool | None:
+        """A ``tf.function``'s switch (``verbose=False``): the truth of its literal default
+        when no call of the function in the module passes it something else (a call through
+        a name the analysis cannot follow is taken to leave it out, as calls usually do)."""
+        default = param.default
+        if default is None or not isinstance(fn, cst.FunctionDef):
+            return None
+        truth = self._truth_of(default, fn, _MAX_DEPTH)
+        if truth is None:
+            return None
+        bound = self.ctx.enclosing_class(fn) is not None
+        for use in mentions(self.ctx, fn):
+            call = self.ctx.parent(use)
+            if not (isinstance(call, cst.Call) and call.func is use):
+                continue
+            if any(a.star for a in call.args):
+                return None
+            passed = passed_for(call, fn.params, param, bound=bound)
+            if passed is not None and passed is not default:
+                at = self.ctx.enclosing_function(call) or fn  # a module-level call
+                if self._truth_of(passed, at, _MAX_DEPTH) is not truth:
+                    return None
+        return truth
 
     def traced_callers(self, fn: FunctionNode) -> list[tuple[TracedFunction, cst.Call]]:
         """Every call of ``fn`` from traced code of this module, with its traced caller."""
