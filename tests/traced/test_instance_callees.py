@@ -600,3 +600,28 @@ def test_state_of_an_attribute_of_an_object_constructed_per_trace_is_not_reporte
         return OWNER.run(x)
     """
     assert reported(STATE + OWNER + shared) == [(9, "TFG106", ("f()", "run()", "bump()"))]
+
+
+def test_a_demo_copy_under_the_main_guard_is_not_what_traced_code_calls() -> None:
+    # Imported, the module has only the first `decode`; its traced caller calls that one.
+    # Inside the main block the copy is what the block's own code calls.
+    found = reported(
+        """
+        def decode(x):
+            return x * 2.0
+
+        @tf.function
+        def step(x):
+            return decode(x)
+
+        if __name__ == "__main__":
+            def decode(x):
+                print("demo", x)
+                return x
+
+            @tf.function
+            def demo(x):
+                return decode(x) + random.random()
+        """
+    )
+    assert [(line, code) for line, code, _ in found] == [(13, "TFG101"), (18, "TFG103")]

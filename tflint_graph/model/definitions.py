@@ -36,7 +36,12 @@ from tflint_graph.model.collect import FunctionFacts, FunctionNode, ModuleFacts
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.names import Resolution, canonical, dotted, keras_kinds_of
 from tflint_graph.model.scopes import ImportAssignment
-from tflint_graph.model.values import assigned_value, attributes_by_name, names_by_text
+from tflint_graph.model.values import (
+    assigned_value,
+    attributes_by_name,
+    is_main_guard,
+    names_by_text,
+)
 from tflint_graph.source.prefilter import EscapeParams, escape_params
 
 _MAX_DEPTH = 6
@@ -266,7 +271,13 @@ class Definitions:
         if type(expr) is cst.Lambda:
             yield expr, True
         elif type(expr) is cst.Name:
-            for a in self.ctx.bindings(expr):
+            found = self.ctx.bindings(expr)
+            if len(found) > 1 and self._main_block(expr) is None:
+                # A demo copy under `if __name__ == "__main__":` is not what the module's
+                # code calls when imported; the definition outside that block is.
+                outside = [a for a in found if self._main_block(a.node) is None]
+                found = outside or found
+            for a in found:
                 node = a.node
                 if type(node) is cst.FunctionDef:
                     wrapper = self._eager_wrapper(node) if node.decorators else None
@@ -314,6 +325,13 @@ class Definitions:
             for el in expr.elements:
                 if isinstance(el, cst.DictElement):
                     yield from self.callables(el.value, at, depth + 1)
+
+    def _main_block(self, node: cst.CSTNode) -> cst.If | None:
+        """The module-level ``if __name__ == "__main__":`` that ``node`` lies in."""
+        for anc in self.ctx.ancestors(node):
+            if type(anc) is cst.If and self.ctx.parent(anc) is self.ctx.module:
+                return anc if is_main_guard(anc.test) else None
+        return None
 
     def foreign(self, expr: cst.BaseExpression | None, depth: int = 0) -> list[str]:
         """Absolute names of functions in other modules of the project that ``expr``
