@@ -624,4 +624,4 @@ def test_a_demo_copy_under_the_main_guard_is_not_what_traced_code_calls() -> Non
                 return decode(x) + random.random()
         """
     )
-    assert [(line, code) for line, code, _ in found] == [(13, "TFG101"), (18, "TFG103")]
+    assert found == [(13, "TFG101", ("demo()", "decode()")), (18, "TFG103", ("demo()",))]
