@@ -1195,3 +1195,46 @@ def test_a_flag_every_method_sets_to_one_literal_is_stored_alike_per_trace() -> 
         """
     )
     assert {(line, c) for line, c in found(source) if c in _CODES} == expected(source)
+
+
+def test_writes_to_a_copy_the_call_makes_first_are_its_own() -> None:
+    # `state = dataclasses.replace(state, ...)` as the body's first statement: the writes go
+    # to this call's copy, which it returns.  A shallow copy shares the containers it was
+    # not given anew, and a copy made on one path only leaves the other path's writes.
+    source = dedent(
+        """
+        import copy
+        import dataclasses
+
+        import tensorflow as tf
+
+        @dataclasses.dataclass
+        class State:
+            counters: dict
+            history: list
+            round: int = 0
+
+        @tf.function
+        def update(state, n):
+            state = dataclasses.replace(state, counters=dict(state.counters))
+            state.counters["seen"] += n
+            state.history.append(n)  # TFG102
+            state.round = n
+            return state
+
+        @tf.function
+        def update_deep(state, n):
+            state = copy.deepcopy(state)
+            state.history.append(n)
+            state.round = n
+            return state
+
+        @tf.function
+        def update_sometimes(state, n, fresh=True):
+            if fresh:
+                state = copy.copy(state)
+            state.round = n  # TFG106
+            return state
+        """
+    )
+    assert {(line, c) for line, c in found(source) if c in _CODES} == expected(source)

@@ -6,7 +6,7 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.model import walk
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.names import root_name
-from tflint_graph.model.state import owning_class, readers
+from tflint_graph.model.state import copied_here, owning_class, readers
 from tflint_graph.model.values import (
     Owner,
     is_container_literal,
@@ -150,6 +150,8 @@ def step(x, outputs=[]):
             return False
         if isinstance(receiver, cst.Name) and self._copied_by_keras3(receiver, fn):
             return False
+        if copied_here(ctx, receiver, fn.node):
+            return False  # `state = attr.evolve(state, counters=dict(...))`: this call's copy
         if not (
             isinstance(receiver, cst.Attribute)
             and isinstance(receiver.value, cst.Name)

@@ -10,6 +10,7 @@ from tflint_graph.model.certain import certain_tensors
 from tflint_graph.model.context import TracedFunction, TraceKind
 from tflint_graph.model.names import dotted, root_name
 from tflint_graph.model.state import (
+    copied_here,
     is_constant,
     owned_by_self,
     owning_class,
@@ -197,6 +198,8 @@ class Model(tf.keras.Model):
         root = root_name(target)
         if root is not None and ctx.bindings(root) and ctx.is_local_to(root, fn.node):
             return  # an object created within this call
+        if copied_here(ctx, target.value, fn.node):
+            return  # `state = attr.evolve(state, ...)` first: this call's own copy
         if root is not None and self._made_by_enclosing_trace(root, fn):
             return  # a closure's object that the enclosing traced function makes per trace
         if root is not None and traced_of(ctx).arguments.made_per_trace(root, fn.node):

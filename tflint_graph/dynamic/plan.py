@@ -1582,9 +1582,7 @@ def _file_paths(ctx: ModuleContext, node: FunctionNode, names: list[str]) -> set
         if not (isinstance(first, cst.Name) and first.value in names):
             continue
         resolved = ctx.resolve(call.func)
-        if any(
-            resolved.startswith(f) if f.endswith(".") else resolved.is_(f) for f in _FILE_CALLS
-        ):
+        if any(resolved.startswith(f) if f.endswith(".") else resolved.is_(f) for f in _FILE_CALLS):
             found.add(first.value)
     return found
 

@@ -21,6 +21,7 @@ from tflint_graph.core.paths import is_test_file
 from tflint_graph.model import walk
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext
+from tflint_graph.model.names import root_name
 from tflint_graph.model.setup import CREATION_METHODS
 from tflint_graph.model.values import assigned_value, attributes_by_name, statement_of
 
@@ -335,6 +336,72 @@ def written_eagerly(ctx: ModuleContext, attr: str, cls: cst.ClassDef | None) -> 
             continue
         return True
     return False
+
+
+# Calls that return a copy of the object they are given (``attr.evolve(state, n=1)``).
+_COPIERS = ("attr.evolve", "attr.assoc", "dataclasses.replace", "copy.copy", "copy.deepcopy")
+
+
+def copy_made_here(
+    ctx: ModuleContext, root: cst.Name, fn: FunctionNode, at: cst.CSTNode
+) -> cst.Call | None:
+    """The call that made ``root`` a copy in ``fn``'s own body, before ``at`` and on every
+    path to it (a statement of the body itself, under no branch or loop): ``state =
+    attr.evolve(state, counters=dict(state.counters))`` before ``state.counters[k] += v``.
+    Writes through ``root`` then go to an object this call made."""
+    body = fn.body
+    if not isinstance(body, cst.IndentedBlock):
+        return None
+    target = statement_of(ctx, at)
+    found: cst.Call | None = None
+    for stmt in body.body:
+        if stmt is target or any(a is stmt for a in ctx.ancestors(target)):
+            return found
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and small.targets[0].target.value == root.value
+            ):
+                value = small.value
+                copied = isinstance(value, cst.Call) and ctx.resolve(value.func).is_(*_COPIERS)
+                found = value if copied else None  # type: ignore[assignment]
+    return None
+
+
+def fresh_in_copy(ctx: ModuleContext, copy: cst.Call, field: str | None) -> bool:
+    """What the copy ``copy`` holds in ``field`` is its own: a deep copy, or a shallow one
+    (``attr.evolve``, ``dataclasses.replace``) given a new value for that field
+    (``counters=dict(state.counters)``); ``field`` None: the copy itself."""
+    if field is None or ctx.resolve(copy.func).is_("copy.deepcopy"):
+        return True
+    for arg in copy.args:
+        if arg.keyword is not None and arg.keyword.value == field:
+            return isinstance(
+                arg.value, cst.Call | cst.Dict | cst.List | cst.Set | cst.DictComp | cst.ListComp
+            )
+    return False
+
+
+def copied_here(ctx: ModuleContext, expr: cst.BaseExpression, fn: FunctionNode) -> bool:
+    """``expr`` (``state.counters``, ``state``) is part of a copy ``fn`` made of its root
+    before ``expr`` is used, and that part is the copy's own (``fresh_in_copy``)."""
+    root = root_name(expr)
+    if root is None:
+        return False
+    copy = copy_made_here(ctx, root, fn, expr)
+    if copy is None:
+        return False
+    field: str | None = None
+    node: cst.BaseExpression = expr
+    while not isinstance(node, cst.Name):
+        if isinstance(node, cst.Attribute) and node.value is root:
+            field = node.attr.value
+        node = node.value if isinstance(node, cst.Attribute | cst.Subscript) else root
+    return fresh_in_copy(ctx, copy, field)
 
 
 def stores_only(ctx: ModuleContext, attr: str, cls: cst.ClassDef | None, literal: str) -> bool:
