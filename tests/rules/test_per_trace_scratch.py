@@ -1238,3 +1238,33 @@ def test_writes_to_a_copy_the_call_makes_first_are_its_own() -> None:
         """
     )
     assert {(line, c) for line, c in found(source) if c in _CODES} == expected(source)
+
+
+def test_scratch_set_on_every_branch_then_updated_in_the_same_call() -> None:
+    # Both branches of the `if` set `self.w` before any read: the updates after it work on
+    # this call's value.  With a branch that does not set it, a read may see another call's.
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        class Routing(tf.keras.layers.Layer):
+            def __init__(self, mode, **kwargs):
+                super().__init__(**kwargs)
+                self.mode = mode
+
+            def call(self, x):
+                if self.mode == 0:
+                    self.w = tf.zeros_like(x)
+                elif self.mode == 1:
+                    self.w = tf.ones_like(x)
+                else:
+                    self.w = x
+                for _ in range(3):
+                    self.w = self.w + x
+                if self.mode == 0:
+                    self.v = tf.zeros_like(x)
+                self.v = self.v + x  # TFG106
+                return self.w + self.v
+        """
+    )
+    assert {(line, c) for line, c in found(source) if c in _CODES} == expected(source)

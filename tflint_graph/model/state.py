@@ -139,6 +139,16 @@ class AttributeReaders:
                 block = ctx.parent(block)
             if block is not None and _inside(ctx, read, block):
                 return True
+            # `if cfg: self.w = A() else: self.w = B()`: the `if` as a whole assigns it.
+            branch = _branching_if(ctx, block)
+            if (
+                branch is not None
+                and _assigns_on_every_branch(ctx, branch, text)
+                and ctx.source_order(branch) < at
+                and not _inside(ctx, read, branch)
+                and _inside(ctx, read, ctx.parent(branch) or branch)
+            ):
+                return True
         return False
 
     def eager_reader(self, attr: str, cls: cst.ClassDef | None) -> str | None:
@@ -522,6 +532,42 @@ def read_before(
         if earlier and not known.assigned_first(read.node, fn):
             return True
     return False
+
+
+def _branching_if(ctx: ModuleContext, block: cst.CSTNode | None) -> cst.If | None:
+    """The ``if`` statement (the head of an ``elif`` chain) one of whose branches is
+    ``block``."""
+    owner = ctx.parent(block) if block is not None else None
+    if isinstance(owner, cst.Else):
+        owner = ctx.parent(owner)
+    if not isinstance(owner, cst.If):
+        return None
+    while isinstance(ctx.parent(owner), cst.If):  # an `elif`: the chain's head
+        owner = ctx.parent(owner)  # type: ignore[assignment]
+    return owner
+
+
+def _assigns_on_every_branch(ctx: ModuleContext, node: cst.If, text: str) -> bool:
+    """Every branch of ``node`` (an ``else`` included) assigns ``text`` by a statement of
+    its own, from a value that does not read it."""
+
+    def assigns(body: cst.BaseSuite) -> bool:
+        for stmt in body.body if isinstance(body, cst.IndentedBlock) else ():
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                if (
+                    isinstance(small, cst.Assign)
+                    and any(ctx.code(t.target) == text for t in small.targets)
+                    and text not in ctx.code(small.value)
+                ):
+                    return True
+        return False
+
+    if not assigns(node.body):
+        return False
+    orelse = node.orelse
+    if isinstance(orelse, cst.If):
+        return _assigns_on_every_branch(ctx, orelse, text)
+    return isinstance(orelse, cst.Else) and assigns(orelse.body)
 
 
 def _inside(ctx: ModuleContext, node: cst.CSTNode, container: cst.CSTNode) -> bool:
