@@ -198,13 +198,69 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         evaluation, where the elapsed time is meant to include everything."""
         around = set(map(id, self.ctx.ancestors(start)))
         for a in self.ctx.ancestors(call):
-            if id(a) in around:
+            if isinstance(a, cst.FunctionDef | cst.Lambda | cst.ClassDef):
                 break
-            if isinstance(a, cst.While):
-                return False
-            if isinstance(a, cst.For | cst.CompFor) and not self._counted(a.iter):
-                return False
+            # A loop inside the block, or one around the whole block: a step timer in a
+            # training loop over the data (`for batch in dataset: t0 = ...; step(batch)`)
+            # logs each step's time, and only the first step's includes the trace.
+            data_loop = isinstance(a, cst.While) or (
+                isinstance(a, cst.For | cst.CompFor) and not self._counted(a.iter)
+            )
+            if data_loop:
+                if id(a) not in around:
+                    return False  # a loop over data inside the block: an epoch timer
+                # Around the block: a step timer started on every pass (a training log's
+                # step time), unless the loop adds the times up into one figure
+                # (`total_time += elapsed`, `times.append(elapsed)`).
+                every_pass = isinstance(a, cst.For | cst.While) and self.ctx.parent(start) is a.body
+                return not every_pass or self._accumulates(a, start)
         return True
+
+    def _accumulates(self, loop: cst.CSTNode, start: cst.CSTNode) -> bool:
+        """``loop`` adds up what is timed from ``start`` (``t0 = time.time()``): ``total +=
+        time.time() - t0``, or a name bound to that difference added to a total or
+        appended to a list."""
+        ctx = self.ctx
+        assign = start.body[0] if isinstance(start, cst.SimpleStatementLine) else start
+        begun = assign.targets[0].target if isinstance(assign, cst.Assign) else None
+        if not isinstance(begun, cst.Name):
+            return False
+        elapsed: set[str] = set()
+        spans: list[cst.BaseExpression] = []
+        for node in walk.descendants(loop):
+            if (
+                isinstance(node, cst.BinaryOperation)
+                and isinstance(node.operator, cst.Subtract)
+                and ctx.code(node.right) == begun.value
+            ):
+                spans.append(node)
+                parent = ctx.parent(node)
+                if isinstance(parent, cst.Assign) and isinstance(
+                    parent.targets[0].target, cst.Name
+                ):
+                    elapsed.add(parent.targets[0].target.value)
+
+        def timed(expr: cst.BaseExpression) -> bool:
+            return any(s is expr for s in spans) or (
+                isinstance(expr, cst.Name) and expr.value in elapsed
+            )
+
+        for node in walk.descendants(loop):
+            if (
+                isinstance(node, cst.AugAssign)
+                and isinstance(node.operator, cst.AddAssign)
+                and timed(node.value)
+            ):
+                return True
+            if (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value == "append"
+                and node.args
+                and timed(node.args[0].value)
+            ):
+                return True
+        return False
 
     def _counted(self, iterable: cst.BaseExpression) -> bool:
         """A loop that only counts: over ``range``, ``itertools.repeat``, a literal list, or
