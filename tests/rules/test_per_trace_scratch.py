@@ -1268,3 +1268,33 @@ def test_scratch_set_on_every_branch_then_updated_in_the_same_call() -> None:
         """
     )
     assert {(line, c) for line, c in found(source) if c in _CODES} == expected(source)
+
+
+def test_keras_reads_in_compute_mask_and_mask_metadata_are_same_trace() -> None:
+    # Keras's `__call__` calls `compute_mask` right after `call`, in the same trace: it is
+    # no eager reader.  `x._keras_mask = m` is metadata of a tensor of this trace.  A method
+    # Keras does not call from `__call__` still is an eager reader.
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        class Masked(tf.keras.layers.Layer):
+            def call(self, inputs, training=False):
+                self.inference_mode = not training
+                self.last_training = training  # TFG106
+                outputs = inputs * 2.0
+                outputs._keras_mask = tf.ones_like(inputs, tf.bool)
+                return self._unmasked(outputs)
+
+            def _unmasked(self, prediction):
+                prediction._keras_mask = None
+                return prediction
+
+            def compute_mask(self, inputs, mask=None):
+                return None if self.inference_mode else mask
+
+            def summary_line(self):
+                return f"trained: {self.last_training}"
+        """
+    )
+    assert {(line, c) for line, c in found(source) if c in _CODES} == expected(source)

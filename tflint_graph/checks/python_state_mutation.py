@@ -29,6 +29,10 @@ from tflint_graph.model.values import (
 )
 from tflint_graph.traced import traced_of
 
+# Attributes Keras keeps on tensors (`outputs._keras_mask = mask`): set on a tensor of the
+# trace, whatever the analysis knows of the object.
+_TENSOR_METADATA = frozenset({"_keras_mask", "_keras_history", "_keras_shape"})
+
 # Values whose creation per trace TFG205/TFG208 report; TFG106 leaves them alone.
 _VARIABLE_OWNERS = (
     "tensorflow.Variable",
@@ -204,7 +208,10 @@ class Model(tf.keras.Model):
             return  # a closure's object that the enclosing traced function makes per trace
         if root is not None and traced_of(ctx).arguments.made_per_trace(root, fn.node):
             return  # a parameter every trace fills with an object made in that trace
-        if isinstance(target.value, cst.Name) and self._symbolic_tensor(target.value, fn):
+        if isinstance(target.value, cst.Name) and (
+            self._symbolic_tensor(target.value, fn)
+            or (target.attr.value in _TENSOR_METADATA and target.value.value not in ("self", "cls"))
+        ):
             return  # `tensor._keras_history = ...`: metadata of a symbolic tensor of this trace
         if isinstance(value, cst.Call) and ctx.resolve(value.func).startswith(*_VARIABLE_OWNERS):
             return  # creating variables or their Keras owners is TFG205's and TFG208's concern

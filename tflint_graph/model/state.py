@@ -177,8 +177,10 @@ class AttributeReaders:
             mine = method is not None and cls is not None and ctx.enclosing_class(method) is cls
             if mine and method is not None and method.name.value in CREATION_METHODS:
                 continue  # __init__/build run before any trace
-            if mine and method is not None and method.name.value == "__call__":
-                continue  # runs where the object is called: inside the trace, from traced code
+            if mine and method is not None and method.name.value in _CALLED_WITH_CALL:
+                # `__call__` runs where the object is called; Keras's `__call__` calls
+                # `compute_mask` right after `call`: both inside the trace, from traced code
+                continue
             if read.on_self and not mine:
                 continue  # another class's own state
             if not read.owned and self._foreign(read.node.value, 0):
@@ -412,6 +414,10 @@ def copied_here(ctx: ModuleContext, expr: cst.BaseExpression, fn: FunctionNode) 
             field = node.attr.value
         node = node.value if isinstance(node, cst.Attribute | cst.Subscript) else root
     return fresh_in_copy(ctx, copy, field)
+
+
+# Methods that run where the object is called, inside the same trace as ``call``.
+_CALLED_WITH_CALL = frozenset({"__call__", "compute_mask"})
 
 
 def stores_only(ctx: ModuleContext, attr: str, cls: cst.ClassDef | None, literal: str) -> bool:
