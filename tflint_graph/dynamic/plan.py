@@ -277,6 +277,11 @@ def plan_module(
             if (w := _watch(tree, lines, f, local_names[f], defaults[f])) is not None
         )
         codes = {f.code for f in found}
+        retrace = tuple(e[1] for f in found if (e := extras.get(f)) and e[0] == "retrace")
+        if retrace:
+            # TFG303's parameter takes a Python value at the flagged call: guess one, not a
+            # tensor (`1.0 / (step + 1)` raises on an int32 tensor).
+            attempts = [_python_at_staged(a, retrace) for a in attempts]
         compiled = (
             calls.method_call(class_name, "compile")
             if kind == "keras_step" and calls is not None
@@ -310,7 +315,7 @@ def plan_module(
                     for p in group
                 ),
                 note=note,
-                retrace=tuple(e[1] for f in found if (e := extras.get(f)) and e[0] == "retrace"),
+                retrace=retrace,
                 first_call=tuple(f.line for f in found if f.code == "TFG403"),
                 loops=tuple(e[1] for f in found if (e := extras.get(f)) and e[0] == "loop"),
                 ops="TFG404" in codes,
@@ -686,6 +691,26 @@ def _imported_reach(
 
 def _given_expr(expr: cst.BaseExpression | None) -> bool:
     return expr is not None and not (isinstance(expr, cst.Name) and expr.value == "None")
+
+
+# Not among the values the staged experiment passes (1, 2, 3; 0.5, 1.5, 2.5; "a", "b", "c").
+_PYTHON_OF_KIND = {"int": PyValue(0), "float": PyValue(0.25), "str": PyValue("z")}
+
+
+def _python_at_staged(attempt: Attempt, staged: tuple[tuple[Any, ...], ...]) -> Attempt:
+    """``attempt`` with a Python value of the staged kind where it guessed a tensor for the
+    parameter a TFG303 call passes a Python value (by position, or by keyword)."""
+    args = list(attempt.args)
+    kwargs = dict(attempt.kwargs)
+    for _, param, index, kind in staged:
+        value = _PYTHON_OF_KIND.get(kind)
+        if value is None:
+            continue
+        if index is not None and index < len(args) and isinstance(args[index], TensorSpecLite):
+            args[index] = value
+        elif isinstance(kwargs.get(param), TensorSpecLite):
+            kwargs[param] = value
+    return dataclasses.replace(attempt, args=tuple(args), kwargs=kwargs)
 
 
 def _value_kind(expr: cst.BaseExpression) -> str | None:
