@@ -42,6 +42,24 @@ MODULES = {
                 self.seen += 1  # TFG106
                 return {"score": score}
         """,
+    # A variable the body assigns to, and a step the loop passes as a Python int.
+    "ema.py": """
+        import tensorflow as tf
+
+
+        @tf.function
+        def update_ema(ema, value, step):
+            decay = tf.minimum(0.9, (1.0 + step) / (10.0 + step))
+            ema.assign(decay * ema + (1.0 - decay) * value)
+            return ema.read_value()
+
+
+        def track(values):
+            ema = tf.Variable(tf.zeros([3]))
+            for step, value in enumerate(values):
+                update_ema(ema, value, step)  # TFG303
+            return ema
+        """,
     # A path the body opens: a Python string, which no tensor guess can stand for.
     "report.py": """
         from pathlib import Path

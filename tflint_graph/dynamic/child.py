@@ -801,7 +801,8 @@ def make_input(
     if spec["kind"] == "dict":
         return {k: make_input(s, seed, batch, module) for k, s in spec["items"].items()}
     if spec["kind"] == "variables":
-        return _variables(spec)
+        made = _variables(spec)
+        return made[0] if spec.get("one") else made
     rng = np.random.default_rng(seed)
     shape = list(spec["shape"])
     if batch is not None and shape:
@@ -917,7 +918,8 @@ def symbolic_input(spec: dict[str, Any], module: ModuleType | None = None) -> An
     if spec["kind"] == "py":
         return ast.literal_eval(spec["repr"])
     if spec["kind"] == "variables":
-        return _variables(spec)
+        made = _variables(spec)
+        return made[0] if spec.get("one") else made
     if spec["kind"] == "tuple":
         return tuple(symbolic_input(s, module) for s in spec["items"])
     if spec["kind"] == "dict":
@@ -1773,6 +1775,8 @@ def _shown(spec: dict[str, Any], *, relaxed: bool = False) -> str:
     if spec["kind"] == "tuple":
         return "(" + ", ".join(_shown(s, relaxed=relaxed) for s in spec["items"]) + ")"
     if spec["kind"] == "variables":
+        if spec.get("one"):
+            return "Variable " + _shown(spec["items"][0])
         return "[" + ", ".join("Variable " + _shown(s) for s in spec["items"]) + "]"
     if spec["kind"] == "dict":
         shown = (f"{k}: {_shown(v, relaxed=relaxed)}" for k, v in spec["items"].items())

@@ -1192,6 +1192,7 @@ def _attempts(
     zipped = _zipped(node, names)
     assigned = _assigned_through(node, names)
     files = _file_paths(ctx, node, names)
+    variables = _assigned_directly(node, names)
     # How the body uses a parameter says its dtype better than its name (see `_uses`).
     # A name that already says what it holds (labels, token ids, steps) keeps its guess.
     used_as = {n: u for n, u in _uses(node, names).items() if u == "target" or _role(n) == "tensor"}
@@ -1225,6 +1226,8 @@ def _attempts(
                 if name in optimizers
                 else _SAMPLE_FILE
                 if name in files
+                else VariablesSpec((TensorSpecLite("float32", shape),), one=True)
+                if name in variables
                 else _used_guess(used_as[name], shape)
                 if name in used_as
                 else _unpacked_guess(unpacked[name], shape, per_element)
@@ -1650,6 +1653,20 @@ def _assigned_through(node: FunctionNode, names: list[str]) -> set[str]:
             ):
                 found.add(seq.value)
     return found
+
+
+def _assigned_directly(node: FunctionNode, names: list[str]) -> set[str]:
+    """Parameters the body assigns to as a whole (``ema.assign(decay * ema + ...)``): a
+    ``tf.Variable``, which no tensor can stand for."""
+    return {
+        c.func.value.value
+        for c in walk.descendants(node)
+        if type(c) is cst.Call
+        and isinstance(c.func, cst.Attribute)
+        and c.func.attr.value in _ASSIGNS
+        and isinstance(c.func.value, cst.Name)
+        and c.func.value.value in names
+    }
 
 
 def _variables_guess(shape: tuple[int, ...]) -> VariablesSpec:

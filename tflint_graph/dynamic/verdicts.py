@@ -216,8 +216,11 @@ class VariablesSpec:
     passes its model's weights."""
 
     items: tuple[TensorSpecLite, ...]
+    one: bool = False  # the variable itself, not a list: a body that `.assign`s the argument
 
     def __str__(self) -> str:
+        if self.one:
+            return f"Variable {self.items[0]}"
         return "[" + ", ".join(f"Variable {i}" for i in self.items) + "]"
 
 
@@ -371,7 +374,10 @@ def spec_json(spec: Spec, unknown: int = 2) -> dict[str, Any]:
             out["scope_path"] = spec.scope_path
         return out
     if isinstance(spec, VariablesSpec):
-        return {"kind": "variables", "items": [spec_json(s, unknown) for s in spec.items]}
+        out = {"kind": "variables", "items": [spec_json(s, unknown) for s in spec.items]}
+        if spec.one:
+            out["one"] = True
+        return out
     raise TypeError(f"not an argument spec: {spec!r}")
 
 
