@@ -60,6 +60,22 @@ MODULES = {
                 update_ema(ema, value, step)  # TFG303
             return ema
         """,
+    # A serving function the module calls with a NumPy batch: new batch sizes of it.
+    "serve_np.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        W = tf.ones([3, 1])
+
+
+        @tf.function
+        def serve(features):  # TFG301
+            return tf.matmul(features, W)
+
+
+        def main():
+            return serve(np.ones((4, 3), dtype="float32"))
+        """,
     # A path the body opens: a Python string, which no tensor guess can stand for.
     "report.py": """
         from pathlib import Path

@@ -945,6 +945,9 @@ def _has_batch(spec: dict[str, Any], module: ModuleType | None = None) -> bool:
 
 
 def _batched(value: Any) -> bool:
+    """A tensor, or a NumPy array (what a module's own call often passes), with a first axis."""
+    if isinstance(value, np.ndarray):
+        return value.ndim >= 1
     return tf.is_tensor(value) and value.shape.rank is not None and value.shape.rank >= 1
 
 
