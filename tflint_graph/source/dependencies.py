@@ -63,6 +63,7 @@ class KerasDeclaration:
 
 def declared_keras(start: Path) -> KerasDeclaration:
     """The Keras the project around ``start`` (a file or folder) declares."""
+    _SWITCH_SEEN.clear()  # each resolution reads the sources as they are now
     found_at = _declaring_folder(start)
     if found_at is None:
         return KerasDeclaration("3", "no dependency declaration found")
@@ -125,8 +126,13 @@ def with_folder_versions(config: Config, files: Iterable[Path]) -> Config:
     nearest: dict[Path, tuple[Path, KerasDeclaration] | None] = {}
     imports: dict[Path, str] = {}
     differ: dict[str, tuple[str, str]] = {}
+    seen: set[str] = set()
     for file in files:
-        folder = Path(os.path.abspath(file)).parent
+        where = os.path.dirname(os.path.abspath(file))
+        if where in seen:
+            continue  # the folder's decision is made: one per folder
+        seen.add(where)
+        folder = Path(where)
         decided = _nearest_decision(folder, nearest)
         if decided is None and config.keras_version == "3":
             if folder not in imports:
@@ -205,7 +211,18 @@ def _imports_keras2(folder: Path) -> str:
 _SCAN_LIMIT = 5000  # Python files read for the switch: a bound on huge trees
 
 
+# What `_sources_mention_switch` found per folder during one run (the run's Keras and its
+# sub-projects' both ask); `declared_keras`, which starts a run's resolution, clears it.
+_SWITCH_SEEN: dict[Path, bool] = {}
+
+
 def _sources_mention_switch(folder: Path) -> bool:
+    if folder not in _SWITCH_SEEN:
+        _SWITCH_SEEN[folder] = _scan_for_switch(folder)
+    return _SWITCH_SEEN[folder]
+
+
+def _scan_for_switch(folder: Path) -> bool:
     """Some Python file of the project sets or asks for ``TF_USE_LEGACY_KERAS`` (a package
     that needs tf-keras says so at import): read only when ``tf-keras`` is declared."""
     needle = LEGACY_SWITCH.encode()
@@ -264,21 +281,33 @@ def _declaring_folder(start: Path) -> tuple[Path, list[Path]] | None:
 
 
 def _candidates(folder: Path) -> Iterator[Path]:
-    for name in ("pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "environment.yaml"):
-        if (folder / name).is_file():
-            yield folder / name
-    if (folder / "PKG-INFO").is_file():
-        yield folder / "PKG-INFO"
-    for name in ("Dockerfile", "docker/Dockerfile"):
-        if (folder / name).is_file():
-            yield folder / name
+    """The declaration files of ``folder``, in a fixed order; one listing of the folder
+    (a run looks at every folder of the tree: a stat per possible name was most of it)."""
     try:
-        yield from sorted(folder.glob("requirements*.txt"))
-        yield from sorted(folder.glob("requirements/*.txt"))
-        yield from sorted(folder.glob("*.dist-info/METADATA"))
-        yield from sorted(folder.glob("*.sh"))
+        names = set(os.listdir(folder))
     except OSError:
         return
+    for name in ("pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "environment.yaml"):
+        if name in names and (folder / name).is_file():
+            yield folder / name
+    if "PKG-INFO" in names and (folder / "PKG-INFO").is_file():
+        yield folder / "PKG-INFO"
+    if "Dockerfile" in names and (folder / "Dockerfile").is_file():
+        yield folder / "Dockerfile"
+    if "docker" in names and (folder / "docker" / "Dockerfile").is_file():
+        yield folder / "docker" / "Dockerfile"
+    yield from (
+        folder / n for n in sorted(names) if n.startswith("requirements") and n.endswith(".txt")
+    )
+    try:
+        if "requirements" in names:
+            yield from sorted((folder / "requirements").glob("*.txt"))
+        for n in sorted(names):
+            if n.endswith(".dist-info") and (folder / n / "METADATA").is_file():
+                yield folder / n / "METADATA"
+    except OSError:
+        return
+    yield from (folder / n for n in sorted(names) if n.endswith(".sh"))
 
 
 def _read(files: list[Path]) -> Iterator[tuple[Path, str]]:
