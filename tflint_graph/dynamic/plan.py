@@ -61,7 +61,7 @@ from tflint_graph.model import walk
 from tflint_graph.model.calls import keyword
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.scopes import GlobalScope
-from tflint_graph.model.values import assigned_value
+from tflint_graph.model.values import assigned_value, single_assignments
 from tflint_graph.source.modules import package_root
 from tflint_graph.traced import find_traced, traced_of
 from tflint_graph.traced.callsites import tf_function_calls
@@ -1680,22 +1680,14 @@ def _unpacked(node: FunctionNode) -> dict[str, tuple[str, ...]]:
     if not isinstance(node, cst.FunctionDef):
         return {}
     found: dict[str, tuple[str, ...]] = {}
-    for stmt in node.body.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if (
-                isinstance(small, cst.Assign)
-                and len(small.targets) == 1
-                and isinstance(small.targets[0].target, cst.Tuple)
-                and isinstance(small.value, cst.Name)
-            ):
-                parts = [e.value for e in small.targets[0].target.elements]
-                if all(isinstance(p, cst.Name) for p in parts):
-                    found.setdefault(
-                        small.value.value,
-                        tuple(p.value for p in parts if isinstance(p, cst.Name)),
-                    )
+    for _, small in single_assignments(node.body):
+        target = small.targets[0].target
+        if isinstance(target, cst.Tuple) and isinstance(small.value, cst.Name):
+            parts = [e.value for e in target.elements]
+            if all(isinstance(p, cst.Name) for p in parts):
+                found.setdefault(
+                    small.value.value, tuple(p.value for p in parts if isinstance(p, cst.Name))
+                )
     return found
 
 

@@ -23,7 +23,12 @@ from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.names import root_name
 from tflint_graph.model.setup import CREATION_METHODS
-from tflint_graph.model.values import assigned_value, attributes_by_name, statement_of
+from tflint_graph.model.values import (
+    assigned_value,
+    attributes_by_name,
+    single_assignments,
+    statement_of,
+)
 
 _SELF = ("self", "cls")
 # Methods Keras calls from its own eager code, whoever else calls them in the project.
@@ -364,24 +369,20 @@ def copy_made_here(
     body = fn.body
     if not isinstance(body, cst.IndentedBlock):
         return None
-    target = statement_of(ctx, at)
+    order = {id(stmt): i for i, stmt in enumerate(body.body)}
+    holder = next((a for a in ctx.ancestors(at) if id(a) in order), None)
+    if holder is None:
+        return None  # in a nested function, or not in this body
     found: cst.Call | None = None
-    for stmt in body.body:
-        if stmt is target or any(a is stmt for a in ctx.ancestors(target)):
-            return found
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if (
-                isinstance(small, cst.Assign)
-                and len(small.targets) == 1
-                and isinstance(small.targets[0].target, cst.Name)
-                and small.targets[0].target.value == root.value
-            ):
-                value = small.value
-                copied = isinstance(value, cst.Call) and ctx.resolve(value.func).is_(*_COPIERS)
-                found = value if copied else None  # type: ignore[assignment]
-    return None
+    for stmt, assign in single_assignments(body):
+        if order[id(stmt)] >= order[id(holder)]:
+            break
+        target = assign.targets[0].target
+        if isinstance(target, cst.Name) and target.value == root.value:
+            value = assign.value
+            copied = isinstance(value, cst.Call) and ctx.resolve(value.func).is_(*_COPIERS)
+            found = value if copied else None  # type: ignore[assignment]
+    return found
 
 
 def fresh_in_copy(ctx: ModuleContext, copy: cst.Call, field: str | None) -> bool:

@@ -282,6 +282,18 @@ def is_init_scope(ctx: ModuleContext, with_node: cst.With) -> bool:
     )
 
 
+def single_assignments(
+    body: cst.BaseSuite,
+) -> Iterator[tuple[cst.SimpleStatementLine, cst.Assign]]:
+    """The one-target assignments that are statements of ``body`` itself (not inside a
+    branch or loop), in order, each with its line."""
+    for stmt in body.body if isinstance(body, cst.IndentedBlock) else ():
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    yield stmt, small
+
+
 def statement_of(ctx: ModuleContext, node: cst.CSTNode) -> cst.CSTNode:
     """The innermost statement holding ``node`` (a small one, ``x = ...``, or a compound
     one), or ``node`` itself outside any."""
