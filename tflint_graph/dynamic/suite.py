@@ -138,6 +138,11 @@ class CallSite:
     eager: int = 0  # calls that ran the Python function (run_functions_eagerly)
     values: list[str] = field(default_factory=list)  # distinct, at most _MAX_VALUES
 
+    def note(self, shown: str) -> None:
+        """Keep ``shown`` (the values or shapes of a call that traced) if it is new."""
+        if shown and shown not in self.values and len(self.values) < _MAX_VALUES:
+            self.values.append(shown)
+
 
 _MAX_VALUES = 8
 

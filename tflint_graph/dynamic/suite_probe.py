@@ -84,24 +84,24 @@ def _def_line(python: Any) -> tuple[str, int] | None:
 
 def _add_shapes(site: CallSite, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     """Record the shapes and dtypes of the tensors a tracing call passed."""
-    shown = ", ".join(
-        f"{getattr(a.dtype, 'name', a.dtype)}{list(a.shape)}"
-        for a in (*args, *kwargs.values())
-        if hasattr(a, "shape") and hasattr(a, "dtype")
+    site.note(
+        ", ".join(
+            f"{getattr(a.dtype, 'name', a.dtype)}{list(a.shape)}"
+            for a in (*args, *kwargs.values())
+            if hasattr(a, "shape") and hasattr(a, "dtype")
+        )
     )
-    if shown and shown not in site.values and len(site.values) < 8:
-        site.values.append(shown)
 
 
 def _add_values(site: CallSite, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     """Record the Python scalars a tracing call passed (what makes a new trace key)."""
-    shown = ", ".join(
-        repr(a)
-        for a in (*args, *kwargs.values())
-        if isinstance(a, (bool, int, float, str)) and not hasattr(a, "dtype")
+    site.note(
+        ", ".join(
+            repr(a)
+            for a in (*args, *kwargs.values())
+            if isinstance(a, (bool, int, float, str)) and not hasattr(a, "dtype")
+        )
     )
-    if shown and shown not in site.values and len(site.values) < 8:
-        site.values.append(shown)
 
 
 class _Call:
