@@ -106,9 +106,15 @@ def _decide(folder: Path, candidates: list[Path]) -> KerasDeclaration | None:
 
 
 def _names_keras(requirement: str) -> bool:
-    head = _ANY_NAME.match(requirement)
-    name = re.sub(r"[._]+", "-", head.group(1)).lower() if head else ""
+    name = _package(requirement)
     return name in _TENSORFLOW or name in _LEGACY or name == "keras"
+
+
+def _package(requirement: str) -> str:
+    """The normalised name a requirement string starts with (``tf_keras`` -> ``tf-keras``);
+    "" when it starts with none."""
+    head = _ANY_NAME.match(requirement)
+    return re.sub(r"[._]+", "-", head.group(1)).lower() if head else ""
 
 
 def with_folder_versions(config: Config, files: Iterable[Path]) -> Config:
@@ -490,10 +496,9 @@ def _excludes_keras3(requirement: str) -> str:
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.version import Version
 
-    head = _ANY_NAME.match(requirement)
-    if head is None:
+    name = _package(requirement)
+    if not name:
         return ""
-    name = re.sub(r"[._]+", "-", head.group(1)).lower()
     if name in _KERAS2_ONLY:
         return "never supported Keras 3"
     if name not in _TENSORFLOW and name not in _LEGACY and name != "keras":
