@@ -6,7 +6,7 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted, last_name
-from tflint_graph.model.values import names_a_class, values_of
+from tflint_graph.model.values import call_mode, mode_writes, names_a_class, values_of
 from tflint_graph.traced import traced_of
 
 _IO_CALLS = frozenset(
@@ -191,16 +191,10 @@ def dump(x):
 def _writes(call: cst.Call) -> bool:
     """``open``/``GFile`` with a mode that writes or appends (``"w"``, ``"ab"``, ``"r+"``); a
     call that is no such opener counts as writing (``np.save``, ``os.makedirs``)."""
-    mode = next(
-        (a.value for a in call.args[1:2] if a.keyword is None),
-        next((a.value for a in call.args if a.keyword and a.keyword.value == "mode"), None),
-    )
+    mode = call_mode(call)
     if mode is None:
         return not _opener(call)
-    if not isinstance(mode, cst.SimpleString):
-        return True
-    text = mode.evaluated_value
-    return not isinstance(text, str) or any(c in text for c in "wax+")
+    return mode_writes(mode)
 
 
 def _opener(call: cst.Call) -> bool:

@@ -28,10 +28,12 @@ from tflint_graph.model.eager import TracingGuards
 from tflint_graph.model.names import dotted, root_name
 from tflint_graph.model.scopes import Assignment, ImportAssignment, Scope
 from tflint_graph.model.values import (
+    call_mode,
     calls_in,
     declared_outer_names,
     ends_in_exit,
     is_init_scope,
+    mode_writes,
 )
 from tflint_graph.source.prefilter import run_once_decorators
 
@@ -455,12 +457,10 @@ def _opens_to_write(call: cst.Call) -> bool:
     """``open(p, "w")``/``GFile(p, "wb")``: an opener whose mode writes."""
     if (dotted(call.func) or "").rsplit(".", 1)[-1] not in ("open", "GFile", "Open"):
         return False
-    mode = next(
-        (a.value for a in call.args[1:2] if a.keyword is None),
-        next((a.value for a in call.args if a.keyword and a.keyword.value == "mode"), None),
-    )
-    text = mode.evaluated_value if isinstance(mode, cst.SimpleString) else None
-    return isinstance(text, str) and any(c in text for c in "wax+")
+    mode = call_mode(call)
+    if not (isinstance(mode, cst.SimpleString) and isinstance(mode.evaluated_value, str)):
+        return False  # read, or a mode the code computes
+    return mode_writes(mode)
 
 
 def _related(written: str, tested: str) -> bool:

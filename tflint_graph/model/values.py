@@ -294,6 +294,21 @@ def single_assignments(
                     yield stmt, small
 
 
+def call_mode(call: cst.Call) -> cst.BaseExpression | None:
+    """The mode an ``open``-like call passes, second positionally or as ``mode=``."""
+    return next(
+        (a.value for a in call.args[1:2] if a.keyword is None),
+        next((a.value for a in call.args if a.keyword and a.keyword.value == "mode"), None),
+    )
+
+
+def mode_writes(mode: cst.BaseExpression) -> bool:
+    """A file mode that writes or appends (``"w"``, ``"ab"``, ``"r+"``); one not written as
+    a string literal may, and counts as writing."""
+    text = mode.evaluated_value if isinstance(mode, cst.SimpleString) else None
+    return not isinstance(text, str) or any(c in text for c in "wax+")
+
+
 def statement_of(ctx: ModuleContext, node: cst.CSTNode) -> cst.CSTNode:
     """The innermost statement holding ``node`` (a small one, ``x = ...``, or a compound
     one), or ``node`` itself outside any."""
