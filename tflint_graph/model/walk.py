@@ -224,6 +224,22 @@ def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 # indexed, and the index holds the tree, so an ``id`` here always denotes a live node.
 _KNOWN: dict[int, tuple[cst.CSTNode, ...]] = {}
 _known_lock = threading.Lock()
+# ``release`` runs from a context's finalizer, which the garbage collector may call on a
+# thread that is taking or holding ``_known_lock`` (in ``Index.__init__``): there it leaves
+# its ids for that thread to drop, instead of waiting for itself.
+_inside = threading.local()
+_released: list[list[int]] = []
+
+
+def _drop(ids: list[int]) -> None:
+    for key in ids:
+        _KNOWN.pop(key, None)
+
+
+def _drain() -> None:
+    """Drop what finalizers left; the caller holds ``_known_lock``."""
+    while _released:
+        _drop(_released.pop())
 
 
 class Index:
@@ -261,15 +277,23 @@ class Index:
                 order[node] = len(order)
                 stack.extend(reversed(below))
         self._ids = list(known)
-        with _known_lock:
-            _KNOWN.update(known)
+        _inside.flag = True  # before the lock: a collection may run as soon as it is taken
+        try:
+            with _known_lock:
+                _KNOWN.update(known)
+                _drain()
+        finally:
+            _inside.flag = False
 
     def release(self) -> None:
         """``children`` no longer answers from this index."""
+        ids, self._ids = self._ids, []
+        if getattr(_inside, "flag", False):
+            _released.append(ids)  # a finalizer inside this thread's `__init__` above
+            return
         with _known_lock:
-            for key in self._ids:
-                _KNOWN.pop(key, None)
-        self._ids = []
+            _drop(ids)
+            _drain()
 
 
 class Visitor:
