@@ -837,6 +837,43 @@ def test_a_context_manager_that_restores_the_state_is_a_scoped_override() -> Non
     assert got == expected(source)
 
 
+def test_an_attribute_put_back_before_the_call_returns_is_a_scoped_override() -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        class CausalConv(tf.keras.layers.Conv1D):
+            def call(self, x):
+                causal = self.padding == "causal"
+                if causal:
+                    x = tf.pad(x, [[0, 0], [2, 0], [0, 0]])
+                    self.padding = "valid"
+                y = super().call(x)
+                if causal:
+                    self.padding = "causal"
+                return y
+
+        class Saved(tf.keras.layers.Dense):
+            def call(self, x):
+                saved = self.activation
+                self.activation = tf.nn.relu
+                y = super().call(x)
+                self.activation = saved
+                return y
+
+        class Switched(tf.keras.layers.Conv1D):
+            def call(self, x):
+                if self.padding == "causal":
+                    self.padding = "valid"
+                y = super().call(x)
+                self.padding = "same"  # TFG106
+                return y
+        """
+    )
+    got = {(line, code) for line, code in found(source) if code == "TFG106"}
+    assert got == expected(source)
+
+
 def test_a_container_reset_by_call_wrapper_is_per_call_scratch() -> None:
     source = dedent(
         """
@@ -924,6 +961,9 @@ TASK_MODULE = """
     class Task:
         def __init__(self):
             self.loss_fn = DetectionLoss()
+
+        def prepare(self, model):
+            model.compile(loss=self.loss_fn)  # Keras traces the loss
 
         def CALLER(self, model, metric, x, y):
             loss = self.loss_fn(y, model(x))

@@ -94,3 +94,26 @@ CASES = {
 def test_seed_only_draws(name: str) -> None:
     source = dedent(CASES[name])
     assert tfg103(source) == {e for e in expected(source) if e[1] == "TFG103"}
+
+
+def test_making_a_generator_from_a_seed_draws_nothing() -> None:
+    source = dedent(
+        """
+        import random
+
+        import numpy as np
+        import tensorflow as tf
+
+
+        class Simulator(tf.keras.layers.Layer):
+            def call(self, x):
+                config = dict(rng=np.random.RandomState(self.seed))
+                fixed = np.random.default_rng(seed=3)
+                stream = random.Random(self.seed)
+                fresh = np.random.RandomState()  # TFG103
+                entropy = np.random.default_rng(None)  # TFG103
+                return x
+        """
+    )
+    got = {(line, code) for line, code in found(source) if code == "TFG103"}
+    assert got == expected(source)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import dedent, expected, found, notebook
-from tflint_graph import lint_notebook
+from tflint_graph import lint_notebook, lint_source
 
 
 def tfg109(source: str, path: str = "example.py") -> set[tuple[int, str]]:
@@ -407,3 +407,66 @@ def test_notebook_cells_in_order() -> None:
         if f.code == "TFG109"
     ]
     assert got == [(2, 7, "metric")]
+
+
+def test_a_lambda_closing_over_its_loop_variable_is_told_late_binding() -> None:
+    # Keras calls the Lambda's function after the loops ran: the last `k`, traced or eager.
+    source = dedent(
+        """
+        from tensorflow.keras.layers import Input, Lambda
+
+
+        def split(n, m):
+            x = Input(shape=(4, n))
+            outs = []
+            for k in range(n):
+                outs.append(Lambda(lambda z: z[..., k])(x))  # TFG109
+            for k in range(m):
+                outs.append(Lambda(lambda z, k=k: z[..., k] * 2)(x))
+            return outs
+        """
+    )
+    got = [f for f in lint_source(source, "split.py") if f.code == "TFG109"]
+    assert [f.line for f in got] == [8]
+    assert "loop around this function (line 7)" in got[0].message
+    assert "k=k" in got[0].message
+    assert "tf.Variable" not in got[0].message
+
+
+@pytest.mark.parametrize(
+    ("update", "reported"),
+    [
+        ("self.pl_mean = 0.99 * self.pl_mean + 0.01 * np.mean(d)", True),
+        ("self.pl_mean = np.mean(d) if self.pl_mean == 0 else self.pl_mean", True),
+        ("self.pl_mean = np.mean(d)", True),
+        # a container of the results: not a number the graph took in
+        ("self.pl_mean = list(d)", False),
+    ],
+)
+def test_an_eager_running_mean_read_by_the_step_is_stale(update: str, reported: bool) -> None:
+    # The step is traced while `pl_mean` is 0: the penalty never moves afterwards.
+    source = dedent(
+        f"""
+        import numpy as np
+        import tensorflow as tf
+
+
+        class Trainer:
+            def __init__(self):
+                self.pl_mean = 0
+
+            def train(self, batch):
+                d = self.train_step(batch)
+                {update}
+
+            @tf.function
+            def train_step(self, batch):
+                return tf.reduce_mean(batch) - self.pl_mean
+
+
+        trainer = Trainer()
+        trainer.train(tf.ones([2]))
+        """
+    )
+    got = [f for f in lint_source(source, "gan.py") if f.code == "TFG109"]
+    assert bool(got) is reported

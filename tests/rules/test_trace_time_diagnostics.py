@@ -920,3 +920,28 @@ def test_entries_of_a_python_config_and_shapes_per_item_are_not_reported() -> No
         """
     )
     assert {(f.line, f.code) for f in lint_source(source, "m.py")} == expected(source)
+
+
+def test_debug_lines_without_a_tensor_document_the_build() -> None:
+    source = dedent(
+        """
+        import logging
+
+        import tensorflow as tf
+
+        logger = logging.getLogger(__name__)
+
+
+        class Builder(tf.keras.layers.Layer):
+            def call(self, x):
+                for op in self.plan:
+                    logger.debug("=====")
+                    logger.debug("reads %s", [o.reads for o in op.group])
+                    x = op.build(x)
+                logger.debug("output %s", tf.reduce_sum(x))  # TFG107
+                logger.info("built %s", [o.reads for o in self.plan])  # TFG107
+                return x
+        """
+    )
+    got = {(line, code) for line, code in found(source) if code == "TFG107"}
+    assert got == expected(source)

@@ -107,6 +107,8 @@ def test_module_summary_round_trips_every_nested_fact() -> None:
         once_decorators=frozenset({"once"}),
         escape_params={"Resource.wrap": (("fn", "inp"), frozenset({"fn"}))},
         eager_script=frozenset({"Net"}),
+        eager_made={"pkg.metrics.AP": frozenset({"<local>Panoptic"}), "<local>Net": frozenset()},
+        used_otherwise=frozenset({"pkg.layers.Scale"}),
     )
     assert all(getattr(summary, f.name) != _default(f) for f in dataclasses.fields(summary))
     back = _roundtrip(summary)
@@ -117,6 +119,7 @@ def test_module_summary_round_trips_every_nested_fact() -> None:
     assert type(back.exports_elsewhere[0].touched) is tuple
     assert type(back.asked_accessors) is frozenset
     assert type(back.eager_script) is frozenset
+    assert type(back.eager_made["pkg.metrics.AP"]) is frozenset
     positional, escaping = back.escape_params["Resource.wrap"]
     assert type(positional) is tuple and type(escaping) is frozenset
     assert _roundtrip(ModuleSummary(None)) == ModuleSummary(None)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import dedent, expected, found
-from tflint_graph import lint_paths
+from tflint_graph import lint_paths, lint_source
 
 LIKELIHOOD = """
     import functools
@@ -272,3 +272,77 @@ def test_a_tf_function_switch_left_at_its_default(calls: str, reported: bool) ->
     source = dedent(ROOT_SWITCH).replace("CALLS", calls)
     got = {(line, code) for line, code in found(source)}
     assert got == (expected(source) if reported else set())
+
+
+@pytest.mark.parametrize(
+    ("init", "reported"),
+    [
+        ("self.knn = False", False),  # every write stores False: the branch never runs
+        ("self.knn = knn", True),
+        ("self.knn = False\n        if knn:\n            self.knn = True", True),
+    ],
+)
+def test_a_switch_attribute_every_write_sets_to_one_literal(init: str, reported: bool) -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+
+        def knn_point(k, xyz):
+            print("knn", k)
+            return tf.nn.top_k(xyz, k)
+
+
+        def group(xyz, k, knn=False):
+            if knn:
+                return knn_point(k, xyz)
+            return xyz
+
+
+        class SetAbstraction(tf.keras.layers.Layer):
+            def __init__(self, k, knn=False):
+                super().__init__()
+                self.k = k
+                INIT
+
+            def call(self, xyz):
+                return group(xyz, self.k, self.knn)
+        """
+    ).replace("INIT", init)
+    got = [f for f in lint_source(source, "layers.py") if f.code == "TFG101"]
+    assert bool(got) is reported
+
+
+@pytest.mark.parametrize(("knn", "reported"), [("False", False), ("True", True)])
+def test_a_call_in_a_dead_branch_traces_nothing_in_a_third_module(
+    tmp_path: Path, knn: str, reported: bool
+) -> None:
+    # layers.py passes knn=False to utils.group, whose `if knn:` calls cpp.knn_point.
+    (tmp_path / "cpp.py").write_text("def knn_point(k, xyz):\n    print(xyz, k)\n    return xyz\n")
+    (tmp_path / "utils.py").write_text(
+        dedent(
+            """
+            from cpp import knn_point
+
+            def group(xyz, k, knn=False):
+                if knn:
+                    return knn_point(k, xyz)
+                return xyz
+            """
+        )
+    )
+    (tmp_path / "layers.py").write_text(
+        dedent(
+            """
+            import tensorflow as tf
+
+            import utils
+
+            class SetAbstraction(tf.keras.layers.Layer):
+                def call(self, xyz):
+                    return utils.group(xyz, 8, KNN)
+            """
+        ).replace("KNN", knn)
+    )
+    got = {f.code for f in lint_paths([tmp_path]) if f.path.endswith("cpp.py")}
+    assert got == ({"TFG101"} if reported else set())

@@ -188,6 +188,10 @@ class Net(tf.keras.layers.Layer):
             )
         if not hit or is_trace_time_diagnostic(self.ctx, node, fn):
             return
+        if _last(func) == "debug" and not self._shows_tensor(node, fn):
+            # Off unless a developer asks: a debug line documents how the graph is built
+            # (a plan entry, a separator), and once per trace is what it is for.
+            return
         if _last(func) == "log_first_n" and _once(node) and not self._shows_tensor(node, fn):
             return  # `log_first_n(WARNING, msg, 1, keys)`: asked for one message, at most
         if _is_warning(func, res) and decided_statically(self.ctx, node, fn):

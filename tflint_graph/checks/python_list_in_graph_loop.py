@@ -6,7 +6,7 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.checks.messages import shorten
 from tflint_graph.model.autograph import converts, is_graph_loop
 from tflint_graph.model.context import TracedFunction
-from tflint_graph.model.tensors import TensorInference, tensors
+from tflint_graph.model.tensors import TensorInference, iterated_in_python, tensors
 from tflint_graph.model.values import assigned_value, attribute_values, owner_of
 from tflint_graph.traced import traced_of
 
@@ -107,6 +107,8 @@ total(tf.data.Dataset.range(4))
     ) -> bool:
         if not converts(fn):
             return False
+        if isinstance(loop, cst.For) and self._python_sequence_param(loop.iter, fn):
+            return False
         if isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call):
             res = self.ctx.resolve(loop.iter.func)
             if res.is_builtin("enumerate") or res.is_builtin("zip"):
@@ -115,6 +117,17 @@ total(tf.data.Dataset.range(4))
                 traced = traced_of(self.ctx)
                 return any(traced.is_dataset(a.value) for a in loop.iter.args)
         return is_graph_loop(self.ctx, loop, fn, inference, traced_of(self.ctx).definitions)
+
+    def _python_sequence_param(self, it: cst.BaseExpression, fn: TracedFunction) -> bool:
+        """``for v in variables`` over a parameter the body also iterates as only a Python
+        sequence can be (``zip(variables, ...)``, a comprehension): a list, whose loop
+        unrolls, or a tensor, which raises at that other iteration first (TFG203)."""
+        if not isinstance(it, cst.Name):
+            return False
+        found = self.ctx.bindings(it)
+        if len(found) != 1 or not isinstance(found[0].node, cst.Param):
+            return False
+        return iterated_in_python(self.ctx, fn, found[0].node)
 
     def _enclosing_loop(self, node: cst.CSTNode, fn: TracedFunction) -> cst.For | cst.While | None:
         inference = tensors(self.ctx, fn)

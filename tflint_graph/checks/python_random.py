@@ -48,6 +48,17 @@ _STATEFUL_RANDOM = ("tensorflow.random.", "tensorflow.image.random_", "tensorflo
 _NOT_DRAWS = frozenset({"set_seed", "Generator", "create_rng_state", "get_global_generator"})
 
 
+_SEEDABLE = frozenset(g for g in _GENERATORS if g != "random.SystemRandom")
+
+
+def _given_seed(call: cst.Call) -> bool:
+    """``RandomState(self.seed)``, ``default_rng(seed=s)``: a seed, not None, is given."""
+    seed = next(
+        (a.value for a in call.args if a.keyword is None or a.keyword.value == "seed"), None
+    )
+    return seed is not None and not (isinstance(seed, cst.Name) and seed.value == "None")
+
+
 def _literal_seed(call: cst.Call) -> bool:
     """Seeded with literal numbers only (``seed(1234)``, ``default_rng(0)``)."""
     return bool(call.args) and all(
@@ -372,6 +383,10 @@ def jitter(x):
         short = name.rsplit(".", 1)[-1]
         if short == "seed":
             return  # seeding draws nothing; the draws after it are what is frozen
+        if name in _SEEDABLE and _given_seed(node):
+            # A generator made from a seed draws nothing, and one made anew on each call from
+            # the same seed gives each call the draws a trace froze.
+            return
         if short.startswith("uuid") and not self._reaches_graph(node):
             return
         if self._seeds_only(node):

@@ -16,6 +16,7 @@ from tflint_graph.model.state import (
     owning_class,
     read_before,
     readers,
+    restored_in_call,
     restored_on_exit,
     stores_only,
     written_eagerly,
@@ -219,6 +220,8 @@ class Model(tf.keras.Model):
             return
         if restored_on_exit(ctx, target, fn.node):
             return  # a scoped override: the context manager puts the old value back
+        if restored_in_call(ctx, target, fn.node):
+            return  # a scoped override: the call puts back the value it found
         if target.attr.value in _KERAS_FLAGS:
             return  # Keras's own build protocol: the layer says whether build() must run
         text = dotted(target) or ctx.code(target)

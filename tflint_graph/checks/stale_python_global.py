@@ -180,6 +180,18 @@ def keep(x):
         if _mapped_per_iteration(self.ctx, fn, node):
             return  # `for i in ...: ds.map(lambda x: f(x, i))`: each dataset keeps its own i
         self._reported.add((fn.node, node.value))
+        loop = _closing_loop(self.ctx, fn.node, node)
+        if loop is not None:
+            # Python's late binding, not a trace-time value: eager calls see it too.
+            self.report(
+                node,
+                f"{node.value} is the variable of the loop around this function (line "
+                f"{self.ctx.line(loop)}), which only reads it when called, after the loop has "
+                f"moved on: every call sees its last value, traced or eager; bind it now "
+                f"with a default argument ({node.value}={node.value})",
+                fn,
+            )
+            return
         self.report(
             node,
             f"{node.value} is read while tracing {fn.where} but {rebinding.how} "
@@ -289,7 +301,8 @@ def _is_load(ctx: ModuleContext, node: cst.Attribute) -> bool:
 
 def _eager_writer(ctx: ModuleContext, cls: cst.ClassDef, attr: str) -> tuple[str, int] | None:
     """An eager method of ``cls`` that the module calls and that reassigns ``self.<attr>``
-    to a Python number (a literal, arithmetic, ``min``/``max``...), the first one found;
+    to a Python number (a literal, arithmetic, ``min``/``max``, a conditional of those, a
+    NumPy reduction such as ``np.mean(d)``), the first one found;
     None when any write of the attribute holds something else than a number or a name
     (a tf.Variable, a layer, a container: other rules' business) or none qualifies."""
     found: tuple[str, int] | None = None
@@ -347,6 +360,11 @@ def _is_self_attr(expr: cst.BaseExpression, attr: str) -> bool:
     )
 
 
+_NUMPY_REDUCTIONS = tuple(
+    f"numpy.{f}" for f in ("mean", "sum", "max", "min", "median", "std", "var", "prod", "average")
+)
+
+
 def _python_number(ctx: ModuleContext, value: cst.BaseExpression) -> bool:
     if isinstance(value, cst.Integer | cst.Float):
         return True
@@ -354,10 +372,15 @@ def _python_number(ctx: ModuleContext, value: cst.BaseExpression) -> bool:
         return _python_number(ctx, value.expression)
     if isinstance(value, cst.BinaryOperation):
         return _python_operand(ctx, value.left) and _python_operand(ctx, value.right)
+    if isinstance(value, cst.IfExp):
+        return _python_operand(ctx, value.body) and _python_operand(ctx, value.orelse)
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
         return any(ctx.resolve(value.func).is_builtin(b) for b in _PYTHON_BUILTINS) and all(
             _python_operand(ctx, a.value) for a in value.args
         )
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        # `np.mean(losses)`: a NumPy scalar, which a trace takes in as a constant too
+        return ctx.resolve(value.func).is_(*_NUMPY_REDUCTIONS)
     return False
 
 
@@ -741,6 +764,21 @@ def _mapped_per_iteration(ctx: ModuleContext, fn: TracedFunction, name: cst.Name
         ):
             return True
     return False
+
+
+def _closing_loop(ctx: ModuleContext, fn: FunctionNode, name: cst.Name) -> cst.For | None:
+    """The ``for`` loop around ``fn`` (a lambda or a nested ``def``, inside the function that
+    owns ``name``) whose target is ``name``: ``fn`` closes over the loop variable."""
+    if not isinstance(fn, cst.Lambda | cst.FunctionDef):
+        return None
+    for anc in ctx.ancestors(fn):
+        if isinstance(anc, cst.For) and any(
+            isinstance(n, cst.Name) and n.value == name.value for n in _targets(anc.target)
+        ):
+            return anc
+        if isinstance(anc, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+            return None
+    return None
 
 
 def _targets(target: cst.BaseExpression) -> list[cst.BaseExpression]:

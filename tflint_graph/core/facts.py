@@ -171,6 +171,13 @@ class ModuleSummary:
     # parsing at import) when its own code hands Keras nothing to trace: called only eagerly
     # there, unless another module of the run uses them (``ProjectView.eager_classes``).
     eager_script: frozenset[str] = frozenset()
+    # Project classes (absolute names, ``LOCAL`` + name for this module's) this module makes
+    # and uses only from eager code (-> the module's Keras classes whose methods hold some of
+    # those uses, eager only if they are), and those it uses any other way
+    # (``source.eager_use``): the run tells a Keras class's module when the project only
+    # ever uses it eagerly.
+    eager_made: dict[str, frozenset[str]] = field(default_factory=dict)
+    used_otherwise: frozenset[str] = frozenset()
 
 
 STEP_SUFFIXES = ("step", "step_fn")
@@ -220,7 +227,8 @@ class ProjectView:
     # ``ModuleSummary.escape_params``.
     escape_params: dict[str, tuple[tuple[str, ...], frozenset[str]]] = field(default_factory=dict)
     # Those of ``ModuleSummary.eager_script`` that no other module of the run constructs,
-    # calls or subclasses: their ``call`` and steps run eagerly only, never traced.
+    # calls or subclasses, and Keras classes the run only uses eagerly
+    # (``ModuleSummary.eager_made``): their ``call`` and steps run eagerly only, never traced.
     eager_classes: frozenset[str] = frozenset()
 
     def tells_anything(self) -> bool:

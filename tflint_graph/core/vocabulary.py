@@ -349,3 +349,49 @@ KERAS_LABELS = {
     "test_step": "Keras test_step",
     "predict_step": "Keras predict_step",
 }
+
+
+# What would make Keras itself trace an object's methods: fitting, evaluating, predicting,
+# compiling, building (tf_keras traces `call` for it), saving or exporting, the functional API,
+# a tf.function made of it.  (Traced code that calls a layer, a tf.data callback, reaches its
+# `call` as a callee all the same.)
+TRACING_ENTRIES = frozenset(
+    {
+        "fit",
+        "fit_generator",
+        "compile",
+        "evaluate",
+        "evaluate_generator",
+        "predict",
+        "predict_generator",
+        "predict_on_batch",
+        "train_on_batch",
+        "test_on_batch",
+        "build",
+        "save",
+        "export",
+        "add_endpoint",
+        "Input",
+        "function",
+        "get_concrete_function",
+        "to_graph",
+    }
+)
+# Calls that trace the callables they are given: they trace a Keras object only when one of
+# those callables uses it.
+CALLBACK_ENTRIES = frozenset(
+    {
+        "map",
+        "filter",
+        "flat_map",
+        "interleave",
+        "reduce",
+        "scan",
+        "while_loop",
+        "cond",
+        "switch_case",
+        "map_fn",
+        "vectorized_map",
+        "run",
+    }
+)

@@ -450,6 +450,28 @@ def stores_only(ctx: ModuleContext, attr: str, cls: cst.ClassDef | None, literal
     return True
 
 
+def one_literal(ctx: ModuleContext, attr: str) -> cst.BaseExpression | None:
+    """The literal every write of ``<anything>.<attr>`` in the module stores (``self.knn =
+    False`` in ``__init__``, whatever the argument said), when there is at least one write and
+    all store the same literal; None otherwise."""
+    found: cst.BaseExpression | None = None
+    for node in attributes_by_name(ctx).get(attr, []):
+        parent = ctx.parent(node)
+        if isinstance(parent, cst.AssignTarget) and parent.target is node:
+            stmt = ctx.parent(parent)
+            value = stmt.value if isinstance(stmt, cst.Assign) else None
+        elif isinstance(parent, cst.AnnAssign) and parent.target is node:
+            value = parent.value
+        elif isinstance(parent, cst.AugAssign | cst.Del | cst.Element | cst.Tuple | cst.List):
+            return None
+        else:
+            continue  # a read
+        if not is_constant(value) or (found is not None and ctx.code(found) != ctx.code(value)):
+            return None
+        found = value
+    return found
+
+
 def is_constant(expr: cst.BaseExpression | None) -> bool:
     """A literal that is the same on every call: ``True``, ``None``, ``3``, ``"ready"``."""
     if isinstance(expr, cst.Name):
@@ -491,6 +513,48 @@ def restored_on_exit(ctx: ModuleContext, target: cst.BaseExpression, fn: Functio
             before = before or order < first_yield
             after = after or order > last_yield
     return before and after
+
+
+def restored_in_call(ctx: ModuleContext, target: cst.BaseExpression, fn: FunctionNode) -> bool:
+    """``fn`` overrides ``target`` and puts the value it found back before it returns: its
+    last write assigns a name bound to ``target`` before the first write (``saved =
+    self.padding``), or the literal that ``fn`` compared ``target`` with before it (``causal
+    = self.padding == "causal"`` ... ``self.padding = "causal"``).  The caller sees the
+    attribute unchanged, in a trace as in eager code."""
+    text = ctx.code(target)
+    writes: list[cst.Assign] = []
+    for node in walk.descendants(fn.body):
+        if isinstance(node, cst.Assign) and any(ctx.code(t.target) == text for t in node.targets):
+            writes.append(node)
+        elif isinstance(node, cst.AugAssign) and ctx.code(node.target) == text:
+            return False  # accumulates: not an override
+    if len(writes) < 2:
+        return False
+    writes.sort(key=ctx.source_order)
+    first, last = ctx.source_order(writes[0]), writes[-1].value
+    if isinstance(last, cst.Name):
+        saved = [
+            b.node
+            for b in ctx.bindings(last)
+            if isinstance(b.node, cst.Name) and ctx.source_order(b.node) < first
+        ]
+        return len(saved) == 1 and _bound_to(ctx, saved[0], text)
+    if not is_constant(last):
+        return False
+    literal = ctx.code(last)
+    for node in walk.descendants(fn.body):
+        if isinstance(node, cst.Comparison) and ctx.source_order(node) < first:
+            sides = [ctx.code(node.left), *(ctx.code(c.comparator) for c in node.comparisons)]
+            if text in sides and literal in sides:
+                return True
+    return False
+
+
+def _bound_to(ctx: ModuleContext, name: cst.Name, text: str) -> bool:
+    """``name`` is the target of ``name = <text>``."""
+    target = ctx.parent(name)
+    assign = ctx.parent(target) if isinstance(target, cst.AssignTarget) else None
+    return isinstance(assign, cst.Assign) and ctx.code(assign.value) == text
 
 
 def _is_test(ctx: ModuleContext, fn: FunctionNode | None) -> bool:

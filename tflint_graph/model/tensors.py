@@ -542,6 +542,45 @@ def _param_kind(
     return None
 
 
+def iterated_in_python(ctx: ModuleContext, fn: TracedFunction, p: cst.Param) -> bool:
+    """The body iterates ``p`` where only a Python sequence can be iterated while tracing:
+    ``zip(p, ...)``, ``enumerate(p)``, ``list(p)``, ``sorted(p)``, a comprehension over it
+    (AutoGraph converts none of these): either every call passes a list or tuple, and a
+    ``for`` over it unrolls, or a tensor makes that iteration raise first (TFG203)."""
+    name = p.name.value
+    for node in walk.descendants(fn.node):
+        if isinstance(node, cst.CompFor):
+            it = node.iter
+        elif isinstance(node, cst.Call) and _iterating_builtin(ctx, node.func):
+            for arg in node.args:
+                if _is_name(arg.value, name) and _sole_binding(ctx, p, arg.value):
+                    return True
+            continue
+        else:
+            continue
+        if _is_name(it, name) and _sole_binding(ctx, p, it):
+            return True
+    return False
+
+
+def _iterating_builtin(ctx: ModuleContext, func: cst.BaseExpression) -> bool:
+    res = ctx.resolve(func)
+    return any(res.is_builtin(b) for b in _ITERATING)
+
+
+_ITERATING = ("zip", "enumerate", "list", "tuple", "sorted", "reversed")
+
+
+def _is_name(expr: cst.BaseExpression, name: str) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == name
+
+
+def _sole_binding(ctx: ModuleContext, p: cst.Param, name: cst.BaseExpression) -> bool:
+    """``name`` is the parameter ``p`` itself, not a rebinding of it."""
+    found = ctx.bindings(name) if isinstance(name, cst.Name) else []
+    return len(found) == 1 and found[0].node is p
+
+
 def _bound_to_python(ctx: ModuleContext, fn: TracedFunction, p: cst.Param) -> bool:
     """Every use of ``fn`` in the module gives ``p`` a Python value by keyword:
     ``functools.partial(fn, p=size)`` handed to ``Dataset.map``, or a call from another

@@ -20,6 +20,7 @@ from tflint_graph.core.finding import Finding
 from tflint_graph.core.noqa import is_suppressed, source_lines
 from tflint_graph.run.gc_pause import gc_paused
 from tflint_graph.source import prefilter
+from tflint_graph.source.eager_use import eager_instances
 from tflint_graph.source.notebook import Notebook, is_notebook, parse_notebook, read_notebook
 from tflint_graph.source.parse import parse, verdict_of
 from tflint_graph.source.reading import read_regular_file, read_source
@@ -146,6 +147,9 @@ def _untraced(
         state["escape_params"] = prefilter.escape_params(tree, source)
         imports = prefilter.module_imports(tree, view)  # read only: shared with the summary
         state["tracing_values"] = prefilter.tracing_values(tree, imports)
+        state["eager_made"], state["used_otherwise"] = eager_instances(
+            tree, path, view, scan.imports, scan.calls
+        )
     if tree is not None and prefilter.enabled():
         assert scan is not None
         return [], ModuleSummary(

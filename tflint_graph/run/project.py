@@ -202,6 +202,13 @@ class Project:
                     break
                 self._analyse(*sorted(stale))
             self._propagate()
+            eager = self._link_eager_uses()
+            if eager:
+                # Those classes' methods reached other modules as roots: start again.
+                reached = set(self.roots)
+                self.roots = {}
+                self._analyse(*sorted(eager | reached))
+                self._propagate()
             self._analyse(*sorted(self._link_accessors()))
             self._analyse(*sorted(self._route_remote()))
         finally:
@@ -317,6 +324,68 @@ class Project:
                 self.eager_classes[resolved] = eager
                 stale.add(resolved)
         return stale
+
+    def _link_eager_uses(self) -> set[Path]:
+        """Modules whose Keras classes the run only ever uses eagerly (``_used_eagerly``):
+        told so, they are analysed again with those classes' methods no longer roots.  Asked
+        once the run knows every module's roots, so that a use in code other modules trace
+        counts as traced."""
+        stale: set[Path] = set()
+        for file, name in sorted(self._used_eagerly()):
+            known = self.eager_classes.get(file, frozenset())
+            if name not in known:
+                self.eager_classes[file] = known | {name}
+                stale.add(file)
+        return stale
+
+    def _used_eagerly(self) -> set[tuple[Path, str]]:
+        """Module-level Keras classes of the run that another module makes and uses only in
+        eager code (or their own module, in methods of classes that are themselves such
+        classes), that no module uses any other way, and whose subclasses in the run are
+        all such classes too (a subclass the run never makes may be fitted by its users)."""
+        made: dict[tuple[Path, str], set[tuple[Path, str]]] = {}
+        other: set[tuple[Path, str]] = set()
+        needs: dict[tuple[Path, str], set[tuple[Path, str]]] = {}  # subclasses, owners
+        for resolved in sorted(self.in_run):
+            summary = self.summaries.get(resolved)
+            if summary is None:
+                continue
+            for name, owners in summary.eager_made.items():
+                at = self._class_at(name, resolved)
+                if at is None or (at[0] == resolved and not owners):
+                    # The class's own module using it eagerly at import or in a function
+                    # (a demo) tells nothing: others may import the class and fit it.
+                    continue
+                made.setdefault(at, set()).update(
+                    o for o in (self._class_at(n, resolved) for n in owners) if o is not None
+                )
+            for name in summary.used_otherwise:
+                at = self._class_at(name, resolved)
+                if at is not None:
+                    other.add(at)
+            for cls, bases in summary.classes.items():
+                for ref in bases:
+                    at = self._class_at(ref, resolved)
+                    if at is not None:
+                        needs.setdefault(at, set()).add((resolved, cls))
+        for at, owners in made.items():
+            needs.setdefault(at, set()).update(owners)
+        eager = {
+            at
+            for at in set(made) - other
+            if at[0] in self.in_run and "." not in at[1] and self.class_kinds(*at)
+        }
+        while True:
+            kept = {at for at in eager if needs.get(at, set()) <= eager}
+            if kept == eager:
+                return eager
+            eager = kept
+
+    def _class_at(self, name: str, importer: Path) -> tuple[Path, str] | None:
+        """(file, qualname) of a class named in ``importer``'s summary."""
+        if name.startswith(LOCAL):
+            return importer, name[len(LOCAL) :]
+        return self.locate(name, importer) if self._may_be_project(name) else None
 
     def _once_decorators(self) -> set[str]:
         """Absolute names of the run's run-once decorators (``ModuleSummary.once_decorators``),

@@ -11,6 +11,7 @@ from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.values import is_container_literal
 from tflint_graph.source import prefilter
+from tflint_graph.source.eager_use import eager_instances
 from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import imported_names, module_tf_functions
 from tflint_graph.traced.exports import export_references, foreign_exports
@@ -25,6 +26,12 @@ def summarize(ctx: ModuleContext) -> ModuleSummary:
     # Exported without being called (`signatures={"embed": embed}`): TFG301 needs to know.
     called |= export_references(ctx)
     imports = module_imports(ctx.module, ctx.view)
+    tree = ctx.cpython_tree()
+    scan = prefilter.Scan(tree, ctx.view)
+    traced_lines = frozenset(ctx.line(fn) for fn in ctx.traced if isinstance(fn, cst.FunctionDef))
+    eager_made, used_otherwise = eager_instances(
+        tree, ctx.path, ctx.view, scan.imports, scan.calls, traced_lines
+    )
     summary = ModuleSummary(
         module=ctx.view.module,
         exports=module_tf_functions(ctx),
@@ -43,6 +50,8 @@ def summarize(ctx: ModuleContext) -> ModuleSummary:
         once_decorators=traced.setup.once_decorators(),
         escape_params=traced.definitions.escape_table(),
         eager_script=eager_script_classes(ctx, traced.definitions),
+        eager_made=eager_made,
+        used_otherwise=used_otherwise,
     )
     # Last: every question above may have looked up another module's guard helpers.
     summary.asked_tracing = frozenset(ctx.asked_tracing)

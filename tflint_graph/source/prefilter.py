@@ -658,6 +658,11 @@ class Scan:
         self.imports = imports
         self.first_party = view.first_party
 
+    @property
+    def calls(self) -> list[ast.Call]:
+        """Every call of the module."""
+        return self._calls
+
     def absolute(self, text: str) -> list[str]:
         """The canonical names dotted ``text`` may denote through the module's imports."""
         head, _, tail = text.partition(".")

@@ -21,7 +21,9 @@ from tflint_graph.model.calls import binds_self, keyword, partial_of, passed_for
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.definitions import Definitions
+from tflint_graph.model.names import dotted
 from tflint_graph.model.scopes import GlobalScope
+from tflint_graph.model.state import one_literal
 from tflint_graph.model.values import (
     assigned_value,
     conjuncts,
@@ -244,6 +246,10 @@ class ArgumentGuards:
             return value.value != "0"
         if isinstance(value, cst.SimpleString):
             return bool(value.evaluated_value)
+        if isinstance(value, cst.Attribute) and dotted(value.value) == "self":
+            # `self.knn` that every write in the module sets to `False`: a switch never on
+            literal = one_literal(self.ctx, value.attr.value)
+            return None if literal is None else self._truth_of(literal, at, depth)
         return None
 
     def _always_missing(self, fn: FunctionNode, param: cst.Param) -> bool:

@@ -135,6 +135,7 @@ def find_traced(ctx: ModuleContext) -> TracedCode:
         traced.setup.covers,
         traced.arguments.fresh_value,
         traced.arguments.truth,
+        traced.arguments.ruled_out,
     )
     return traced
 

@@ -85,13 +85,14 @@ class OutgoingCalls:
         setup: Callable[[cst.CSTNode, TracedFunction], bool],
         fresh: Callable[[cst.BaseExpression, cst.CSTNode], bool],
         truth: Callable[[cst.BaseExpression, TracedFunction], bool | None] | None = None,
+        dead: Callable[[cst.CSTNode, TracedFunction], bool] | None = None,
     ) -> None:
         """Say, for each call, which arguments it passes a value that is not None
         (``present(value, caller)``; ``given:`` keys for every argument, ``fresh:`` keys for
         an object made in the calling trace, ``fresh(value, caller.node)``, ``true:``/``false:``
         keys for a literal whose truth ``truth(value, caller)`` knows) and whether it
         is one-time setup (``setup(call, caller)``), once the module's traced code is
-        known."""
+        known; drop the calls ``dead(call, caller)`` says no trace makes."""
         for index, (call, parent) in self._calls.items():
             if setup(call, parent):
                 self.found[index] = dataclasses.replace(self.found[index], setup=True)
@@ -115,3 +116,9 @@ class OutgoingCalls:
                     passed.add(f"{'true' if known else 'false'}:{key}")
             if passed is not None:
                 self.found[index] = dataclasses.replace(self.found[index], passed=frozenset(passed))
+        if dead is not None:
+            # A call in a branch no trace takes (`if knn:` that every call leaves False)
+            # traces nothing elsewhere either; in place: the traced code holds this list.
+            gone = {i for i, (call, parent) in self._calls.items() if dead(call, parent)}
+            self.found[:] = [out for i, out in enumerate(self.found) if i not in gone]
+            self._calls = {}

@@ -18,12 +18,14 @@ import libcst as cst
 from tflint_graph.core.facts import TraceKind
 from tflint_graph.core.vocabulary import (
     ALWAYS_TRACING,
+    CALLBACK_ENTRIES,
     DO_NOT_CONVERT,
     KERAS_LABELS,
     KERAS_METHODS,
     KERAS_STEPS,
     PARTIAL,
     PY_METRIC_MARK,
+    TRACING_ENTRIES,
 )
 from tflint_graph.model import walk
 from tflint_graph.model.calls import argument, is_false, is_true, keyword
@@ -124,6 +126,8 @@ def keras_methods(search: Search) -> None:
         for kind in ("model", "layer", "loss", "metric"):
             if kind in kinds:
                 wanted += [m for m in KERAS_METHODS[kind] if m not in wanted]
+        if kinds <= {"layer"} and _call_bypassed(definitions, cls):
+            wanted.remove("call")  # only what calls the object runs it: a callee if traced
         if "model" in kinds:
             base = "Model"
         elif "loss" in kinds:
@@ -144,6 +148,19 @@ def keras_methods(search: Search) -> None:
                 label = KERAS_LABELS.get(name, f"Keras {base}.{name}")
                 method = name if name in KERAS_STEPS else f"{base}.{name}"
                 search.root(stmt, TraceKind.KERAS, label, unconverted=_unconverted(version, method))
+
+
+def _call_bypassed(definitions: Definitions, cls: cst.ClassDef) -> bool:
+    """The layer's own ``__call__`` (or a module base's) never runs ``Layer.__call__``: Keras
+    never traces ``call`` for it (an image processor called on file names and arrays), and
+    traced code that calls the object reaches ``call`` through that ``__call__``."""
+    method = definitions.find_method(cls, "__call__")
+    return method is not None and not any(
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "__call__"
+        for node in walk.descendants(method.body)
+    )
 
 
 def _rebound_on_instances(cls: cst.ClassDef) -> set[str]:
@@ -366,52 +383,6 @@ class _RunEagerlyAssignment(walk.Visitor):
                 self.found = True
 
 
-# What would make Keras itself trace an object's methods: fitting, evaluating, predicting,
-# compiling, building (tf_keras traces `call` for it), saving or exporting, the functional API,
-# a tf.function made of it.  (Traced code that calls a layer, a tf.data callback, reaches its
-# `call` as a callee all the same.)
-_TRACING_ENTRIES = frozenset(
-    {
-        "fit",
-        "fit_generator",
-        "compile",
-        "evaluate",
-        "evaluate_generator",
-        "predict",
-        "predict_generator",
-        "predict_on_batch",
-        "train_on_batch",
-        "test_on_batch",
-        "build",
-        "save",
-        "export",
-        "add_endpoint",
-        "Input",
-        "function",
-        "get_concrete_function",
-        "to_graph",
-    }
-)
-# Calls that trace the callables they are given: they trace a Keras object only when one of
-# those callables uses it.
-_CALLBACK_ENTRIES = frozenset(
-    {
-        "map",
-        "filter",
-        "flat_map",
-        "interleave",
-        "reduce",
-        "scan",
-        "while_loop",
-        "cond",
-        "switch_case",
-        "map_fn",
-        "vectorized_map",
-        "run",
-    }
-)
-
-
 def _keras_never_traced(ctx: ModuleContext, definitions: Definitions) -> bool:
     if _importable(ctx):
         return False  # another module may import its classes and fit them (stdin: unknown)
@@ -471,23 +442,23 @@ def _hands_keras_nothing(ctx: ModuleContext, definitions: Definitions) -> bool:
     for at, call in definitions.facts.calls:
         func = call.func
         name = last_name(func)
-        if name in _TRACING_ENTRIES and not _saves_no_graph(ctx, definitions, func):
+        if name in TRACING_ENTRIES and not _saves_no_graph(ctx, definitions, func):
             return False
-        if name in _CALLBACK_ENTRIES and any(
+        if name in CALLBACK_ENTRIES and any(
             _mentions(callee, keras)
             for arg in call.args
             for callee in _callables_of(definitions, arg.value, at)
         ):
             return False
     return not any(
-        not _plain_python_decorator(ctx, d)
+        not plain_python_decorator(ctx, d)
         for fn in definitions.facts.functions
         if isinstance(fn, cst.FunctionDef)
         for d in fn.decorators
     )
 
 
-def _plain_python_decorator(ctx: ModuleContext, decorator: cst.Decorator) -> bool:
+def plain_python_decorator(ctx: ModuleContext, decorator: cst.Decorator) -> bool:
     """``@property`` and its ``@x.setter``, ``@staticmethod``, ``@classmethod``, and
     ``functools``/``abc`` decorators: none of them hands the function to TensorFlow."""
     expr = decorator.decorator
@@ -547,7 +518,7 @@ def _driven_eagerly(ctx: ModuleContext, definitions: Definitions, cls: cst.Class
         return False
     # The functional API calls layers on symbolic inputs: calling an instance may trace it.
     functional = any(last_name(call.func) == "Input" for _, call in definitions.facts.calls)
-    handed = _handed_functions(definitions)
+    handed = handed_functions(definitions)
     methods = {s.name.value for s in cls.body.body if isinstance(s, cst.FunctionDef)}
     methods |= {m for names in KERAS_METHODS.values() for m in names} | {"call", "__call__"}
     for node in walk.descendants(ctx.module):
@@ -567,11 +538,11 @@ def _driven_eagerly(ctx: ModuleContext, definitions: Definitions, cls: cst.Class
     return True
 
 
-def _handed_functions(definitions: Definitions) -> set[str]:
+def handed_functions(definitions: Definitions) -> set[str]:
     """Names given to calls that trace what they get (``tf.function(step)``, ``ds.map(f)``)."""
     found: set[str] = set()
     for _, call in definitions.facts.calls:
-        if last_name(call.func) in _TRACING_ENTRIES | _CALLBACK_ENTRIES:
+        if last_name(call.func) in TRACING_ENTRIES | CALLBACK_ENTRIES:
             for arg in call.args:
                 finder = _Names()
                 finder.walk(arg.value)
@@ -614,9 +585,7 @@ def _instance_use_allowed(
         return not functional and _eager_code(ctx, definitions, node, handed)
     if isinstance(parent, cst.Attribute) and parent.value is node:
         attr = parent.attr.value
-        if attr in _TRACING_ENTRIES or (
-            attr in methods and isinstance(ctx.parent(parent), cst.Arg)
-        ):
+        if attr in TRACING_ENTRIES or (attr in methods and isinstance(ctx.parent(parent), cst.Arg)):
             return False  # `model.fit(...)`, or `tf.function(model.train_step)`: handed on
         return _eager_code(ctx, definitions, node, handed)
     return False
@@ -631,7 +600,7 @@ def _eager_code(
     while fn is not None:
         if not isinstance(fn, cst.FunctionDef) or fn.name.value in handed:
             return False
-        if any(not _plain_python_decorator(ctx, d) for d in fn.decorators):
+        if any(not plain_python_decorator(ctx, d) for d in fn.decorators):
             return False
         owner = ctx.enclosing_class(fn)
         if owner is not None and definitions.keras_kinds(owner):

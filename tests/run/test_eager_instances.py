@@ -1,0 +1,215 @@
+"""Keras classes the project makes and only ever uses from eager code are not traced (SPEC §1
+item 3 traces `call`, the steps and `Metric.update_state` because Keras runs them inside a
+compiled step): an evaluator that feeds a NumPy-backed metric between graph steps, a model
+that a plain GradientTape loop calls.  Any other use anywhere in the run (compiled, fitted,
+called from traced code, a bound method handed on), a subclass the run never makes, or
+evidence only from tests keeps the methods traced."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli_support import write_tree
+from tests.helpers import dedent
+from tflint_graph import Config, lint_paths
+
+METRICS = dedent(
+    """
+    import tensorflow as tf
+
+
+    class CocoAP(tf.keras.metrics.Metric):
+        def __init__(self, name="coco_ap", **kwargs):
+            super().__init__(name=name, **kwargs)
+            self.detections = []
+
+        def update_state(self, boxes, scores):
+            self.detections.extend(zip(boxes.numpy(), scores.numpy()))  # line 10
+
+        def result(self):
+            return float(len(self.detections))
+    """
+)
+
+# An evaluator of the kind training frameworks drive: the graph step returns tensors, the
+# metric is fed eagerly between steps.  It does not mention TensorFlow: the engine summarises
+# it without libcst, which must tell the run the same.
+EVALUATOR = dedent(
+    """
+    from pkg.metrics import CocoAP
+
+
+    class Evaluator:
+        def __init__(self):
+            self.ap = CocoAP()
+
+        def reduce(self, outputs):
+            for boxes, scores in outputs:
+                self.ap.update_state(boxes, scores)
+            return {self.ap.name: self.ap.result()}
+    """
+)
+
+
+def _findings(tmp_path: Path, files: dict[str, str]) -> set[tuple[str, int, str]]:
+    write_tree(tmp_path, {"pkg/__init__.py": "", **files})
+    return {(Path(f.path).name, f.line, f.code) for f in lint_paths([tmp_path], Config())}
+
+
+def _in_metric(found: set[tuple[str, int, str]]) -> set[tuple[int, str]]:
+    return {(line, code) for name, line, code in found if name == "metrics.py"}
+
+
+def test_a_metric_only_eager_code_feeds_is_not_traced(tmp_path: Path) -> None:
+    found = _findings(tmp_path, {"pkg/metrics.py": METRICS, "pkg/evaluator.py": EVALUATOR})
+    assert _in_metric(found) == set()
+
+
+def test_without_the_evaluator_the_metric_is_traced(tmp_path: Path) -> None:
+    # Nothing in the run makes it: a library metric, for users to compile.
+    found = _findings(tmp_path, {"pkg/metrics.py": METRICS})
+    assert {(10, "TFG102"), (10, "TFG202")} <= _in_metric(found)
+
+
+@pytest.mark.parametrize(
+    "other_use",
+    [
+        # compiled: Keras runs update_state inside the compiled step
+        "def prepare(model):\n    model.compile(metrics=[CocoAP()])\n",
+        # a holder handed on
+        "def prepare(model):\n    ap = CocoAP()\n    model.compile(metrics=[ap])\n",
+        # a bound method handed to tf.function
+        "import tensorflow as tf\n\ndef prepare():\n    ap = CocoAP()\n"
+        "    return tf.function(ap.update_state)\n",
+        # called from traced code
+        "import tensorflow as tf\n\nap = CocoAP()\n\n@tf.function\ndef step(b, s):\n"
+        "    ap.update_state(b, s)\n",
+        # called from a step function, which a trainer may wrap in tf.function
+        "class Trainer:\n    def __init__(self):\n        self.ap = CocoAP()\n\n"
+        "    def eval_step(self, b, s):\n        self.ap.update_state(b, s)\n",
+        # a subclass the run never makes
+        "class Tuned(CocoAP):\n    pass\n",
+    ],
+)
+def test_any_other_use_in_the_run_keeps_it_traced(tmp_path: Path, other_use: str) -> None:
+    other = "from pkg.metrics import CocoAP\n\n" + other_use
+    found = _findings(
+        tmp_path,
+        {"pkg/metrics.py": METRICS, "pkg/evaluator.py": EVALUATOR, "pkg/other.py": other},
+    )
+    assert (10, "TFG202") in _in_metric(found)
+
+
+@pytest.mark.parametrize(
+    ("path", "code"),
+    [
+        # a test module drives it eagerly; users may not
+        (
+            "pkg/metrics_test.py",
+            "from pkg.metrics import CocoAP\n\ndef test_ap():\n"
+            "    ap = CocoAP()\n    ap.update_state(1, 2)\n",
+        ),
+        # a layer library's smoke test under its main guard
+        (
+            "pkg/demo.py",
+            "from pkg.metrics import CocoAP\n\ndef _test_ap():\n"
+            "    ap = CocoAP()\n    ap.update_state(1, 2)\n\nif __name__ == '__main__':\n"
+            "    _test_ap()\n",
+        ),
+    ],
+)
+def test_tests_are_no_evidence_of_eager_use(tmp_path: Path, path: str, code: str) -> None:
+    found = _findings(tmp_path, {"pkg/metrics.py": METRICS, path: code})
+    assert (10, "TFG202") in _in_metric(found)
+
+
+HELD = dedent(
+    """
+    import tensorflow as tf
+
+    from pkg.metrics import CocoAP
+
+
+    class PanopticAP(tf.keras.metrics.Metric):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.inner = CocoAP()
+
+        def update_state(self, boxes, scores):
+            self.inner.update_state(boxes, scores)
+            self.seen = boxes.numpy()  # line 13
+
+        def result(self):
+            return self.inner.result()
+    """
+)
+
+
+def test_a_metric_held_by_an_eager_metric_is_eager_too(tmp_path: Path) -> None:
+    evaluator = EVALUATOR.replace("pkg.metrics import CocoAP", "pkg.held import PanopticAP")
+    evaluator = evaluator.replace("CocoAP()", "PanopticAP()")
+    found = _findings(
+        tmp_path, {"pkg/metrics.py": METRICS, "pkg/held.py": HELD, "pkg/evaluator.py": evaluator}
+    )
+    assert _in_metric(found) == set()
+    assert not any(name == "held.py" for name, _, _ in found)
+
+
+def test_a_metric_held_by_a_compiled_metric_is_traced(tmp_path: Path) -> None:
+    compiled = "from pkg.held import PanopticAP\n\ndef prepare(model):\n"
+    compiled += "    model.compile(metrics=[PanopticAP()])\n"
+    found = _findings(
+        tmp_path, {"pkg/metrics.py": METRICS, "pkg/held.py": HELD, "pkg/train.py": compiled}
+    )
+    assert (10, "TFG202") in _in_metric(found)
+    assert ("held.py", 13, "TFG202") in found
+
+
+MODEL = dedent(
+    """
+    import tensorflow as tf
+
+
+    class ODEFunc(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(4)
+            self.nfe = 0
+
+        def call(self, x):
+            self.nfe += 1  # line 11
+            return self.dense(x)
+    """
+)
+
+LOOP = dedent(
+    """
+    import tensorflow as tf
+
+    from pkg.model import ODEFunc
+
+
+    def train(batches):
+        func = ODEFunc()
+        optimizer = tf.keras.optimizers.Adam()
+        for x in batches:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(func(x))
+            grads = tape.gradient(loss, func.trainable_variables)
+            optimizer.apply_gradients(zip(grads, func.trainable_variables))
+        print(func.nfe)
+    """
+)
+
+
+def test_a_model_an_eager_loop_drives_is_not_traced(tmp_path: Path) -> None:
+    found = _findings(tmp_path, {"pkg/model.py": MODEL, "pkg/loop.py": LOOP})
+    assert ("model.py", 11, "TFG106") not in found
+
+
+def test_a_model_a_traced_step_calls_is_traced(tmp_path: Path) -> None:
+    traced = LOOP.replace("def train(batches):", "@tf.function\ndef train(batches):")
+    found = _findings(tmp_path, {"pkg/model.py": MODEL, "pkg/loop.py": traced})
+    assert ("model.py", 11, "TFG106") in found

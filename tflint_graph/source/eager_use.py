@@ -1,0 +1,336 @@
+"""Keras classes whose instances only eager code uses (``ModuleSummary.eager_made``).
+
+SPEC §1 item 3 makes ``call``, the steps and ``Metric.update_state`` traced because Keras
+runs them inside a compiled step.  A project that makes an instance and only ever calls it
+from plain Python (an evaluator feeding a metric between graph steps, a model driven by an
+eager loop) never lets Keras trace it: those methods run as Python on eager tensors, on
+every call.  Each module tells the run which project classes it makes and uses that way, and
+which it uses any other way (hands on, compiles, fits, calls from traced code, wraps in
+``tf.function``); the run stops treating a Keras class's methods as roots only when the
+project shows an eager use and no other (``Project._used_eagerly``).  A class the project
+never makes (a library's layer) stays traced: its users are elsewhere.
+
+Read from CPython's tree, so that modules the prefilter summarises without libcst tell the
+same as analysed ones; an analysed module names the lines of its traced functions.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tflint_graph.core.facts import LOCAL, ProjectView, is_step_name
+from tflint_graph.core.paths import is_test_file
+from tflint_graph.core.vocabulary import (
+    CALLBACK_ENTRIES,
+    KERAS_METHODS,
+    TRACING_ENTRIES,
+    canonical,
+    keras_kinds_of,
+)
+
+# Where an instance (or a bound method of it) is handed on, out of this module's sight.
+_HANDED_ON = (ast.Call, ast.keyword, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Return)
+_HANDED_ON += (ast.Yield, ast.YieldFrom, ast.Lambda, ast.Starred)
+# Nodes without children: contexts (Load, Store, Del) and operators.
+_LEAVES = frozenset(
+    leaf
+    for base in (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+    for leaf in base.__subclasses__()
+)
+_NONE: frozenset[str] = frozenset()
+# The methods Keras traces, and `__call__`, which runs `call`.
+_ROOT_METHODS = frozenset(m for names in KERAS_METHODS.values() for m in names) | {"__call__"}
+_KEPT = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)
+_ACCESSORS = ("setter", "getter", "deleter")
+_PLAIN_DECORATORS = frozenset({"property", "staticmethod", "classmethod"})
+
+# (classes made here whose every use is eager -> the module's Keras classes in whose
+# methods some of those uses run, which must be eager too; classes used any other way)
+EagerUse = tuple[dict[str, frozenset[str]], frozenset[str]]
+
+
+def eager_instances(
+    tree: ast.Module,
+    path: str,
+    view: ProjectView,
+    imports: dict[str, set[str]],
+    calls: list[ast.Call],
+    traced_lines: frozenset[int] = frozenset(),
+) -> EagerUse:
+    """(project classes made here whose every use is eager, project classes used here some
+    other way), as absolute names (``LOCAL`` + name for the module's own classes).  A use
+    in a method of one of the module's Keras classes is eager when that class is: each made
+    class comes with those classes, which the run must find eager too.
+
+    ``imports`` are the module's import bindings in any scope (bound name -> absolute
+    names), ``calls`` every call in it, ``traced_lines`` the ``def`` lines of its traced
+    functions.  Base-class references are left to the run (``ModuleSummary.classes``); a
+    test module or test function makes nothing that counts (tests drive library classes
+    eagerly, their users may not)."""
+    spellings = _constructed(tree, view, imports, calls)
+    if not spellings:
+        return {}, frozenset()
+    use = _Uses(tree, view, imports, calls, traced_lines)
+    holders: dict[str, set[str]] = {}  # holder spelling -> the classes it may hold
+    made: set[str] = set()
+    escaped: set[str] = set()
+    for node, text in use.references(set(spellings)):
+        bound = use.class_reference(node)
+        if bound is None:
+            continue
+        if bound:
+            if not use.in_test(node):
+                made.add(spellings[text])
+            for holder in bound:
+                holders.setdefault(holder, set()).add(spellings[text])
+        else:
+            escaped.add(spellings[text])
+    within: dict[str, set[str]] = {}
+    for node, text in use.references(set(holders)) if holders else ():
+        owners = use.holder_use(node)
+        if owners is None:
+            escaped |= holders[text]
+        for cls in holders[text] if owners else ():
+            within.setdefault(cls, set()).update(LOCAL + o for o in owners)
+    if is_test_file(path):
+        return {}, frozenset(escaped)
+    return {c: frozenset(within.get(c, ())) for c in made - escaped}, frozenset(escaped)
+
+
+def _dotted(node: ast.expr) -> str:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return ""
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _constructed(
+    tree: ast.Module, view: ProjectView, imports: dict[str, set[str]], calls: list[ast.Call]
+) -> dict[str, str]:
+    """Spellings of the calls that may construct a project class (``panoptic.Quality``)
+    -> the class's absolute name."""
+    own = {s.name for s in tree.body if isinstance(s, ast.ClassDef)}
+    found: dict[str, str] = {}
+    for call in calls:
+        text = _dotted(call.func)
+        if not text or text in found or not text.rpartition(".")[2][:1].isupper():
+            continue
+        head, _, tail = text.partition(".")
+        if head in imports:
+            names = {f"{full}.{tail}" if tail else full for full in imports[head]}
+            names = {n for n in names if view.may_be_project(n)}
+            if len(names) == 1:
+                found[text] = names.pop()
+        elif text in own:
+            found[text] = LOCAL + text
+    return found
+
+
+class _Uses:
+    """The module's tree with parent links, read for references and their contexts."""
+
+    def __init__(
+        self,
+        tree: ast.Module,
+        view: ProjectView,
+        imports: dict[str, set[str]],
+        calls: list[ast.Call],
+        traced_lines: frozenset[int],
+    ) -> None:
+        parents: dict[ast.AST, ast.AST] = {}
+        names: list[ast.Name] = []
+        classes: list[ast.ClassDef] = []
+        # One walk over the fields, as ``prefilter.Scan`` does: exact type tests, leaves
+        # (contexts, operators) never stacked.
+        stack: list[ast.AST] = [tree]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is ast.Name:
+                names.append(node)  # type: ignore[arg-type]
+                continue
+            if kind is ast.Constant:
+                continue
+            if kind is ast.ClassDef:
+                classes.append(node)  # type: ignore[arg-type]
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, ast.AST) and type(item) not in _LEAVES:
+                            parents[item] = node
+                            stack.append(item)
+                elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
+                    parents[value] = node
+                    stack.append(value)
+        self.parents = parents
+        self.names = names
+        self.view = view
+        self.imports = imports
+        self.traced_lines = traced_lines
+        self.keras = self._keras_classes(classes)
+        # Names handed to calls that trace what they get (`tf.function(step)`, `ds.map(f)`);
+        # any `Input(...)`: the functional API calls layers on symbolic inputs.
+        self.handed: set[str] = set()
+        self.functional = False
+        for call in calls:
+            last = _dotted(call.func).rpartition(".")[2]
+            self.functional |= last == "Input"
+            if last in TRACING_ENTRIES | CALLBACK_ENTRIES:
+                for arg in [*call.args, *(k.value for k in call.keywords)]:
+                    self.handed |= {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
+
+    def _keras_classes(self, classes: list[ast.ClassDef]) -> set[ast.ClassDef]:
+        """Those of ``classes`` with a Keras base, here or in the run."""
+        found: set[ast.ClassDef] = set()
+        local: dict[str, ast.ClassDef] = {c.name: c for c in classes}
+        changed = True
+        while changed:
+            changed = False
+            for cls in classes:
+                if cls in found:
+                    continue
+                for base in cls.bases:
+                    text = _dotted(base)
+                    head, _, tail = text.partition(".")
+                    absolute = {f"{f}.{tail}" if tail else f for f in self.imports.get(head, ())}
+                    if (
+                        keras_kinds_of(canonical(n) for n in absolute)
+                        or any(n in self.view.keras_classes for n in absolute)
+                        or (text in local and local[text] in found)
+                    ):
+                        found.add(cls)
+                        changed = True
+                        break
+        return found
+
+    def references(self, spellings: set[str]) -> list[tuple[ast.expr, str]]:
+        """The names and attribute chains spelt as one of ``spellings`` (``self.metric``)."""
+        heads = {s.partition(".")[0] for s in spellings}
+        found: list[tuple[ast.expr, str]] = []
+        for name in self.names:
+            if name.id not in heads:
+                continue
+            node: ast.expr = name
+            text = name.id
+            while True:
+                if text in spellings:
+                    found.append((node, text))
+                    break
+                parent = self.parents.get(node)
+                if not (isinstance(parent, ast.Attribute) and parent.value is node):
+                    break
+                node = parent
+                text = f"{text}.{parent.attr}"
+        return found
+
+    def class_reference(self, node: ast.expr) -> set[str] | bool | None:
+        """A reference to a class: None when it tells nothing (a base, an annotation,
+        ``super(Cls, self)``), the holders it is bound to when it makes an instance bound to
+        names or attributes, False otherwise."""
+        parent = self.parents.get(node)
+        if isinstance(parent, ast.ClassDef):
+            return None  # a base: the run follows subclasses
+        if self._in_annotation(node):
+            return None
+        if isinstance(parent, ast.Call) and node in parent.args:
+            func = parent.func
+            return None if isinstance(func, ast.Name) and func.id == "super" else False
+        if not (isinstance(parent, ast.Call) and parent.func is node):
+            return False
+        bound = self.parents.get(parent)
+        if not isinstance(bound, ast.Assign):
+            return False
+        holders = {_dotted(t) for t in bound.targets}
+        return False if "" in holders else holders
+
+    def in_test(self, node: ast.AST) -> bool:
+        """``node`` is in a test function or a test class: a layer library's smoke test
+        (``def _test_pooling(): m = Pool(); m(x)``) calls its classes eagerly, while the
+        library's users fit them."""
+        seen = self.parents.get(node)
+        while seen is not None:
+            if isinstance(seen, ast.FunctionDef | ast.AsyncFunctionDef):
+                if seen.name.lstrip("_").startswith("test"):
+                    return True
+            elif isinstance(seen, ast.ClassDef) and "Test" in seen.name:
+                return True
+            seen = self.parents.get(seen)
+        return False
+
+    def _in_annotation(self, node: ast.AST) -> bool:
+        child: ast.AST = node
+        parent = self.parents.get(child)
+        while parent is not None and not isinstance(parent, ast.stmt):
+            if isinstance(parent, ast.arg) and parent.annotation is child:
+                return True
+            child, parent = parent, self.parents.get(parent)
+        if isinstance(parent, ast.AnnAssign) and parent.annotation is child:
+            return True
+        function = isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef)
+        return function and parent.returns is child  # type: ignore[union-attr]
+
+    def holder_use(self, node: ast.expr) -> frozenset[str] | None:
+        """None unless ``node`` (a holder) is rebound, called or asked for a method by eager
+        code, or read an attribute of; else the module's Keras classes whose methods that
+        code is in (eager only if those are)."""
+        parent = self.parents.get(node)
+        if isinstance(node.ctx, ast.Store | ast.Del):  # type: ignore[attr-defined]
+            return _NONE
+        if isinstance(parent, ast.Call) and parent.func is node:
+            return None if self.functional else self._eager(node)
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            if parent.attr in TRACING_ENTRIES:
+                return None  # `model.fit(...)`, `model.save(...)`
+            outer = self.parents.get(parent)
+            if isinstance(outer, ast.Call) and outer.func is parent:
+                return self._eager(node)  # `metric.update_state(...)`: runs where it is
+            # A plain read (`metric.name`, `model.optimizer.lr`) runs none of its methods,
+            # in traced code too; a traced method handed on or kept may be traced elsewhere.
+            handed = isinstance(outer, (*_HANDED_ON, *_KEPT))
+            return None if handed and parent.attr in _ROOT_METHODS else _NONE
+        return None
+
+    def _eager(self, node: ast.AST) -> frozenset[str] | None:
+        """The module-level Keras classes ``node`` is in the methods of, when it runs in
+        eager code once those are eager: at module level or in plain functions that are not
+        traced, handed to a tracing call, decorated, or step functions (a trainer may wrap
+        those in ``tf.function`` out of sight); None otherwise."""
+        owners: set[str] = set()
+        traced = False
+        seen = self.parents.get(node)
+        while seen is not None:
+            if isinstance(seen, ast.Lambda):
+                return None
+            if isinstance(seen, ast.FunctionDef | ast.AsyncFunctionDef):
+                if seen.name in self.handed or is_step_name(seen.name):
+                    return None
+                if not all(map(self._plain, seen.decorator_list)):
+                    return None
+                traced |= seen.lineno in self.traced_lines
+            elif isinstance(seen, ast.ClassDef) and seen in self.keras:
+                if not isinstance(self.parents.get(seen), ast.Module):
+                    return None  # a nested Keras class: the run cannot name it
+                owners.add(seen.name)
+            seen = self.parents.get(seen)
+        # A Keras class's method is traced because the class's own methods are roots, which
+        # the class being eager undoes; anything else that traces it uses the instance in
+        # traced code or hands the method on, which keeps the class from being eager.
+        return None if traced and not owners else frozenset(owners)
+
+    def _plain(self, decorator: ast.expr) -> bool:
+        """``@property`` and its setters, ``@staticmethod``, ``@classmethod``, ``functools``
+        and ``abc`` decorators: none hands the function to TensorFlow."""
+        if isinstance(decorator, ast.Call):
+            decorator = decorator.func
+        if isinstance(decorator, ast.Attribute) and decorator.attr in _ACCESSORS:
+            return True
+        text = _dotted(decorator)
+        head = text.partition(".")[0]
+        if head not in self.imports:
+            return text in _PLAIN_DECORATORS
+        return all(f.startswith(("functools", "abc")) for f in self.imports[head])
