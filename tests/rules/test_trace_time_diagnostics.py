@@ -945,3 +945,27 @@ def test_debug_lines_without_a_tensor_document_the_build() -> None:
     )
     got = {(line, code) for line, code in found(source) if code == "TFG107"}
     assert got == expected(source)
+
+
+def test_the_size_of_a_list_the_trace_builds_is_static() -> None:
+    source = dedent(
+        """
+        import logging
+
+        import tensorflow as tf
+
+        logger = logging.getLogger(__name__)
+
+
+        class Simulator(tf.keras.layers.Layer):
+            def call(self, x):
+                updates = []
+                for op in self.plan:
+                    updates.append(op(x))
+                logger.info("state updates: %d", len(updates))
+                logger.info("batch: %d", len(x))  # TFG107
+                return tf.add_n(updates)
+        """
+    )
+    got = {(line, code) for line, code in found(source) if code == "TFG107"}
+    assert got == expected(source)

@@ -37,6 +37,7 @@ from tflint_graph.model.values import (
     assigned_value,
     attribute_values,
     ends_in_exit,
+    is_container_literal,
     module_constant,
     narrowing_types,
 )
@@ -324,6 +325,8 @@ class MessageReader:
             return Part.STATIC
         if self.inference.may_be_tensor(expr) or holds_variable(self.ctx, self.fn, expr):
             return Part.TENSOR
+        if self._size_of_local_container(expr):
+            return Part.STATIC
         if (
             isinstance(expr, cst.Call)
             and isinstance(expr.func, cst.Name)
@@ -355,6 +358,26 @@ class MessageReader:
                 parts |= self._inner(index.value)
             return _worst(parts)
         return Part.OTHER
+
+    def _size_of_local_container(self, expr: cst.BaseExpression) -> bool:
+        """``len(updates)`` of a list, dict or set this call makes (``updates = []``, filled
+        while tracing): Python control flow sizes it, the same on every trace of the
+        same signature, so the count describes how the graph was built."""
+        if not (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Name)
+            and self._is_builtin(expr.func, "len")
+            and len(expr.args) == 1
+            and isinstance(expr.args[0].value, cst.Name)
+        ):
+            return False
+        found = self.ctx.bindings(expr.args[0].value)
+        return bool(found) and all(
+            self.ctx.enclosing_function(b.node) is self.fn.node
+            and (value := assigned_value(self.ctx, b.node)) is not None
+            and is_container_literal(self.ctx, value)
+            for b in found
+        )
 
     def _static_per_item(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """``tf.nest.map_structure(lambda x: list(x.shape), d)``: static metadata of every
