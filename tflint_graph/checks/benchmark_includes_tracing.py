@@ -204,7 +204,8 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
             # training loop over the data (`for batch in dataset: t0 = ...; step(batch)`)
             # logs each step's time, and only the first step's includes the trace.
             data_loop = isinstance(a, cst.While) or (
-                isinstance(a, cst.For | cst.CompFor) and not self._counted(a.iter)
+                isinstance(a, cst.For | cst.CompFor)
+                and (not self._counted(a.iter) or _slices_by_target(a))
             )
             if data_loop:
                 if id(a) not in around:
@@ -530,6 +531,23 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
     def _is_attr(self, name: cst.Name) -> bool:
         parent = self.ctx.parent(name)
         return isinstance(parent, cst.Attribute) and parent.attr is name
+
+
+def _slices_by_target(loop: cst.For | cst.CompFor) -> bool:
+    """``for b in range(n): step(x[b * bs:(b + 1) * bs])``: the counter cuts the data into
+    batches, so the loop goes over data (a whole prediction or epoch), not over repeats."""
+    if not isinstance(loop, cst.For):
+        return False
+    names = {n.value for n in _names(loop.target)}
+    for node in walk.descendants(loop.body):
+        if isinstance(node, cst.Slice) and any(
+            n.value in names
+            for part in (node.lower, node.upper)
+            if part is not None
+            for n in _names(part)
+        ):
+            return True
+    return False
 
 
 def _first_pass(
