@@ -181,6 +181,22 @@ def test_a_notebook_of_another_language_is_not_linted() -> None:
     assert lint_notebook(notebook(IMPORTS, STEP, metadata=r_kernel)) == []
 
 
+@pytest.mark.parametrize(
+    ("kernel", "linted"),
+    [
+        ({"name": "swift", "display_name": "Swift"}, False),  # Swift for TensorFlow
+        ({"name": "julia-1.9", "display_name": "Julia 1.9"}, False),
+        ({"name": "tf2-gpu", "display_name": "TF 2 (GPU)"}, True),  # a Python environment
+        ({"name": "python3", "display_name": "Python 3"}, True),
+    ],
+)
+def test_a_kernel_named_after_another_language_is_not_linted(
+    kernel: dict[str, str], linted: bool
+) -> None:
+    found = lint_notebook(notebook(IMPORTS, STEP, metadata={"kernelspec": kernel}))
+    assert bool(found) is linted
+
+
 # -- noqa -------------------------------------------------------------------------------
 
 

@@ -43,12 +43,12 @@ EVALUATOR = dedent(
 
     class Evaluator:
         def __init__(self):
-            self.ap = CocoAP()
+            self._ap = CocoAP()
 
         def reduce(self, outputs):
             for boxes, scores in outputs:
-                self.ap.update_state(boxes, scores)
-            return {self.ap.name: self.ap.result()}
+                self._ap.update_state(boxes, scores)
+            return {self._ap.name: self._ap.result()}
     """
 )
 
@@ -87,10 +87,20 @@ def test_without_the_evaluator_the_metric_is_traced(tmp_path: Path) -> None:
         "import tensorflow as tf\n\nap = CocoAP()\n\n@tf.function\ndef step(b, s):\n"
         "    ap.update_state(b, s)\n",
         # called from a step function, which a trainer may wrap in tf.function
-        "class Trainer:\n    def __init__(self):\n        self.ap = CocoAP()\n\n"
-        "    def eval_step(self, b, s):\n        self.ap.update_state(b, s)\n",
+        "class Trainer:\n    def __init__(self):\n        self._ap = CocoAP()\n\n"
+        "    def eval_step(self, b, s):\n        self._ap.update_state(b, s)\n",
         # a subclass the run never makes
         "class Tuned(CocoAP):\n    pass\n",
+        # named without being made here: a registry, a factory's product
+        "REGISTRY = {'ap': CocoAP}\n",
+        # a module-level instance: other modules may import it
+        "AP = CocoAP()\n",
+        # a public attribute: other objects may read `holder.ap` and compile it
+        "class Holder:\n    def __init__(self):\n        self.ap = CocoAP()\n\n"
+        "    def report(self, b, s):\n        self.ap.update_state(b, s)\n",
+        # a closure, which may be returned and traced elsewhere
+        "def make():\n    ap = CocoAP()\n\n    def feed(b, s):\n        ap.update_state(b, s)\n\n"
+        "    return feed\n",
     ],
 )
 def test_any_other_use_in_the_run_keeps_it_traced(tmp_path: Path, other_use: str) -> None:
@@ -135,14 +145,14 @@ HELD = dedent(
     class PanopticAP(tf.keras.metrics.Metric):
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
-            self.inner = CocoAP()
+            self._inner = CocoAP()
 
         def update_state(self, boxes, scores):
-            self.inner.update_state(boxes, scores)
+            self._inner.update_state(boxes, scores)
             self.seen = boxes.numpy()  # line 13
 
         def result(self):
-            return self.inner.result()
+            return self._inner.result()
     """
 )
 
@@ -214,3 +224,24 @@ def test_a_model_a_traced_step_calls_is_traced(tmp_path: Path) -> None:
     traced = LOOP.replace("def train(batches):", "@tf.function\ndef train(batches):")
     found = _findings(tmp_path, {"pkg/model.py": MODEL, "pkg/loop.py": traced})
     assert ("model.py", 12, "TFG106") in found
+
+
+def test_a_class_that_traces_itself_stays_traced(tmp_path: Path) -> None:
+    exported = METRICS + (
+        "\n    def export(self, path):\n        tf.saved_model.save(self, path)\n"
+    )
+    found = _findings(tmp_path, {"pkg/metrics.py": exported, "pkg/evaluator.py": EVALUATOR})
+    assert (10, "TFG202") in _in_metric(found)
+
+
+def test_a_class_its_package_exports_stays_traced(tmp_path: Path) -> None:
+    # Public API: the package's users may compile it, whatever the project's scripts do.
+    found = _findings(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg.metrics import CocoAP\n",
+            "pkg/metrics.py": METRICS,
+            "pkg/evaluator.py": EVALUATOR,
+        },
+    )
+    assert (10, "TFG202") in _in_metric(found)

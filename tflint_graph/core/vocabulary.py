@@ -367,6 +367,9 @@ TRACING_ENTRIES = frozenset(
         "predict_on_batch",
         "train_on_batch",
         "test_on_batch",
+        "make_train_function",
+        "make_test_function",
+        "make_predict_function",
         "build",
         "save",
         "export",
@@ -392,6 +395,8 @@ CALLBACK_ENTRIES = frozenset(
         "switch_case",
         "map_fn",
         "vectorized_map",
+        "foldl",
+        "foldr",
         "run",
     }
 )

@@ -342,7 +342,8 @@ class Project:
         """Module-level Keras classes of the run that another module makes and uses only in
         eager code (or their own module, in methods of classes that are themselves such
         classes), that no module uses any other way, and whose subclasses in the run are
-        all such classes too (a subclass the run never makes may be fitted by its users)."""
+        all such classes too (a subclass the run never makes may be fitted by its users);
+        not what a package re-exports (public API)."""
         made: dict[tuple[Path, str], set[tuple[Path, str]]] = {}
         other: set[tuple[Path, str]] = set()
         needs: dict[tuple[Path, str], set[tuple[Path, str]]] = {}  # subclasses, owners
@@ -372,7 +373,7 @@ class Project:
             needs.setdefault(at, set()).update(owners)
         eager = {
             at
-            for at in set(made) - other
+            for at in set(made) - other - self._package_exports()
             if at[0] in self.in_run and "." not in at[1] and self.class_kinds(*at)
         }
         while True:
@@ -380,6 +381,20 @@ class Project:
             if kept == eager:
                 return eager
             eager = kept
+
+    def _package_exports(self) -> set[tuple[Path, str]]:
+        """What the run's packages re-export in their ``__init__.py``: public API, which the
+        package's users may fit whatever the project's own scripts do with it."""
+        found: set[tuple[Path, str]] = set()
+        for resolved in sorted(self.in_run):
+            summary = self.summaries.get(resolved)
+            if resolved.name != "__init__.py" or summary is None:
+                continue
+            for name in summary.reexports.values():
+                at = self.locate(name, resolved) if self._may_be_project(name) else None
+                if at is not None and at[0] != resolved:
+                    found.add(at)
+        return found
 
     def _class_at(self, name: str, importer: Path) -> tuple[Path, str] | None:
         """(file, qualname) of a class named in ``importer``'s summary."""

@@ -67,13 +67,16 @@ def eager_instances(
     functions.  Base-class references are left to the run (``ModuleSummary.classes``); a
     test module or test function makes nothing that counts (tests drive library classes
     eagerly, their users may not)."""
-    spellings = _constructed(tree, view, imports, calls)
-    if not spellings:
+    own = {c.name for c in tree.body if isinstance(c, ast.ClassDef)}
+    if not own and not any(view.may_be_project(n) for names in imports.values() for n in names):
         return {}, frozenset()
     use = _Uses(tree, view, imports, calls, traced_lines)
+    spellings, escaped = use.class_spellings(own)
+    escaped |= use.self_escapes()
+    if not spellings:
+        return {}, frozenset(escaped)
     holders: dict[str, set[str]] = {}  # holder spelling -> the classes it may hold
     made: set[str] = set()
-    escaped: set[str] = set()
     for node, text in use.references(set(spellings)):
         bound = use.class_reference(node)
         if bound is None:
@@ -106,28 +109,6 @@ def _dotted(node: ast.expr) -> str:
         return ""
     parts.append(node.id)
     return ".".join(reversed(parts))
-
-
-def _constructed(
-    tree: ast.Module, view: ProjectView, imports: dict[str, set[str]], calls: list[ast.Call]
-) -> dict[str, str]:
-    """Spellings of the calls that may construct a project class (``panoptic.Quality``)
-    -> the class's absolute name."""
-    own = {s.name for s in tree.body if isinstance(s, ast.ClassDef)}
-    found: dict[str, str] = {}
-    for call in calls:
-        text = _dotted(call.func)
-        if not text or text in found or not text.rpartition(".")[2][:1].isupper():
-            continue
-        head, _, tail = text.partition(".")
-        if head in imports:
-            names = {f"{full}.{tail}" if tail else full for full in imports[head]}
-            names = {n for n in names if view.may_be_project(n)}
-            if len(names) == 1:
-                found[text] = names.pop()
-        elif text in own:
-            found[text] = LOCAL + text
-    return found
 
 
 class _Uses:
@@ -182,7 +163,11 @@ class _Uses:
             self.functional |= last == "Input"
             if last in TRACING_ENTRIES | CALLBACK_ENTRIES:
                 for arg in [*call.args, *(k.value for k in call.keywords)]:
-                    self.handed |= {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
+                    for n in ast.walk(arg):
+                        if isinstance(n, ast.Name):
+                            self.handed.add(n.id)
+                        elif isinstance(n, ast.Attribute):
+                            self.handed.add(n.attr)  # `ds.map(self.preprocess)`
 
     def _keras_classes(self, classes: list[ast.ClassDef]) -> set[ast.ClassDef]:
         """Those of ``classes`` with a Keras base, here or in the run."""
@@ -207,6 +192,81 @@ class _Uses:
                         changed = True
                         break
         return found
+
+    def class_spellings(self, own: set[str]) -> tuple[dict[str, str], set[str]]:
+        """How the module names project classes (``Policy``, ``models.Policy``, a class of
+        its own) -> their absolute names, and the project names a spelling may denote
+        several of (a ``try``/``except ImportError`` fallback): those count as used."""
+        found: dict[str, str] = {}
+        ambiguous: set[str] = set()
+        for name in self.names:
+            node: ast.expr = name
+            text = name.id
+            while True:
+                if text not in found and text.rpartition(".")[2][:1].isupper():
+                    head, _, tail = text.partition(".")
+                    if head in self.imports:
+                        names = {f"{f}.{tail}" if tail else f for f in self.imports[head]}
+                        names = {n for n in names if self.view.may_be_project(n)}
+                        if len(names) == 1:
+                            found[text] = names.pop()
+                        else:
+                            ambiguous |= names
+                    elif text in own:
+                        found[text] = LOCAL + text
+                parent = self.parents.get(node)
+                if not (isinstance(parent, ast.Attribute) and parent.value is node):
+                    break
+                node = parent
+                text = f"{text}.{parent.attr}"
+        return found, ambiguous
+
+    def self_escapes(self) -> set[str]:
+        """The module's own Keras classes that trace themselves: a method hands ``self`` on
+        (``tf.saved_model.save(self, path)``), fits or compiles it (``self.fit(data)``),
+        hands on one of its traced methods, or calls it in a decorated or traced method
+        other than Keras's own (``@tf.function def serve(self, x): return self(x)``)."""
+        found: set[str] = set()
+        for cls in self.keras:
+            if not isinstance(self.parents.get(cls), ast.Module):
+                continue
+            for node in ast.walk(cls):
+                if not (isinstance(node, ast.Name) and node.id == "self"):
+                    continue
+                parent = self.parents.get(node)
+                if isinstance(parent, ast.Attribute) and parent.value is node:
+                    outer = self.parents.get(parent)
+                    called = isinstance(outer, ast.Call) and outer.func is parent
+                    if parent.attr in TRACING_ENTRIES or (
+                        not called and parent.attr in _ROOT_METHODS
+                    ):
+                        found.add(LOCAL + cls.name)
+                elif isinstance(parent, ast.Call) and parent.func is node:
+                    method = self._method(node)
+                    if (
+                        method is not None
+                        and method.name not in _ROOT_METHODS
+                        and (
+                            method.lineno in self.traced_lines
+                            or not all(map(self._plain, method.decorator_list))
+                        )
+                    ):
+                        found.add(LOCAL + cls.name)
+                elif isinstance(parent, (*_HANDED_ON, *_KEPT)) and not isinstance(parent, ast.Call):
+                    found.add(LOCAL + cls.name)
+                elif isinstance(parent, ast.Call) and node in parent.args:
+                    func = parent.func
+                    if not (isinstance(func, ast.Name) and func.id in ("super", "isinstance")):
+                        found.add(LOCAL + cls.name)
+                elif isinstance(parent, ast.keyword):
+                    found.add(LOCAL + cls.name)
+        return found
+
+    def _method(self, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        seen = self.parents.get(node)
+        while seen is not None and not isinstance(seen, ast.FunctionDef | ast.AsyncFunctionDef):
+            seen = self.parents.get(seen)
+        return seen
 
     def references(self, spellings: set[str]) -> list[tuple[ast.expr, str]]:
         """The names and attribute chains spelt as one of ``spellings`` (``self.metric``)."""
@@ -234,19 +294,29 @@ class _Uses:
         names or attributes, False otherwise."""
         parent = self.parents.get(node)
         if isinstance(parent, ast.ClassDef):
-            return None  # a base: the run follows subclasses
+            # A base: the run follows the subclasses of module-level classes; a class made
+            # inside a function (a factory's) is out of its sight.
+            return None if isinstance(self.parents.get(parent), ast.Module) else False
         if self._in_annotation(node):
             return None
         if isinstance(parent, ast.Call) and node in parent.args:
             func = parent.func
-            return None if isinstance(func, ast.Name) and func.id == "super" else False
+            tests = ("super", "isinstance", "issubclass")
+            return None if isinstance(func, ast.Name) and func.id in tests else False
         if not (isinstance(parent, ast.Call) and parent.func is node):
             return False
         bound = self.parents.get(parent)
-        if not isinstance(bound, ast.Assign):
-            return False
+        if not isinstance(bound, ast.Assign) or self._method(bound) is None:
+            return False  # handed on, or a module-level instance others may import
         holders = {_dotted(t) for t in bound.targets}
-        return False if "" in holders else holders
+        # A local name, or a private attribute of `self` (`self._eval_metric`), which no
+        # other object reads by convention; `self.model` may be read as `trainer.model`.
+        if (
+            all("." not in h or (h.startswith("self._") and h.count(".") == 1) for h in holders)
+            and "" not in holders
+        ):
+            return holders
+        return False
 
     def in_test(self, node: ast.AST) -> bool:
         """``node`` is in a test function or a test class: a layer library's smoke test
@@ -282,7 +352,10 @@ class _Uses:
         if isinstance(node.ctx, ast.Store | ast.Del):  # type: ignore[attr-defined]
             return _NONE
         if isinstance(parent, ast.Call) and parent.func is node:
-            return None if self.functional else self._eager(node)
+            if self.functional or any(self._parameter(a) for a in parent.args):
+                # `gate(x)` with `x` a parameter: maybe a symbolic input (functional API)
+                return None
+            return self._eager(node)
         if isinstance(parent, ast.Attribute) and parent.value is node:
             if parent.attr in TRACING_ENTRIES:
                 return None  # `model.fit(...)`, `model.save(...)`
@@ -302,6 +375,7 @@ class _Uses:
         those in ``tf.function`` out of sight); None otherwise."""
         owners: set[str] = set()
         traced = False
+        functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         seen = self.parents.get(node)
         while seen is not None:
             if isinstance(seen, ast.Lambda):
@@ -311,6 +385,9 @@ class _Uses:
                     return None
                 if not all(map(self._plain, seen.decorator_list)):
                     return None
+                if functions and not isinstance(self.parents.get(functions[-1]), ast.ClassDef):
+                    return None  # a closure: it may be returned and traced elsewhere
+                functions.append(seen)
                 traced |= seen.lineno in self.traced_lines
             elif isinstance(seen, ast.ClassDef) and seen in self.keras:
                 if not isinstance(self.parents.get(seen), ast.Module):
@@ -320,7 +397,24 @@ class _Uses:
         # A Keras class's method is traced because the class's own methods are roots, which
         # the class being eager undoes; anything else that traces it uses the instance in
         # traced code or hands the method on, which keeps the class from being eager.
-        return None if traced and not owners else frozenset(owners)
+        if traced and (not owners or functions[-1].name not in _ROOT_METHODS):
+            return None
+        return frozenset(owners)
+
+    def _parameter(self, expr: ast.expr) -> bool:
+        """``expr`` is a bare parameter of a function around it."""
+        if not isinstance(expr, ast.Name):
+            return False
+        seen = self.parents.get(expr)
+        while seen is not None:
+            if isinstance(seen, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                args = seen.args
+                every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+                every += [a for a in (args.vararg, args.kwarg) if a is not None]
+                if any(a.arg == expr.id for a in every):
+                    return True
+            seen = self.parents.get(seen)
+        return False
 
     def _plain(self, decorator: ast.expr) -> bool:
         """``@property`` and its setters, ``@staticmethod``, ``@classmethod``, ``functools``

@@ -487,7 +487,47 @@ def _is_python(doc: dict[str, Any]) -> bool:
         language = value.get(name) if isinstance(value, dict) else None
         if isinstance(language, str):
             return language.lower().startswith("python")
+    # No language given: a kernel named after another language (Swift for TensorFlow's
+    # `swift`, `ir`, `julia-1.9`); any other name may be a Python environment's.
+    kernel = metadata.get("kernelspec")
+    for key in ("name", "display_name") if isinstance(kernel, dict) else ():
+        name = kernel.get(key)
+        if isinstance(name, str) and re.split(r"[-\s_.0-9]", name.lower())[0] in _OTHER_KERNELS:
+            return False
     return True
+
+
+_OTHER_KERNELS = frozenset(
+    {
+        "swift",
+        "ir",
+        "r",
+        "julia",
+        "scala",
+        "kotlin",
+        "javascript",
+        "typescript",
+        "deno",
+        "bash",
+        "rust",
+        "evcxr",
+        "go",
+        "gophernotes",
+        "java",
+        "xcpp",
+        "sas",
+        "sql",
+        "octave",
+        "matlab",
+        "ruby",
+        "haskell",
+        "ocaml",
+        "lua",
+        "dotnet",
+        "csharp",
+        "fsharp",
+    }
+)
 
 
 # -- IPython syntax -----------------------------------------------------------------------
