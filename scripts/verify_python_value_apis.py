@@ -57,6 +57,24 @@ class Case:
     note: str = ""
 
 
+class _Cell:
+    """The smallest RNN cell ``tf.compat.v1.nn.dynamic_rnn`` accepts (Keras 3 has none of
+    TensorFlow 1's cells)."""
+
+    output_size = 2
+    state_size = 2
+
+    def __init__(self, tf: Any) -> None:
+        self.tf = tf
+
+    def zero_state(self, batch: Any, dtype: Any) -> Any:
+        return self.tf.zeros([batch, 2], dtype)
+
+    def __call__(self, x: Any, state: Any) -> tuple[Any, Any]:
+        out = self.tf.tanh(x + state)
+        return out, out
+
+
 def _cases() -> list[Case]:
     c: list[Case] = []
 
@@ -193,6 +211,19 @@ def _cases() -> list[Case]:
     add("tf.nn.moments", lambda a: a.tf.nn.moments(a.x, [0]))
     add("tf.nn.weighted_moments", lambda a: a.tf.nn.weighted_moments(a.x, [0], a.x))
     add("tf.nn.normalize_moments", lambda a: a.tf.nn.normalize_moments(a.v[0], a.v, a.v, None))
+    # TF 1 recurrent helpers, still in tf.compat.v1.nn: (outputs, state) as a Python tuple.
+    add(
+        "tf.nn.dynamic_rnn",
+        lambda a: a.tf.compat.v1.nn.dynamic_rnn(
+            _Cell(a.tf), a.tf.ones([1, 3, 2]), dtype=a.tf.float32
+        ),
+    )
+    add(
+        "tf.nn.bidirectional_dynamic_rnn",
+        lambda a: a.tf.compat.v1.nn.bidirectional_dynamic_rnn(
+            _Cell(a.tf), _Cell(a.tf), a.tf.ones([1, 3, 2]), dtype=a.tf.float32
+        ),
+    )
     add(
         "tf.nn.fused_batch_norm",
         lambda a: a.tf.compat.v1.nn.fused_batch_norm(

@@ -47,6 +47,7 @@ def project(tmp_path: Path, **files: str) -> Path:
         ("pyproject.toml", '[project]\nname = "p"\nrequires-python = "<3.9"\n'),
         # A package that never supported Keras 3.
         ("requirements.txt", "tensorflow\ntensorflow-addons\n"),
+        ("setup.py", "setup(install_requires=['tensorflow>=2.1', 'tensorflow_addons'])\n"),
         # The TensorFlow of a Docker image the project builds on, or that it pip-installs.
         ("Dockerfile", "FROM tensorflow/tensorflow:2.3.1-gpu\nRUN pip install tqdm\n"),
         ("docker__Dockerfile", "FROM python:3.8\nRUN pip install tensorflow-gpu==2.4.1 numpy\n"),

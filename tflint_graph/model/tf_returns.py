@@ -109,6 +109,8 @@ RETURNS: Mapping[str, str] = {
     "tensorflow.nn.weighted_moments": "sequence",
     "tensorflow.nn.normalize_moments": "sequence",
     "tensorflow.nn.fused_batch_norm": "sequence",  # tf.compat.v1.nn: (y, mean, variance)
+    "tensorflow.nn.dynamic_rnn": "sequence",  # tf.compat.v1.nn: (outputs, state)
+    "tensorflow.nn.bidirectional_dynamic_rnn": "structure",  # ((fw, bw), (fw, bw) states)
     "tensorflow.nn.top_k": "sequence",
     "tensorflow.math.top_k": "sequence",
     "tensorflow.math.approx_max_k": "sequence",

@@ -52,7 +52,10 @@ _PYTHON_REQUIRES = {
 }
 _ANY_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 # A requirement-like string literal in setup.py.
-_SETUP_PY = re.compile(r"""["']((?:tensorflow|tf[-_]keras|keras)\b[^"'\n]*)["']""")
+# (any spelling of the name: `tensorflow_addons` is `tensorflow-addons`)
+_SETUP_PY = re.compile(
+    r"""["']((?:tensorflow|tf[-_]keras|keras)(?:[-_.][A-Za-z0-9]+)*(?![A-Za-z0-9])[^"'\n]*)["']"""
+)
 
 
 @dataclass(frozen=True, slots=True)
