@@ -145,9 +145,49 @@ def keras_methods(search: Search) -> None:
                 name = stmt.name.value
                 if name in rebound:
                     continue  # the instance runs what `__init__`/`__new__` put there instead
+                if _declared_eager(search.ctx, stmt):
+                    continue  # it says it must run eagerly (`run_eagerly=True`), first thing
                 label = KERAS_LABELS.get(name, f"Keras {base}.{name}")
                 method = name if name in KERAS_STEPS else f"{base}.{name}"
                 search.root(stmt, TraceKind.KERAS, label, unconverted=_unconverted(version, method))
+
+
+def _declared_eager(ctx: ModuleContext, method: cst.FunctionDef) -> bool:
+    """The method's first statement (after its docstring) is ``if not tf.executing_eagerly():``
+    (or ``if tf.inside_function():``) over a block that raises or warns: its author says it
+    runs eagerly only (a metric computed with NumPy, ``model.run_eagerly = True``), and what
+    follows is not traced code by contract."""
+    body = method.body.body if isinstance(method.body, cst.IndentedBlock) else []
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine) and all(
+            isinstance(s, cst.Expr)
+            and isinstance(s.value, cst.SimpleString | cst.ConcatenatedString)
+            for s in stmt.body
+        ):
+            continue  # the docstring
+        if not isinstance(stmt, cst.If):
+            return False
+        test = stmt.test
+        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        inner = test.expression if negated else test  # type: ignore[attr-defined]
+        if not isinstance(inner, cst.Call):
+            return False
+        res = ctx.resolve(inner.func)
+        tracing = (negated and res.is_("tensorflow.executing_eagerly")) or (
+            not negated and res.is_("tensorflow.inside_function")
+        )
+        return tracing and any(
+            isinstance(node, cst.Raise)
+            or (
+                isinstance(node, cst.Call)
+                and (
+                    ctx.resolve(node.func).is_("warnings.warn")
+                    or last_name(node.func) in ("warning", "warn", "error")
+                )
+            )
+            for node in walk.descendants(stmt.body)
+        )
+    return False
 
 
 def _call_bypassed(definitions: Definitions, cls: cst.ClassDef) -> bool:
