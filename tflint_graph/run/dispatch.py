@@ -18,6 +18,7 @@ from tflint_graph.model.context import ModuleContext, Prepared, TracedFunction
 from tflint_graph.model.eager import TracingGuards
 from tflint_graph.model.values import is_init_scope
 from tflint_graph.run.summary import summarize
+from tflint_graph.source import prefilter
 from tflint_graph.traced import find_traced, traced_of
 
 
@@ -143,10 +144,12 @@ def run_rules(
     prepared: Prepared | None = None,
     keep: bool = False,
     rules: Sequence[type[Rule]] | None = None,
+    scan: prefilter.Scan | None = None,
 ) -> tuple[list[Finding], ModuleSummary | None, Prepared | None]:
     """Findings and summary of ``module``, and (with ``keep``) what the analysis prepared
     from the tree alone, for the next analysis of the same tree (``prepared``).  ``rules``
-    are the rules enabled for ``path`` when the caller looked them up already."""
+    are the rules enabled for ``path`` when the caller looked them up already; ``scan`` the
+    prefilter's walk of ``python_tree``, when it made one."""
     too_deep = [tool_finding(path, "TFG001", "syntax error: too deeply nested to analyse")]
     ctx: ModuleContext | None = None
     kept: Prepared | None = None
@@ -162,7 +165,7 @@ def run_rules(
             Dispatcher(ctx, rules).run(module)
         findings += _remote_findings(ctx)
         # After the rules: they may have judged other modules' functions (ctx.remote).
-        summary = summarize(ctx)
+        summary = summarize(ctx, scan)
         done = True
     except RecursionError:
         return too_deep, None, None

@@ -95,7 +95,7 @@ def _analyse_source(
             prepared = STORE.take_prepared(source)
             try:
                 findings, summary, prepared = run_rules(
-                    parsed, source, path, config, view, verdict.tree, prepared, True, rules
+                    parsed, source, path, config, view, verdict.tree, prepared, True, rules, scan
                 )
             except Unsupported:
                 # libcst cannot give the positions of a tree built from CPython's (it parses

@@ -18,7 +18,9 @@ from tflint_graph.traced.exports import export_references, foreign_exports
 from tflint_graph.traced.roots import eager_script_classes
 
 
-def summarize(ctx: ModuleContext) -> ModuleSummary:
+def summarize(ctx: ModuleContext, scan: prefilter.Scan | None = None) -> ModuleSummary:
+    """What ``ctx``'s module tells the rest of the run; ``scan`` is the prefilter's walk of
+    its CPython tree, when one was made."""
     traced = traced_of(ctx)
     called: set[str] = set()
     for _, call in traced.facts.calls:
@@ -27,7 +29,8 @@ def summarize(ctx: ModuleContext) -> ModuleSummary:
     called |= export_references(ctx)
     imports = module_imports(ctx.module, ctx.view)
     tree = ctx.cpython_tree()
-    scan = prefilter.Scan(tree, ctx.view)
+    if scan is None:
+        scan = prefilter.Scan(tree, ctx.view)
     traced_lines = frozenset(ctx.line(fn) for fn in ctx.traced if isinstance(fn, cst.FunctionDef))
     eager_made, used_otherwise = eager_instances(
         tree, ctx.path, ctx.view, scan.imports, scan.calls, traced_lines

@@ -227,40 +227,41 @@ class _Uses:
         hands on one of its traced methods, or calls it in a decorated or traced method
         other than Keras's own (``@tf.function def serve(self, x): return self(x)``)."""
         found: set[str] = set()
-        for cls in self.keras:
-            if not isinstance(self.parents.get(cls), ast.Module):
+        if not self.keras:
+            return found
+        for node in self.names:
+            if node.id != "self" or not self._traces_self(node):
                 continue
-            for node in ast.walk(cls):
-                if not (isinstance(node, ast.Name) and node.id == "self"):
-                    continue
-                parent = self.parents.get(node)
-                if isinstance(parent, ast.Attribute) and parent.value is node:
-                    outer = self.parents.get(parent)
-                    called = isinstance(outer, ast.Call) and outer.func is parent
-                    if parent.attr in TRACING_ENTRIES or (
-                        not called and parent.attr in _ROOT_METHODS
-                    ):
-                        found.add(LOCAL + cls.name)
-                elif isinstance(parent, ast.Call) and parent.func is node:
-                    method = self._method(node)
-                    if (
-                        method is not None
-                        and method.name not in _ROOT_METHODS
-                        and (
-                            method.lineno in self.traced_lines
-                            or not all(map(self._plain, method.decorator_list))
-                        )
-                    ):
-                        found.add(LOCAL + cls.name)
-                elif isinstance(parent, (*_HANDED_ON, *_KEPT)) and not isinstance(parent, ast.Call):
-                    found.add(LOCAL + cls.name)
-                elif isinstance(parent, ast.Call) and node in parent.args:
-                    func = parent.func
-                    if not (isinstance(func, ast.Name) and func.id in ("super", "isinstance")):
-                        found.add(LOCAL + cls.name)
-                elif isinstance(parent, ast.keyword):
-                    found.add(LOCAL + cls.name)
+            seen = self.parents.get(node)
+            while seen is not None and not isinstance(seen, ast.ClassDef):
+                seen = self.parents.get(seen)
+            if seen in self.keras and isinstance(self.parents.get(seen), ast.Module):
+                found.add(LOCAL + seen.name)  # type: ignore[union-attr]
         return found
+
+    def _traces_self(self, node: ast.Name) -> bool:
+        """What ``self`` at ``node`` does may trace the object (``self_escapes``)."""
+        parent = self.parents.get(node)
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            outer = self.parents.get(parent)
+            called = isinstance(outer, ast.Call) and outer.func is parent
+            return parent.attr in TRACING_ENTRIES or (not called and parent.attr in _ROOT_METHODS)
+        if isinstance(parent, ast.Call) and parent.func is node:
+            method = self._method(node)
+            return (
+                method is not None
+                and method.name not in _ROOT_METHODS
+                and (
+                    method.lineno in self.traced_lines
+                    or not all(map(self._plain, method.decorator_list))
+                )
+            )
+        if isinstance(parent, ast.Call) and node in parent.args:
+            func = parent.func
+            return not (isinstance(func, ast.Name) and func.id in ("super", "isinstance"))
+        return isinstance(parent, (*_HANDED_ON, *_KEPT, ast.keyword)) and not isinstance(
+            parent, ast.Call
+        )
 
     def _method(self, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         seen = self.parents.get(node)
