@@ -205,7 +205,11 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
             # logs each step's time, and only the first step's includes the trace.
             data_loop = isinstance(a, cst.While) or (
                 isinstance(a, cst.For | cst.CompFor)
-                and (not self._counted(a.iter) or _slices_by_target(a))
+                and (
+                    not self._counted(a.iter)
+                    or _slices_by_target(a)
+                    or self._fed_by_a_loader(a, call)
+                )
             )
             if data_loop:
                 if id(a) not in around:
@@ -216,6 +220,27 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
                 every_pass = isinstance(a, cst.For | cst.While) and self.ctx.parent(start) is a.body
                 return not every_pass or self._accumulates(a, start)
         return True
+
+    def _fed_by_a_loader(self, loop: cst.For | cst.CompFor, call: cst.Call) -> bool:
+        """``for i in range(1000): X, y = loader.get_batch(bs); step(X, y)``: each pass binds
+        the call's arguments from another call first (a data loader), so the loop goes over
+        data.  Arguments the timed call itself returned (a decoder feeding its own output
+        back) are repeats of one computation, still a benchmark."""
+        if not isinstance(loop, cst.For):
+            return False
+        wanted = {a.value.value for a in call.args if isinstance(a.value, cst.Name)}
+        timed = self.ctx.code(call.func)
+        limit = self.ctx.source_order(call)
+        for node in walk.descendants(loop.body):
+            if (
+                isinstance(node, cst.Assign)
+                and isinstance(node.value, cst.Call)
+                and self.ctx.code(node.value.func) != timed
+                and self.ctx.source_order(node) < limit
+                and any(n.value in wanted for t in node.targets for n in _names(t.target))
+            ):
+                return True
+        return False
 
     def _accumulates(self, loop: cst.CSTNode, start: cst.CSTNode) -> bool:
         """``loop`` adds up what is timed from ``start`` (``t0 = time.time()``): ``total +=
