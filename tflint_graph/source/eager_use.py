@@ -27,16 +27,11 @@ from tflint_graph.core.vocabulary import (
     canonical,
     keras_kinds_of,
 )
+from tflint_graph.source.prefilter import LEAVES, dotted
 
 # Where an instance (or a bound method of it) is handed on, out of this module's sight.
 _HANDED_ON = (ast.Call, ast.keyword, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Return)
 _HANDED_ON += (ast.Yield, ast.YieldFrom, ast.Lambda, ast.Starred)
-# Nodes without children: contexts (Load, Store, Del) and operators.
-_LEAVES = frozenset(
-    leaf
-    for base in (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
-    for leaf in base.__subclasses__()
-)
 _NONE: frozenset[str] = frozenset()
 # The methods Keras traces, and `__call__`, which runs `call`.
 _ROOT_METHODS = frozenset(m for names in KERAS_METHODS.values() for m in names) | {"__call__"}
@@ -100,17 +95,6 @@ def eager_instances(
     return {c: frozenset(within.get(c, ())) for c in made - escaped}, frozenset(escaped)
 
 
-def _dotted(node: ast.expr) -> str:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return ""
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 class _Uses:
     """The module's tree with parent links, read for references and their contexts."""
 
@@ -142,10 +126,10 @@ class _Uses:
                 value = getattr(node, field, None)
                 if type(value) is list:
                     for item in value:
-                        if isinstance(item, ast.AST) and type(item) not in _LEAVES:
+                        if isinstance(item, ast.AST) and type(item) not in LEAVES:
                             parents[item] = node
                             stack.append(item)
-                elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
+                elif isinstance(value, ast.AST) and type(value) not in LEAVES:
                     parents[value] = node
                     stack.append(value)
         self.parents = parents
@@ -159,7 +143,7 @@ class _Uses:
         self.handed: set[str] = set()
         self.functional = False
         for call in calls:
-            last = _dotted(call.func).rpartition(".")[2]
+            last = dotted(call.func).rpartition(".")[2]
             self.functional |= last == "Input"
             if last in TRACING_ENTRIES | CALLBACK_ENTRIES:
                 for arg in [*call.args, *(k.value for k in call.keywords)]:
@@ -180,7 +164,7 @@ class _Uses:
                 if cls in found:
                     continue
                 for base in cls.bases:
-                    text = _dotted(base)
+                    text = dotted(base)
                     head, _, tail = text.partition(".")
                     absolute = {f"{f}.{tail}" if tail else f for f in self.imports.get(head, ())}
                     if (
@@ -309,7 +293,7 @@ class _Uses:
         bound = self.parents.get(parent)
         if not isinstance(bound, ast.Assign) or self._method(bound) is None:
             return False  # handed on, or a module-level instance others may import
-        holders = {_dotted(t) for t in bound.targets}
+        holders = {dotted(t) for t in bound.targets}
         # A local name, or a private attribute of `self` (`self._eval_metric`), which no
         # other object reads by convention; `self.model` may be read as `trainer.model`.
         if (
@@ -424,7 +408,7 @@ class _Uses:
             decorator = decorator.func
         if isinstance(decorator, ast.Attribute) and decorator.attr in _ACCESSORS:
             return True
-        text = _dotted(decorator)
+        text = dotted(decorator)
         head = text.partition(".")[0]
         if head not in self.imports:
             return text in _PLAIN_DECORATORS

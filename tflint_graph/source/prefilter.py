@@ -57,10 +57,10 @@ def parse_python(source: str) -> ast.Module:
         return ast.parse(source)
 
 
-def _dotted(node: ast.expr) -> str:
+def dotted(node: ast.expr) -> str:
     """``a.b.c`` for a chain of attributes on a name; ``""`` where libcst's twin gives it."""
     if isinstance(node, ast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
+        return f"{dotted(node.value)}.{node.attr}"
     return node.id if isinstance(node, ast.Name) else ""
 
 
@@ -138,7 +138,7 @@ def module_classes(tree: ast.Module, imports: dict[str, str]) -> dict[str, tuple
         refs: list[str] = []
         for base in cls.bases:
             # libcst keeps `*bases` as an argument whose value is the name after the star.
-            text = _dotted(base.value if isinstance(base, ast.Starred) else base)
+            text = dotted(base.value if isinstance(base, ast.Starred) else base)
             head, _, tail = text.partition(".")
             if head in imports:
                 refs.append(f"{imports[head]}.{tail}" if tail else imports[head])
@@ -311,7 +311,7 @@ def _tracing_value(expr: ast.expr, imports: dict[str, str]) -> bool | None:
         if isinstance(attr, ast.Constant) and attr.value == "graph":
             return True
         return None
-    name = _dotted(func)
+    name = dotted(func)
     head, _, rest = name.partition(".")
     absolute = imports.get(head, head) + ("." + rest if rest else "")
     if canonical(absolute) == "tensorflow.executing_eagerly" and not expr.args:
@@ -363,7 +363,7 @@ def escape_params(tree: ast.Module, source: str) -> EscapeParams:
         elif isinstance(stmt, ast.ClassDef):
             for inner in stmt.body:
                 if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef):
-                    static = any(_dotted(d) == "staticmethod" for d in inner.decorator_list)
+                    static = any(dotted(d) == "staticmethod" for d in inner.decorator_list)
                     _escape_entry(found, f"{stmt.name}.{inner.name}", inner, bound=not static)
     return found
 
@@ -390,7 +390,7 @@ def _escape_call(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
 
 def _hands_to_escape(call: ast.AST | None, node: ast.AST) -> bool:
     """``call`` gives ``node`` to an escape hatch as its function."""
-    if not isinstance(call, ast.Call) or _dotted(call.func).rpartition(".")[2] not in _ESCAPE_LAST:
+    if not isinstance(call, ast.Call) or dotted(call.func).rpartition(".")[2] not in _ESCAPE_LAST:
         return False
     return (bool(call.args) and call.args[0] is node) or any(
         k.arg == "func" and k.value is node for k in call.keywords
@@ -461,7 +461,7 @@ def _records_run(test: ast.expr, body: list[ast.stmt]) -> bool:
         text
         for node in ast.walk(test)
         if isinstance(node, ast.Name | ast.Attribute) and id(node) not in inner
-        if (text := _dotted(node)) and not text.startswith(".")
+        if (text := dotted(node)) and not text.startswith(".")
     }
     for stmt in body:
         for node in ast.walk(stmt):
@@ -475,7 +475,7 @@ def _records_run(test: ast.expr, body: list[ast.stmt]) -> bool:
             for target in targets:
                 while isinstance(target, ast.Subscript):
                     target = target.value
-                written = _dotted(target)
+                written = dotted(target)
                 if written and any(written == r or written.startswith(r + ".") for r in read):
                     return True
     return False
@@ -574,7 +574,7 @@ _NOTED = frozenset(
     }
 )
 # Nodes without children: contexts (Load, Store, Del) and operators.
-_LEAVES = frozenset(
+LEAVES = frozenset(
     leaf
     for base in (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
     for leaf in base.__subclasses__()
@@ -608,7 +608,7 @@ class Scan:
             if kind is ast.Attribute:
                 attributes.add(node.attr)  # type: ignore[attr-defined]
                 if node.attr == "function":  # type: ignore[attr-defined]
-                    self.function_refs.append(_dotted(node))  # type: ignore[arg-type]
+                    self.function_refs.append(dotted(node))  # type: ignore[arg-type]
                 stack.append(node.value)  # type: ignore[attr-defined]  # not its Load/Store
                 continue
             if kind is ast.Constant:
@@ -638,7 +638,7 @@ class Scan:
                     continue
                 elif isinstance(node, ast.ClassDef):
                     names.add(node.name)
-                    self.bases += [_dotted(b) for b in node.bases]
+                    self.bases += [dotted(b) for b in node.bases]
                 elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                     names.add(node.name)
                     if is_step_name(node.name):
@@ -649,9 +649,9 @@ class Scan:
                 value = getattr(node, field, None)
                 if type(value) is list:
                     for item in value:
-                        if isinstance(item, ast.AST) and type(item) not in _LEAVES:
+                        if isinstance(item, ast.AST) and type(item) not in LEAVES:
                             stack.append(item)
-                elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
+                elif isinstance(value, ast.AST) and type(value) not in LEAVES:
                     stack.append(value)
         self.names = names | attributes
         self.attributes = attributes
@@ -671,10 +671,10 @@ class Scan:
     def called_imports(self) -> set[str]:
         """Twin of ``summary.called_imports`` (see ``project_calls``)."""
         calls = [
-            (_dotted(c.func), c.func.attr, c.func.value.id)
+            (dotted(c.func), c.func.attr, c.func.value.id)
             if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)
-            else (_dotted(c.func), None, None)
+            else (dotted(c.func), None, None)
             for c in self._calls
         ]
-        instances = [(n, _dotted(v.func)) for n, v in self._instances if isinstance(v, ast.Call)]
+        instances = [(n, dotted(v.func)) for n, v in self._instances if isinstance(v, ast.Call)]
         return project_calls(self.imports, instances, calls, self.first_party)
