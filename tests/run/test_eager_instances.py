@@ -95,9 +95,10 @@ def test_without_the_evaluator_the_metric_is_traced(tmp_path: Path) -> None:
         "REGISTRY = {'ap': CocoAP}\n",
         # a module-level instance: other modules may import it
         "AP = CocoAP()\n",
-        # a public attribute: other objects may read `holder.ap` and compile it
+        # a public attribute that code reads on another object (`holder.ap`) and compiles
         "class Holder:\n    def __init__(self):\n        self.ap = CocoAP()\n\n"
-        "    def report(self, b, s):\n        self.ap.update_state(b, s)\n",
+        "    def report(self, b, s):\n        self.ap.update_state(b, s)\n\n\n"
+        "def prepare(model, holder):\n    model.compile(metrics=[holder.ap])\n",
         # a closure, which may be returned and traced elsewhere
         "def make():\n    ap = CocoAP()\n\n    def feed(b, s):\n        ap.update_state(b, s)\n\n"
         "    return feed\n",
@@ -243,5 +244,18 @@ def test_a_class_its_package_exports_stays_traced(tmp_path: Path) -> None:
             "pkg/metrics.py": METRICS,
             "pkg/evaluator.py": EVALUATOR,
         },
+    )
+    assert (10, "TFG202") in _in_metric(found)
+
+
+def test_a_public_attribute_no_other_object_reads_holds_an_eager_instance(tmp_path: Path) -> None:
+    public = EVALUATOR.replace("self._ap", "self.ap")
+    found = _findings(tmp_path, {"pkg/metrics.py": METRICS, "pkg/evaluator.py": public})
+    assert _in_metric(found) == set()
+    # ... until some code reads it on another object
+    reader = "def report(evaluator):\n    return evaluator.ap\n"
+    found = _findings(
+        tmp_path,
+        {"pkg/metrics.py": METRICS, "pkg/evaluator.py": public, "pkg/report.py": reader},
     )
     assert (10, "TFG202") in _in_metric(found)

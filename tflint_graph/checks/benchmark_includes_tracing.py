@@ -225,7 +225,8 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         """``for i in range(1000): X, y = loader.get_batch(bs); step(X, y)``: each pass binds
         the call's arguments from another call first (a data loader), so the loop goes over
         data.  Arguments the timed call itself returned (a decoder feeding its own output
-        back) are repeats of one computation, still a benchmark."""
+        back), or inputs TensorFlow or NumPy makes afresh (`x = tf.random.normal(shape)`), are
+        repeats of one computation, still a benchmark."""
         if not isinstance(loop, cst.For):
             return False
         wanted = {a.value.value for a in call.args if isinstance(a.value, cst.Name)}
@@ -236,6 +237,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
                 isinstance(node, cst.Assign)
                 and isinstance(node.value, cst.Call)
                 and self.ctx.code(node.value.func) != timed
+                and not self.traced.resolve(node.value.func).startswith("tensorflow.", "numpy.")
                 and self.ctx.source_order(node) < limit
                 and any(n.value in wanted for t in node.targets for n in _names(t.target))
             ):

@@ -178,6 +178,9 @@ class ModuleSummary:
     # ever uses it eagerly.
     eager_made: dict[str, frozenset[str]] = field(default_factory=dict)
     used_otherwise: frozenset[str] = frozenset()
+    # Attribute names the module reads on objects other than `self` (`trainer.model`): an
+    # instance held in a public attribute of that name may be handed on from there.
+    foreign_attributes: frozenset[str] = frozenset()
 
 
 STEP_SUFFIXES = ("step", "step_fn")

@@ -147,8 +147,8 @@ def _untraced(
         state["escape_params"] = prefilter.escape_params(tree, source)
         imports = prefilter.module_imports(tree, view)  # read only: shared with the summary
         state["tracing_values"] = prefilter.tracing_values(tree, imports)
-        state["eager_made"], state["used_otherwise"] = eager_instances(
-            tree, path, view, scan.imports, scan.calls
+        state["eager_made"], state["used_otherwise"], state["foreign_attributes"] = eager_instances(
+            tree, path, view, scan.imports, scan.calls, scan.attributes
         )
     if tree is not None and prefilter.enabled():
         assert scan is not None

@@ -30,6 +30,7 @@ from tflint_graph.core.finding import Finding
 from tflint_graph.core.vocabulary import KERAS2_MARK, canonical, keras2_only, keras_kinds_of
 from tflint_graph.run.cache import Analyses
 from tflint_graph.run.parallel import AnalysisPool
+from tflint_graph.source.eager_use import PUBLIC
 from tflint_graph.source.modules import (
     FIRST_CODE,
     HEAD_BYTES,
@@ -345,20 +346,27 @@ class Project:
         all such classes too (a subclass the run never makes may be fitted by its users);
         not what a package re-exports (public API)."""
         made: dict[tuple[Path, str], set[tuple[Path, str]]] = {}
+        public: dict[tuple[Path, str], set[str]] = {}  # public attributes holding instances
+        foreign: set[str] = set()
         other: set[tuple[Path, str]] = set()
         needs: dict[tuple[Path, str], set[tuple[Path, str]]] = {}  # subclasses, owners
         for resolved in sorted(self.in_run):
             summary = self.summaries.get(resolved)
             if summary is None:
                 continue
+            foreign |= summary.foreign_attributes
             for name, owners in summary.eager_made.items():
                 at = self._class_at(name, resolved)
-                if at is None or (at[0] == resolved and not owners):
+                classes = {o for o in owners if not o.startswith(PUBLIC)}
+                if at is None or (at[0] == resolved and not classes):
                     # The class's own module using it eagerly at import or in a function
                     # (a demo) tells nothing: others may import the class and fit it.
                     continue
                 made.setdefault(at, set()).update(
-                    o for o in (self._class_at(n, resolved) for n in owners) if o is not None
+                    o for o in (self._class_at(n, resolved) for n in classes) if o is not None
+                )
+                public.setdefault(at, set()).update(
+                    o[len(PUBLIC) :] for o in owners if o.startswith(PUBLIC)
                 )
             for name in summary.used_otherwise:
                 at = self._class_at(name, resolved)
@@ -374,7 +382,10 @@ class Project:
         eager = {
             at
             for at in set(made) - other - self._package_exports()
-            if at[0] in self.in_run and "." not in at[1] and self.class_kinds(*at)
+            if at[0] in self.in_run
+            and "." not in at[1]
+            and not public.get(at, set()) & foreign
+            and self.class_kinds(*at)
         }
         while True:
             kept = {at for at in eager if needs.get(at, set()) <= eager}

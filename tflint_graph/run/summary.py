@@ -32,8 +32,8 @@ def summarize(ctx: ModuleContext, scan: prefilter.Scan | None = None) -> ModuleS
     if scan is None:
         scan = prefilter.Scan(tree, ctx.view)
     traced_lines = frozenset(ctx.line(fn) for fn in ctx.traced if isinstance(fn, cst.FunctionDef))
-    eager_made, used_otherwise = eager_instances(
-        tree, ctx.path, ctx.view, scan.imports, scan.calls, traced_lines
+    eager_made, used_otherwise, foreign = eager_instances(
+        tree, ctx.path, ctx.view, scan.imports, scan.calls, scan.attributes, traced_lines
     )
     summary = ModuleSummary(
         module=ctx.view.module,
@@ -55,6 +55,7 @@ def summarize(ctx: ModuleContext, scan: prefilter.Scan | None = None) -> ModuleS
         eager_script=eager_script_classes(ctx, traced.definitions),
         eager_made=eager_made,
         used_otherwise=used_otherwise,
+        foreign_attributes=foreign,
     )
     # Last: every question above may have looked up another module's guard helpers.
     summary.asked_tracing = frozenset(ctx.asked_tracing)

@@ -33,6 +33,9 @@ from tflint_graph.source.prefilter import LEAVES, dotted
 _HANDED_ON = (ast.Call, ast.keyword, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Return)
 _HANDED_ON += (ast.Yield, ast.YieldFrom, ast.Lambda, ast.Starred)
 _NONE: frozenset[str] = frozenset()
+# A condition of ``eager_made``: the instance sits in this public attribute of `self`, which
+# no code of the run may read on another object (``ModuleSummary.foreign_attributes``).
+PUBLIC = "attr:"
 # The methods Keras traces, and `__call__`, which runs `call`.
 _ROOT_METHODS = frozenset(m for names in KERAS_METHODS.values() for m in names) | {"__call__"}
 _KEPT = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)
@@ -40,8 +43,10 @@ _ACCESSORS = ("setter", "getter", "deleter")
 _PLAIN_DECORATORS = frozenset({"property", "staticmethod", "classmethod"})
 
 # (classes made here whose every use is eager -> the module's Keras classes in whose
-# methods some of those uses run, which must be eager too; classes used any other way)
-EagerUse = tuple[dict[str, frozenset[str]], frozenset[str]]
+# methods some of those uses run, which must be eager too, and the public attributes of
+# `self` that hold them; classes used any other way; attribute names the module reads on
+# objects other than `self`)
+EagerUse = tuple[dict[str, frozenset[str]], frozenset[str], frozenset[str]]
 
 
 def eager_instances(
@@ -50,6 +55,7 @@ def eager_instances(
     view: ProjectView,
     imports: dict[str, set[str]],
     calls: list[ast.Call],
+    attributes: frozenset[str],
     traced_lines: frozenset[int] = frozenset(),
 ) -> EagerUse:
     """(project classes made here whose every use is eager, project classes used here some
@@ -58,18 +64,18 @@ def eager_instances(
     class comes with those classes, which the run must find eager too.
 
     ``imports`` are the module's import bindings in any scope (bound name -> absolute
-    names), ``calls`` every call in it, ``traced_lines`` the ``def`` lines of its traced
-    functions.  Base-class references are left to the run (``ModuleSummary.classes``); a
-    test module or test function makes nothing that counts (tests drive library classes
-    eagerly, their users may not)."""
+    names), ``calls`` every call in it, ``attributes`` every attribute name it reads,
+    ``traced_lines`` the ``def`` lines of its traced functions.  Base-class references are
+    left to the run (``ModuleSummary.classes``); a test module or test function makes
+    nothing that counts (tests drive library classes eagerly, their users may not)."""
     own = {c.name for c in tree.body if isinstance(c, ast.ClassDef)}
     if not own and not any(view.may_be_project(n) for names in imports.values() for n in names):
-        return {}, frozenset()
+        return {}, frozenset(), frozenset(attributes)
     use = _Uses(tree, view, imports, calls, traced_lines)
     spellings, escaped = use.class_spellings(own)
     escaped |= use.self_escapes()
     if not spellings:
-        return {}, frozenset(escaped)
+        return {}, frozenset(escaped), use.foreign
     holders: dict[str, set[str]] = {}  # holder spelling -> the classes it may hold
     made: set[str] = set()
     for node, text in use.references(set(spellings)):
@@ -84,6 +90,10 @@ def eager_instances(
         else:
             escaped.add(spellings[text])
     within: dict[str, set[str]] = {}
+    for holder, classes in holders.items():
+        if holder.startswith("self.") and not holder.startswith("self._"):
+            for cls in classes:
+                within.setdefault(cls, set()).add(PUBLIC + holder[len("self.") :])
     for node, text in use.references(set(holders)) if holders else ():
         owners = use.holder_use(node)
         if owners is None:
@@ -91,8 +101,9 @@ def eager_instances(
         for cls in holders[text] if owners else ():
             within.setdefault(cls, set()).update(LOCAL + o for o in owners)
     if is_test_file(path):
-        return {}, frozenset(escaped)
-    return {c: frozenset(within.get(c, ())) for c in made - escaped}, frozenset(escaped)
+        return {}, frozenset(escaped), use.foreign
+    made_here = {c: frozenset(within.get(c, ())) for c in made - escaped}
+    return made_here, frozenset(escaped), use.foreign
 
 
 class _Uses:
@@ -109,6 +120,7 @@ class _Uses:
         parents: dict[ast.AST, ast.AST] = {}
         names: list[ast.Name] = []
         classes: list[ast.ClassDef] = []
+        foreign: set[str] = set()
         # One walk over the fields, as ``prefilter.Scan`` does: exact type tests, leaves
         # (contexts, operators) never stacked.
         stack: list[ast.AST] = [tree]
@@ -122,6 +134,10 @@ class _Uses:
                 continue
             if kind is ast.ClassDef:
                 classes.append(node)  # type: ignore[arg-type]
+            elif kind is ast.Attribute:
+                receiver = node.value  # type: ignore[attr-defined]
+                if not (type(receiver) is ast.Name and receiver.id in ("self", "cls")):
+                    foreign.add(node.attr)  # type: ignore[attr-defined]
             for field in node._fields:
                 value = getattr(node, field, None)
                 if type(value) is list:
@@ -134,6 +150,7 @@ class _Uses:
                     stack.append(value)
         self.parents = parents
         self.names = names
+        self.foreign = frozenset(foreign)  # attribute names read on objects other than self
         self.view = view
         self.imports = imports
         self.traced_lines = traced_lines
@@ -214,22 +231,30 @@ class _Uses:
         if not self.keras:
             return found
         for node in self.names:
-            if node.id != "self" or not self._traces_self(node):
+            if node.id != "self":
                 continue
             seen = self.parents.get(node)
             while seen is not None and not isinstance(seen, ast.ClassDef):
                 seen = self.parents.get(seen)
-            if seen in self.keras and isinstance(self.parents.get(seen), ast.Module):
-                found.add(LOCAL + seen.name)  # type: ignore[union-attr]
+            if not (seen in self.keras and isinstance(self.parents.get(seen), ast.Module)):
+                continue
+            assert isinstance(seen, ast.ClassDef)
+            own = {
+                s.name for s in seen.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)
+            }
+            if self._traces_self(node, own):
+                found.add(LOCAL + seen.name)
         return found
 
-    def _traces_self(self, node: ast.Name) -> bool:
-        """What ``self`` at ``node`` does may trace the object (``self_escapes``)."""
+    def _traces_self(self, node: ast.Name, own: set[str]) -> bool:
+        """What ``self`` at ``node`` does may trace the object (``self_escapes``); ``own``
+        are the methods its class defines (a metric's own ``evaluate`` is no Keras fit)."""
         parent = self.parents.get(node)
         if isinstance(parent, ast.Attribute) and parent.value is node:
             outer = self.parents.get(parent)
             called = isinstance(outer, ast.Call) and outer.func is parent
-            return parent.attr in TRACING_ENTRIES or (not called and parent.attr in _ROOT_METHODS)
+            keras_entry = parent.attr in TRACING_ENTRIES and parent.attr not in own
+            return keras_entry or (not called and parent.attr in _ROOT_METHODS)
         if isinstance(parent, ast.Call) and parent.func is node:
             method = self._method(node)
             return (
@@ -294,11 +319,11 @@ class _Uses:
         if not isinstance(bound, ast.Assign) or self._method(bound) is None:
             return False  # handed on, or a module-level instance others may import
         holders = {dotted(t) for t in bound.targets}
-        # A local name, or a private attribute of `self` (`self._eval_metric`), which no
-        # other object reads by convention; `self.model` may be read as `trainer.model`.
-        if (
-            all("." not in h or (h.startswith("self._") and h.count(".") == 1) for h in holders)
-            and "" not in holders
+        # A local name, or an attribute of `self` (`self._eval_metric`); a public one
+        # (`self.model`) only while no code of the run reads it on another object
+        # (`trainer.model.fit()`): the run checks (``PUBLIC``).
+        if "" not in holders and all(
+            "." not in h or (h.startswith("self.") and h.count(".") == 1) for h in holders
         ):
             return holders
         return False
