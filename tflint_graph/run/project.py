@@ -377,11 +377,14 @@ class Project:
                     at = self._class_at(ref, resolved)
                     if at is not None:
                         needs.setdefault(at, set()).add((resolved, cls))
+        candidates = set(made) - other
+        if not candidates:
+            return candidates  # the common case: spare the packages' re-exports
         for at, owners in made.items():
             needs.setdefault(at, set()).update(owners)
         eager = {
             at
-            for at in set(made) - other - self._package_exports()
+            for at in candidates - self._package_exports()
             if at[0] in self.in_run
             and "." not in at[1]
             and not public.get(at, set()) & foreign
