@@ -436,16 +436,8 @@ def stores_only(ctx: ModuleContext, attr: str, cls: cst.ClassDef | None, literal
             continue
         if method.name.value in CREATION_METHODS:
             continue
-        parent = ctx.parent(node)
-        if isinstance(parent, cst.AssignTarget) and parent.target is node:
-            stmt = ctx.parent(parent)
-            if isinstance(stmt, cst.Assign) and ctx.code(stmt.value) == literal:
-                continue
-            return False
-        if isinstance(parent, cst.AnnAssign) and parent.target is node:
-            if parent.value is None or ctx.code(parent.value) != literal:
-                return False
-        elif isinstance(parent, cst.AugAssign | cst.Del | cst.Element | cst.Tuple | cst.List):
+        written, value = _stored(ctx, node)
+        if written and (value is None or ctx.code(value) != literal):
             return False
     return True
 
@@ -456,20 +448,27 @@ def one_literal(ctx: ModuleContext, attr: str) -> cst.BaseExpression | None:
     all store the same literal; None otherwise."""
     found: cst.BaseExpression | None = None
     for node in attributes_by_name(ctx).get(attr, []):
-        parent = ctx.parent(node)
-        if isinstance(parent, cst.AssignTarget) and parent.target is node:
-            stmt = ctx.parent(parent)
-            value = stmt.value if isinstance(stmt, cst.Assign) else None
-        elif isinstance(parent, cst.AnnAssign) and parent.target is node:
-            value = parent.value
-        elif isinstance(parent, cst.AugAssign | cst.Del | cst.Element | cst.Tuple | cst.List):
-            return None
-        else:
-            continue  # a read
+        written, value = _stored(ctx, node)
+        if not written:
+            continue
         if not is_constant(value) or (found is not None and ctx.code(found) != ctx.code(value)):
             return None
         found = value
     return found
+
+
+def _stored(ctx: ModuleContext, node: cst.Attribute) -> tuple[bool, cst.BaseExpression | None]:
+    """Whether ``node`` is written, and what a plain write stores (``x.a = v``, ``x.a: T =
+    v``); None for any other write (augmented, deleted, unpacked into)."""
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.AssignTarget) and parent.target is node:
+        stmt = ctx.parent(parent)
+        return True, stmt.value if isinstance(stmt, cst.Assign) else None
+    if isinstance(parent, cst.AnnAssign) and parent.target is node:
+        return True, parent.value
+    if isinstance(parent, cst.AugAssign | cst.Del | cst.Element | cst.Tuple | cst.List):
+        return True, None
+    return False, None
 
 
 def is_constant(expr: cst.BaseExpression | None) -> bool:
