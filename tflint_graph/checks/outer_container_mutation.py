@@ -14,6 +14,7 @@ from tflint_graph.model.values import (
     owner_of,
     passed_values,
     receiver_is_outer,
+    sole_parameter,
     values_of,
 )
 from tflint_graph.traced import traced_of
@@ -176,10 +177,8 @@ def step(x, outputs=[]):
             isinstance(node, cst.FunctionDef) and node.name.value == "call"
         ):
             return False
-        found = self.ctx.bindings(receiver)
-        if len(found) != 1 or not isinstance(found[0].node, cst.Param):
-            return False
-        if found[0].node not in (*node.params.params, *node.params.kwonly_params):
+        param = sole_parameter(self.ctx, receiver)
+        if param is None or param not in (*node.params.params, *node.params.kwonly_params):
             return False
         cls = owning_class(self.ctx, node)
         return cls is not None and traced_of(self.ctx).definitions.keras_version(cls) == "3"

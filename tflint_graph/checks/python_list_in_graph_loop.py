@@ -7,7 +7,12 @@ from tflint_graph.checks.messages import shorten
 from tflint_graph.model.autograph import converts, is_graph_loop
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.tensors import TensorInference, iterated_in_python, tensors
-from tflint_graph.model.values import assigned_value, attribute_values, owner_of
+from tflint_graph.model.values import (
+    assigned_value,
+    attribute_values,
+    owner_of,
+    sole_parameter,
+)
 from tflint_graph.traced import traced_of
 
 _GROW_METHODS = frozenset({"append", "extend", "insert"})
@@ -122,12 +127,8 @@ total(tf.data.Dataset.range(4))
         """``for v in variables`` over a parameter the body also iterates as only a Python
         sequence can be (``zip(variables, ...)``, a comprehension): a list, whose loop
         unrolls, or a tensor, which raises at that other iteration first (TFG203)."""
-        if not isinstance(it, cst.Name):
-            return False
-        found = self.ctx.bindings(it)
-        if len(found) != 1 or not isinstance(found[0].node, cst.Param):
-            return False
-        return iterated_in_python(self.ctx, fn, found[0].node)
+        param = sole_parameter(self.ctx, it)
+        return param is not None and iterated_in_python(self.ctx, fn, param)
 
     def _enclosing_loop(self, node: cst.CSTNode, fn: TracedFunction) -> cst.For | cst.While | None:
         inference = tensors(self.ctx, fn)

@@ -40,6 +40,7 @@ from tflint_graph.model.values import (
     is_container_literal,
     module_constant,
     narrowing_types,
+    sole_parameter,
 )
 from tflint_graph.traced import traced_of
 from tflint_graph.traced.exports import exported_only
@@ -491,10 +492,10 @@ class MessageReader:
         """``name`` is a parameter of the traced function (or of one enclosing it, for a
         step function nested in a tf.function) that the code uses as a Python string (see
         ``_python_string``), and nothing rebinds it."""
-        found = self.ctx.bindings(name)
-        if len(found) != 1 or not isinstance(found[0].node, cst.Param):
+        param = sole_parameter(self.ctx, name)
+        if param is None:
             return False
-        owner = self.ctx.parent(self.ctx.parent(found[0].node))
+        owner = self.ctx.parent(self.ctx.parent(param))
         if owner is not self.fn.node and not any(
             anc is owner for anc in self.ctx.ancestors(self.fn.node)
         ):
@@ -631,19 +632,17 @@ class MessageReader:
         for types in narrowing_types(ctx, name, self.fn.node):
             if types and not any(ctx.resolve(t).startswith(*_ARRAY_TYPES) for t in types):
                 return True
-        found = ctx.bindings(name)
-        if len(found) != 1 or not isinstance(found[0].node, cst.Param):
+        param = sole_parameter(ctx, name)
+        if param is None:
             return False
         node = self.fn.node
-        if ctx.parent(ctx.parent(found[0].node)) is not node or self.inference.param_kind(
-            found[0].node
-        ):
+        if ctx.parent(ctx.parent(param)) is not node or self.inference.param_kind(param):
             return False
         if self.fn.kind is not TraceKind.CALLEE or self.fn.parent is None or depth > _MAX_CHAIN:
             return False
         sites = traced_of(ctx).arguments.traced_callers(node)
         for caller, call in sites:
-            arg = argument_passed(ctx, call, node, found[0].node)
+            arg = argument_passed(ctx, call, node, param)
             while isinstance(arg, cst.Attribute):
                 arg = arg.value
             if not (

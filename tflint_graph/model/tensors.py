@@ -39,6 +39,7 @@ from tflint_graph.model.values import (
     attribute_values,
     mentions,
     narrowing_types,
+    sole_parameter,
 )
 
 
@@ -553,12 +554,12 @@ def iterated_in_python(ctx: ModuleContext, fn: TracedFunction, p: cst.Param) -> 
             it = node.iter
         elif isinstance(node, cst.Call) and _iterating_builtin(ctx, node.func):
             for arg in node.args:
-                if _is_name(arg.value, name) and _sole_binding(ctx, p, arg.value):
+                if _is_name(arg.value, name) and sole_parameter(ctx, arg.value) is p:
                     return True
             continue
         else:
             continue
-        if _is_name(it, name) and _sole_binding(ctx, p, it):
+        if _is_name(it, name) and sole_parameter(ctx, it) is p:
             return True
     return False
 
@@ -573,12 +574,6 @@ _ITERATING = ("zip", "enumerate", "list", "tuple", "sorted", "reversed")
 
 def _is_name(expr: cst.BaseExpression, name: str) -> bool:
     return isinstance(expr, cst.Name) and expr.value == name
-
-
-def _sole_binding(ctx: ModuleContext, p: cst.Param, name: cst.BaseExpression) -> bool:
-    """``name`` is the parameter ``p`` itself, not a rebinding of it."""
-    found = ctx.bindings(name) if isinstance(name, cst.Name) else []
-    return len(found) == 1 and found[0].node is p
 
 
 def _bound_to_python(ctx: ModuleContext, fn: TracedFunction, p: cst.Param) -> bool:

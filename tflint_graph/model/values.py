@@ -459,6 +459,14 @@ def loads_of(
     ]
 
 
+def sole_parameter(ctx: ModuleContext, name: cst.BaseExpression) -> cst.Param | None:
+    """The parameter ``name`` is, when that is its only binding (nothing rebinds it)."""
+    found = ctx.bindings(name) if isinstance(name, cst.Name) else []
+    if len(found) != 1 or not isinstance(found[0].node, cst.Param):
+        return None
+    return found[0].node
+
+
 def sole_name_target(node: cst.Assign) -> cst.Name | None:
     """The name ``node`` binds when it is ``name = value`` (one target, a plain name)."""
     if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):

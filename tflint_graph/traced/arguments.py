@@ -30,6 +30,7 @@ from tflint_graph.model.values import (
     is_container_literal,
     mentions,
     names_a_class,
+    sole_parameter,
 )
 
 _MAX_DEPTH = 3
@@ -132,10 +133,8 @@ class ArgumentGuards:
 
     def _sole_parameter(self, name: cst.Name, fn: FunctionNode) -> cst.Param | None:
         """The parameter of ``fn`` that ``name`` is, when that is its only binding."""
-        found = self.ctx.bindings(name)
-        if len(found) != 1 or not isinstance(found[0].node, cst.Param):
-            return None
-        return found[0].node if found[0].node in _parameters(fn) else None
+        param = sole_parameter(self.ctx, name)
+        return param if param is not None and param in _parameters(fn) else None
 
     def _literal_truth(self, fn: FunctionNode, param: cst.Param, depth: int) -> bool | None:
         """The truth of the literal every traced call of callee ``fn`` (all in this module)
