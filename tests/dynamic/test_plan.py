@@ -1092,7 +1092,7 @@ STATE = src(
         global counter
         history.append(x)
         counter += 1
-        stats.count = 1
+        stats.count = counter
         return x * learning_rate
 
 
@@ -1126,7 +1126,7 @@ def test_state_findings_are_reported() -> None:
     assert {
         (line_of(STATE, "history.append"), "TFG102"),
         (line_of(STATE, "counter += 1"), "TFG105"),
-        (line_of(STATE, "stats.count = 1"), "TFG106"),
+        (line_of(STATE, "stats.count = counter"), "TFG106"),
         (line_of(STATE, "x * learning_rate"), "TFG109"),
         (line_of(STATE, "self.cache[key]"), "TFG102"),
         (line_of(STATE, "self.steps += 1"), "TFG106"),
@@ -1154,7 +1154,7 @@ def test_augmented_self_attribute_watches_the_attribute() -> None:
 
 
 def test_attribute_of_a_module_global_is_a_global_attr_watch() -> None:
-    line = line_of(STATE, "stats.count = 1")
+    line = line_of(STATE, "stats.count = counter")
     watch = watches_of("step")[(line, "TFG106")]
     assert watch == Watch(line, "TFG106", "global_attr", "stats", "count")
     assert watch.label == "stats.count"

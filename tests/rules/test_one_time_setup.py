@@ -15,6 +15,75 @@ from tflint_graph import lint_paths
 _CODES = ("TFG102", "TFG103", "TFG105", "TFG106", "TFG108", "TFG205", "TFG208")
 
 CASES = {
+    "a cache grown to the input's static size": """
+        import numpy as np
+        import tensorflow as tf
+
+        _MASK = np.ones((0, 0), dtype="float32")
+
+        def causal_mask(n):
+            global _MASK
+            if _MASK.shape[0] < n:
+                _MASK = np.tril(np.ones((n, n), dtype="float32"))
+            return _MASK[:n, :n]
+
+        class Rotary(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.table = None
+
+            def call(self, x):
+                n = x.shape[1]
+                if self.table is None:
+                    self.table = np.arange(n)
+                elif len(self.table) < n:
+                    self.table = np.arange(n)
+                return x * causal_mask(n)[0, 0]
+    """,
+    "the branch that runs once the state exists runs on every call": """
+        import tensorflow as tf
+
+        class WeightedLoss(tf.keras.layers.Layer):
+            def __init__(self, class_weights=None):
+                super().__init__()
+                self.class_weights = class_weights
+                self._pending = None
+                self.table = None
+
+            def call(self, x):
+                if self.class_weights is not None:
+                    self.class_weights /= tf.reduce_sum(self.class_weights)  # TFG106
+                if self._pending is not None:
+                    x = x + self._pending
+                    self._pending = None  # used up: runs once per value
+                if self.table is None:
+                    self.table = tf.lookup.StaticHashTable(
+                        tf.lookup.KeyValueTensorInitializer([1], [2]), -1
+                    )
+                else:
+                    self.lookups += 1  # TFG106
+                return x
+    """,
+    "a threshold test is no one-time guard": """
+        import tensorflow as tf
+
+        class Agent(tf.Module):
+            def __init__(self):
+                self.epsilon = 1.0
+                self.epsilon_min = 0.01
+                self.warmup = 100
+                self.steps = None
+
+            @tf.function
+            def replay(self, x):
+                if self.epsilon > self.epsilon_min:
+                    self.epsilon *= 0.995  # TFG106
+                if not self.warmup <= 0:
+                    self.warmup -= 1  # TFG106
+                if self.steps is None:
+                    self.steps = tf.Variable(0)
+                return x
+    """,
     "helper called under a getattr guard": """
         import tensorflow as tf
 

@@ -26,6 +26,121 @@ CASES = {
                 self.endpoints.update({"features": x})
                 return self.endpoints["features"]
     """,
+    "a mode flag the step sets on a model it is handed": """
+        import tensorflow as tf
+
+        @tf.function
+        def train_step(model, optimizer, x):
+            model.trainable = True
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        @tf.function
+        def gan_step(generator, discriminator, z):
+            discriminator.trainable = False
+            return discriminator(generator(z))
+
+        class Settings:
+            verbose = True
+
+        SETTINGS = Settings()
+
+        @tf.function
+        def quiet_step(x):
+            SETTINGS.verbose = False  # every call would store the same literal
+            return x * 2.0
+    """,
+    "a handed object's flag read before it is set, or set in a branch, or counted": """
+        import tensorflow as tf
+
+        @tf.function
+        def step(state, x):
+            if state.first:
+                x = x * 2.0
+            state.first = False  # TFG106
+            return x
+
+        @tf.function
+        def branch(state, x):
+            if tf.reduce_sum(x) > 0:
+                state.positive = True  # TFG106
+            else:
+                state.positive = False  # TFG106
+            return x
+
+        @tf.function
+        def count(state, x):
+            state.calls += 1  # TFG106
+            state.last = x  # TFG106
+            return x
+
+        @tf.function
+        def decode_step(decoder, x):
+            y = decoder(x)  # its call may read the flag a trace left
+            decoder.first_step = False  # TFG106
+            return y
+    """,
+    "a flag eager code sets back between the calls": """
+        import tensorflow as tf
+
+        discriminator = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+        @tf.function
+        def train_generator(noise):
+            discriminator.trainable = False  # TFG106
+            return discriminator(noise)
+
+        for step in range(3):
+            discriminator.trainable = True
+            train_generator(tf.ones([2, 2]))
+    """,
+    "scratch read by the loss hook Keras's step calls after the model": """
+        import keras
+
+        class Tagger(keras.Model):
+            def call(self, x):
+                self._last = self.dense(x)
+                self._lengths = keras.ops.sum(x, axis=1)  # TFG106
+                return self._last
+
+            def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
+                base = super().compute_loss(x, y, y_pred, sample_weight)
+                return base + keras.ops.mean((self._last - y) ** 2)
+
+            def compute_metrics(self, x, y, y_pred, sample_weight=None):
+                return {"length": keras.ops.mean(self._lengths)}
+
+            def decoded(self):
+                return self._lengths.numpy()
+    """,
+    "a loss hook reading what only the training trace stored, or called eagerly": """
+        import keras
+        import tensorflow as tf
+
+        class VAE(keras.Model):
+            def call(self, x, training=False):
+                h = self.encoder(x)
+                if training:
+                    self.kl = tf.reduce_mean(tf.square(h))  # TFG106
+                return self.decoder(h)
+
+            def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
+                return keras.ops.mean((y_pred - y) ** 2) + 0.1 * self.kl
+
+        class Tagger(keras.Model):
+            def call(self, x):
+                self.potentials = self.dense(x)  # TFG106
+                return self.potentials
+
+            def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
+                return keras.ops.mean((self.potentials - y) ** 2)
+
+        tagger = Tagger()
+        print(tagger.compute_loss(None, 1.0, tagger(tf.ones([1, 2]))))
+    """,
     "scratch attribute read by a traced helper": """
         import tensorflow as tf
 
@@ -452,7 +567,7 @@ CASES = {
 
         @tf.function
         def step(x):
-            stats.count = 1  # TFG106
+            stats.count = x.shape[0]  # TFG106
             return x
     """,
     "a container the traced caller makes and a helper fills": """
@@ -501,7 +616,7 @@ CASES = {
             circuit.strategy = 1
 
         def annotate(x, msg=None):
-            msg.name = "program"  # TFG106
+            msg.name = x.name  # TFG106
 
         CONFIG = Program()
 

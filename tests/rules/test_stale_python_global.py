@@ -14,6 +14,129 @@ def tfg109(source: str, path: str = "example.py") -> set[tuple[int, str]]:
 
 # Each source marks its expected findings; everything unmarked must stay silent.
 CASES = {
+    "an attribute decayed under a threshold test in an eager loop": """
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self, weight):
+                self.ds_weight = weight
+
+            @tf.function
+            def step(self, x):
+                return -self.ds_weight * x  # TFG109
+
+            def train(self, data, iterations):
+                start = self.ds_weight
+                for i, x in enumerate(data):
+                    if self.ds_weight > 0:
+                        self.ds_weight = start - (start / iterations) * i
+                    self.step(x)
+
+        Trainer(1.0).train([], 10)
+    """,
+    "an attribute a setter gives the numbers its callers pass": """
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self):
+                self.w = 1.0
+                self.model = None
+
+            @tf.function
+            def step(self, x):
+                return self.w * x  # TFG109
+
+            @tf.function
+            def predict(self, x):
+                return self.model(x)
+
+            def set_w(self, w):
+                self.w = w
+
+            def set_model(self, model):
+                self.model = model
+
+        t = Trainer()
+        t.step(tf.constant(1.0))
+        t.set_w(0.5)
+        t.set_model(tf.keras.Sequential())
+    """,
+    "a fresh tf.function made in the block that rebinds the global": """
+        import tensorflow as tf
+
+        scale = None
+        offset = None
+        step_fn = None
+
+        def train_step(x):
+            return x * scale + offset
+
+        def train(stages, data):
+            global scale, offset, step_fn
+            scale = 1.0
+            offset = 0.0
+            step_fn = tf.function(train_step)
+            for stage in stages:
+                for x in data:
+                    step_fn(x)
+                if stage > 0:
+                    scale = float(stage)
+                    step_fn = tf.function(train_step, jit_compile=False)
+                    offset = stage * 0.5
+    """,
+    "a fresh wrapper of a function that is a tf.function itself": """
+        import tensorflow as tf
+
+        generator = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+
+        @tf.function
+        def train_step(z):
+            return generator(z)  # TFG109
+
+        def grow(units):
+            global generator
+            generator = tf.keras.Sequential([tf.keras.layers.Dense(units)])
+            step_fn = tf.function(train_step)
+            return step_fn
+    """,
+    "a helper another traced function also reads, which nothing wraps anew": """
+        import tensorflow as tf
+
+        noise_scale = 1.0
+
+        def sample(z):
+            return z * noise_scale  # TFG109
+
+        def train_step(z):
+            return sample(z) + 1.0
+
+        @tf.function
+        def eval_step(z):
+            return sample(z)
+
+        def set_stage(scale):
+            global noise_scale
+            noise_scale = scale
+            step_fn = tf.function(train_step)
+            return step_fn
+    """,
+    "the old wrapper called between the rebinding and the fresh one": """
+        import tensorflow as tf
+
+        scale = 1.0
+
+        def train_step(x):
+            return x * scale  # TFG109
+
+        def train(stages, data):
+            global scale
+            step_fn = tf.function(train_step)
+            for stage in stages:
+                step_fn(data)
+                scale = float(stage)
+                step_fn(data)
+                step_fn = tf.function(train_step)
+    """,
     "method_of_a_class_first_constructed_by_the_rebinding": """
         import tensorflow as tf
 

@@ -339,6 +339,46 @@ def test_a_message_in_a_handler_of_python_errors_runs_while_tracing() -> None:
     assert got == expected(source)
 
 
+def test_a_message_under_a_guard_that_holds_only_while_tracing_is_meant_per_trace() -> None:
+    # The author asked for it to run at trace time: the symbolic tensor shown is its spec.
+    source = dedent(
+        """
+        import logging
+
+        import tensorflow as tf
+
+        def in_graph():
+            return not tf.executing_eagerly()
+
+        @tf.function
+        def step(x, conf):
+            if tf.inside_function():
+                logging.info(f"tracing step: x={x}")
+            if not tf.executing_eagerly():
+                print("traced with", x)
+            if in_graph():
+                print("graph input", x)
+            if not conf.train_eagerly:
+                logging.info("tf.function tracing step: x=%s", x)
+            if conf.train_eagerly:
+                print("eager input", x)  # TFG101
+            if not conf.training:
+                print("input", x)  # TFG101
+            return x * 2
+
+        class Model(tf.keras.Model):
+            def train_step(self, data):
+                if not self.run_eagerly:
+                    logging.info(f"tracing train_step: data={data}")
+                else:
+                    logging.info(f"eager train_step: data={data}")  # TFG107
+                return {}
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source, "m.py") if f.code in ("TFG101", "TFG107")}
+    assert got == expected(source)
+
+
 def test_a_warning_asked_for_once_about_python_structure_is_not_reported() -> None:
     source = dedent(
         """

@@ -33,6 +33,9 @@ _CLOCKS = frozenset(
     "datetime.date.today",
 }
 _ENV_CALLS = frozenset({"os.getenv", "os.getenvb"})
+# Variables Keras and TensorFlow read once, at import, to choose what they are: no later
+# change takes effect, so freezing one at trace time freezes what was fixed already.
+_FIXED_AT_IMPORT = frozenset({"KERAS_BACKEND", "TF_USE_LEGACY_KERAS"})
 
 
 class FrozenClockOrEnv(Rule):
@@ -124,7 +127,29 @@ def step(x):
         if self.ctx.resolve(node).is_("os.environ"):
             self._env(node, node.value, fn)
 
+    def _key(self, node: cst.CSTNode) -> str | None:
+        """The variable ``node`` reads when it names it by a string literal:
+        ``os.getenv("K")``, ``os.environ["K"]``, ``os.environ.get("K")``."""
+        if isinstance(node, cst.Call):
+            first = node.args[0].value if node.args else None
+        else:
+            parent = self.ctx.parent(node)
+            first = None
+            if isinstance(parent, cst.Subscript) and parent.value is node:
+                index = parent.slice[0].slice if len(parent.slice) == 1 else None
+                first = index.value if isinstance(index, cst.Index) else None
+            elif isinstance(parent, cst.Attribute) and parent.attr.value == "get":
+                call = self.ctx.parent(parent)
+                if isinstance(call, cst.Call) and call.func is parent and call.args:
+                    first = call.args[0].value
+        if isinstance(first, cst.SimpleString):
+            value = first.evaluated_value
+            return value if isinstance(value, str) else None
+        return None
+
     def _env(self, node: cst.CSTNode, shown: str, fn: TracedFunction) -> None:
+        if self._key(node) in _FIXED_AT_IMPORT:
+            return  # `os.environ["KERAS_BACKEND"]`: fixed once Keras is imported
         self.report(
             node,
             f"{shown} is read once while tracing {fn.where} and frozen into the graph; "

@@ -18,6 +18,7 @@ from tflint_graph.model.state import (
     readers,
     restored_in_call,
     restored_on_exit,
+    stored_eagerly,
     stores_only,
     written_eagerly,
 )
@@ -242,6 +243,8 @@ class Model(tf.keras.Model):
             # `self._first_building_call = False` after the one-time build: every call stores
             # the same literal and no method stores another, so once per trace is the same.
             return
+        if not augmented and not on_self and self._flag_set_first(target, value, fn, statement):
+            return  # `model.trainable = False` before the step uses the model: every call's value
         if not augmented and value is not None and self._idempotent(target, value, fn):
             return  # `self.frozen = self.frozen and self.trainable`: once equals every call
         if not augmented and value is not None and self._same_for_every_element(target, value, fn):
@@ -255,7 +258,9 @@ class Model(tf.keras.Model):
             )
             return
         cls = owning_class(ctx, fn.node)
-        reader = readers(ctx).eager_reader(target.attr.value, cls)
+        reader = readers(ctx).eager_reader(
+            target.attr.value, cls, every_trace=self._runs_every_trace(statement, fn)
+        )
         if reader is None:
             return  # per-trace scratch: set before any read of this trace, read by no eager code
         if value is not None and (
@@ -283,6 +288,56 @@ class Model(tf.keras.Model):
             f"outside traced code and sees what the last trace stored; {self._advice(value)}",
             fn,
         )
+
+    def _flag_set_first(
+        self,
+        target: cst.Attribute,
+        value: cst.BaseExpression | None,
+        fn: TracedFunction,
+        statement: cst.CSTNode,
+    ) -> bool:
+        """``target`` (on an object other than ``self``) gets a literal in statements that
+        every trace runs, outside any branch or loop, the first of them before ``fn`` reads it
+        or calls anything that might (``disc.trainable = True``, ``disc(x)``, ``disc.trainable
+        = False`` in a GAN step), and no eager code of the module stores another value there:
+        a mode flag of this call.  Every call would store the same literals, so storing them
+        once per trace leaves what per-call runs leave, and this trace's own reads see them."""
+        ctx = self.ctx
+        if not is_constant(value):
+            return False
+        text = ctx.code(target)
+        writes: list[cst.CSTNode] = []
+        for node in walk.descendants(fn.node):
+            if isinstance(node, cst.Assign) and ctx.enclosing_function(node) is fn.node:
+                if any(ctx.code(t.target) == text for t in node.targets):
+                    if not is_constant(node.value) or not self._runs_every_trace(node, fn):
+                        return False
+                    writes.append(node)
+            elif isinstance(node, cst.AugAssign | cst.AnnAssign) and ctx.code(node.target) == text:
+                return False
+        if statement not in writes:
+            return False
+        first = ctx.source_order(writes[0])
+        for node in walk.descendants(fn.node):
+            if ctx.source_order(node) >= first or ctx.enclosing_function(node) is not fn.node:
+                continue
+            if isinstance(node, cst.Attribute) and ctx.code(node) == text:
+                return False  # read before this call sets it: carried from another call
+            if isinstance(node, cst.Call) and not ctx.resolve(node.func).imported:
+                return False  # `decoder(x)` first: it may read the flag a trace left
+        literals = {ctx.code(w.value) for w in writes if isinstance(w, cst.Assign)}
+        return all(
+            stored is not None and ctx.code(stored) in literals
+            for stored in stored_eagerly(ctx, target.attr.value)
+        )  # eager code that puts another value there between calls observes the difference
+
+    def _runs_every_trace(self, node: cst.CSTNode, fn: TracedFunction) -> bool:
+        for anc in self.ctx.ancestors(node):
+            if anc is fn.node:
+                return True
+            if not isinstance(anc, cst.IndentedBlock | cst.SimpleStatementLine | cst.With):
+                return False  # `if t > 0: obj.flag = True`: a branch AutoGraph may trace too
+        return False
 
     def _idempotent(
         self, target: cst.Attribute, value: cst.BaseExpression, fn: TracedFunction

@@ -8,6 +8,7 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
 from tflint_graph.core.vocabulary import CONTROL_FLOW, DATASET_CALLBACK_METHODS, STRATEGY_RUN
 from tflint_graph.model import walk
+from tflint_graph.model.calls import passed_for
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.scopes import Assignment, FunctionScope, GlobalScope, Scope
 from tflint_graph.model.state import owning_class
@@ -170,7 +171,7 @@ def keep(x):
             return  # a global written here is TFG105's
         if isinstance(owner, FunctionScope) and _scope_function(self.ctx, owner) in self.ctx.traced:
             return  # created anew by each trace of the enclosing function
-        rebinding = self._rebinding(owner, node.value, found, fn.node)
+        rebinding = self._rebinding(owner, node.value, found, fn.node, self._roots(fn))
         if rebinding is None:
             return
         stop = None if isinstance(owner, GlobalScope) else _scope_function(self.ctx, owner)
@@ -234,18 +235,46 @@ def keep(x):
             fn,
         )
 
+    def _roots(self, fn: TracedFunction) -> tuple[TracedFunction, ...]:
+        """The traced functions without a traced caller whose traces run ``fn``: the root of
+        its chain and those of every traced call of it in this module."""
+        arguments = traced_of(self.ctx).arguments
+        found: dict[int, TracedFunction] = {}
+        seen: set[int] = set()
+        pending = [fn]
+        while pending:
+            info = pending.pop()
+            if id(info.node) in seen or len(seen) > 50:
+                continue
+            seen.add(id(info.node))
+            if info.parent is None:
+                found[id(info.node)] = info
+                continue
+            pending.append(info.parent)
+            pending.extend(caller for caller, _ in arguments.traced_callers(info.node))
+        return tuple(found.values())
+
     def _rebinding(
-        self, scope: Scope, name: str, found: list[Assignment], fn: FunctionNode
+        self,
+        scope: Scope,
+        name: str,
+        found: list[Assignment],
+        fn: FunctionNode,
+        roots: tuple[TracedFunction, ...],
     ) -> _Rebinding | None:
         stop = None if isinstance(scope, GlobalScope) else _scope_function(self.ctx, scope)
         defined = _definition_end(self.ctx, fn, stop)
-        key = (id(scope), name, defined)
+        key = (id(scope), name, defined, tuple(id(r.node) for r in roots))
         if key not in self._cache:
-            self._cache[key] = self._find_rebinding(found, stop, defined)
+            self._cache[key] = self._find_rebinding(found, stop, defined, roots)
         return self._cache[key]
 
     def _find_rebinding(
-        self, found: list[Assignment], stop: FunctionNode | None, defined: int
+        self,
+        found: list[Assignment],
+        stop: FunctionNode | None,
+        defined: int,
+        roots: tuple[TracedFunction, ...],
     ) -> _Rebinding | None:
         """How the name changes after the reading function is defined, if it does.
 
@@ -267,6 +296,8 @@ def keep(x):
             if holder is not stop:
                 if traced_of(ctx).setup.guarded(a.node, holder):
                     continue  # lazy initialisation (`if X is None: X = ...`): set up once
+                if roots and all(_wrapped_anew(ctx, a.node, r) for r in roots):
+                    continue  # a fresh `tf.function(root)` traces with the new value
                 name = holder.name.value if isinstance(holder, cst.FunctionDef) else "a lambda"
                 return _Rebinding(line, f"is reassigned in {name}()")
             stmt = statement_of(ctx, a.node)
@@ -318,7 +349,7 @@ def _eager_writer(ctx: ModuleContext, cls: cst.ClassDef, attr: str) -> tuple[str
             name = stmt.name.value
             if (
                 found is None
-                and _python_number(ctx, value)
+                and (_python_number(ctx, value) or _set_to_numbers(ctx, stmt, value))
                 and name not in _SETUP_METHODS
                 and stmt not in ctx.traced
                 and ctx.enclosing_function(node) is stmt
@@ -327,6 +358,78 @@ def _eager_writer(ctx: ModuleContext, cls: cst.ClassDef, attr: str) -> tuple[str
             ):
                 found = (name, ctx.line(node))
     return found
+
+
+def _set_to_numbers(ctx: ModuleContext, method: cst.FunctionDef, value: cst.BaseExpression) -> bool:
+    """``value`` is a parameter of ``method`` (a setter: ``def set_w(self, w): self.w = w``),
+    every call of it on an instance of its class in the module passes a Python number for
+    it, and one such call may come after a trace: in a loop, or after a call of a traced
+    method of the same object (``trainer.step(x)`` then ``trainer.set_w(0.5)``).  A setter
+    called once, before anything runs, configures the object."""
+    if not isinstance(value, cst.Name):
+        return False
+    params = [*method.params.posonly_params, *method.params.params]
+    index = next((i for i, p in enumerate(params) if p.name.value == value.value), None)
+    cls = ctx.enclosing_class(method)
+    if index is None or index == 0 or len(ctx.bindings(value)) != 1 or cls is None:
+        return False
+    traced = {
+        m.name.value for m in cls.body.body if isinstance(m, cst.FunctionDef) and m in ctx.traced
+    }
+    late = False
+    found = False
+    for node in walk.descendants(ctx.module):
+        if not (
+            type(node) is cst.Call
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == method.name.value
+            and _instance_of(ctx, node.func.value, cls)
+        ):
+            continue
+        arg = passed_for(node, method.params, params[index], bound=True)
+        if arg is None or not _python_number(ctx, arg):
+            return False
+        found = True
+        late = late or _in_loop(ctx, node, None) or _after_traced_call(ctx, node, traced)
+    return found and late
+
+
+def _instance_of(ctx: ModuleContext, receiver: cst.BaseExpression, cls: cst.ClassDef) -> bool:
+    """``receiver`` is ``self`` in ``cls``, or a name every binding of which constructs it."""
+    if isinstance(receiver, cst.Name) and receiver.value == "self":
+        return ctx.enclosing_class(receiver) is cls
+    if type(receiver) is not cst.Name:
+        return False
+    found = ctx.bindings(receiver)
+    for a in found:
+        bound = assigned_value(ctx, a.node) if isinstance(a.node, cst.Name) else None
+        if not (
+            isinstance(bound, cst.Call)
+            and isinstance(bound.func, cst.Name)
+            and bound.func.value == cls.name.value
+        ):
+            return False
+    return bool(found)
+
+
+def _after_traced_call(ctx: ModuleContext, call: cst.Call, traced: set[str]) -> bool:
+    """An earlier call in the same function (or module code) runs a traced method of the
+    same object (``trainer.step(x)`` before ``trainer.set_w(0.5)``)."""
+    receiver = ctx.code(call.func.value) if isinstance(call.func, cst.Attribute) else None
+    holder = ctx.enclosing_function(call)
+    at = ctx.source_order(call)
+    scope = holder if holder is not None else ctx.module
+    for node in walk.descendants(scope):
+        if (
+            type(node) is cst.Call
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in traced
+            and ctx.code(node.func.value) == receiver
+            and ctx.source_order(node) < at
+            and ctx.enclosing_function(node) is holder
+        ):
+            return True
+    return False
 
 
 def _self_write(
@@ -846,6 +949,54 @@ def _definition_end(ctx: ModuleContext, fn: FunctionNode, stop: FunctionNode | N
             return ctx.end_line(child)
         child = anc
     return ctx.end_line(fn)
+
+
+def _wrapped_anew(ctx: ModuleContext, write: cst.CSTNode, traced: TracedFunction) -> bool:
+    """The block of the statement that holds ``write`` also binds a fresh
+    ``tf.function(root)`` (``step_fn = tf.function(train_step)`` after a new stage's models
+    are made), and no statement between the two uses that wrapper: its first call, after
+    the write, traces anew and reads the new value; the old wrapper is not called again
+    from this block.  Not when ``root`` is a ``tf.function`` itself (decorated, or rebound
+    to one): the new wrapper would call it, and it keeps its own traces."""
+    root = traced.node
+    if traced.kind is not TraceKind.WRAPPED or not isinstance(root, cst.FunctionDef):
+        return False
+    if root.decorators or len(ctx.bindings(root.name)) != 1:
+        return False
+    statement = statement_of(ctx, write)
+    line = ctx.parent(statement)
+    if isinstance(line, cst.SimpleStatementLine):
+        statement = line
+    block = ctx.parent(statement)
+    if not isinstance(block, cst.IndentedBlock | cst.Module):
+        return False
+    body = list(block.body)
+    at = next((i for i, s in enumerate(body) if s is statement), None)
+    if at is None:
+        return False
+    wrappers = traced_of(ctx)
+    for i, other in enumerate(body):
+        if not isinstance(other, cst.SimpleStatementLine) or len(other.body) != 1:
+            continue
+        assign = other.body[0]
+        target = sole_name_target(assign) if isinstance(assign, cst.Assign) else None
+        if target is None or not any(
+            isinstance(n, cst.Call)
+            and wrappers.is_tf_function(n.func)
+            and n.args
+            and isinstance(n.args[0].value, cst.Name)
+            and n.args[0].value.value == root.name.value
+            for n in (assign.value, *walk.descendants(assign.value))
+        ):
+            continue
+        between = body[min(i, at) + 1 : max(i, at)]
+        if not any(
+            isinstance(n, cst.Name) and n.value == target.value
+            for s in between
+            for n in walk.descendants(s)
+        ):
+            return True
+    return False
 
 
 def _exclusive(

@@ -775,6 +775,8 @@ def is_trace_time_diagnostic(ctx: ModuleContext, call: cst.Call, fn: TracedFunct
     it is part of one-time setup."""
     if fn.parent is None and fn.input_signature is not None and exported_only(ctx, fn.node):
         return True  # traced once, to be saved, and never called from Python
+    if under_trace_only_guard(ctx, call, fn):
+        return True  # `if not tf.executing_eagerly(): print("traced with", x)`
     reader = MessageReader(ctx, fn).read_all(message_arguments(call))
     if Part.TENSOR in reader.parts:
         return False
@@ -783,6 +785,69 @@ def is_trace_time_diagnostic(ctx: ModuleContext, call: cst.Call, fn: TracedFunct
     if Part.OTHER in reader.parts:
         return False
     return Part.STATIC in reader.parts or any(says_tracing(t) for t in reader.texts)
+
+
+# Flags that say a function runs eagerly (`model.run_eagerly`, `conf.train_eagerly`): where
+# they are false the function was wrapped in a tf.function and is being traced.
+_EAGER_FLAGS = frozenset(
+    {
+        "eager",
+        "eagerly",
+        "eager_mode",
+        "run_eager",
+        "run_eagerly",
+        "train_eagerly",
+        "execute_eagerly",
+    }
+)
+
+
+def _eager_flag(expr: cst.BaseExpression) -> bool:
+    name = expr.attr.value if isinstance(expr, cst.Attribute) else getattr(expr, "value", "")
+    return name in _EAGER_FLAGS
+
+
+_MODE_TESTS = (
+    "tensorflow.executing_eagerly",
+    "tensorflow.inside_function",
+    "tensorflow.compat.v1.executing_eagerly",
+)
+
+
+def _asks_execution_mode(ctx: ModuleContext, test: cst.BaseExpression) -> bool:
+    """``test`` calls ``tf.executing_eagerly()``/``tf.inside_function()`` or a project helper
+    (one that returns such a test): false in eager code, unlike a backend check, which holds
+    in eager and traced code alike."""
+    for node in (test, *walk.descendants(test)):
+        if isinstance(node, cst.Call):
+            res = ctx.resolve(node.func)
+            if res.is_(*_MODE_TESTS) or not res.imported:
+                return True
+    return False
+
+
+def under_trace_only_guard(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
+    """``node`` lies in the body of an ``if`` whose test holds only while TensorFlow traces
+    (``if not tf.executing_eagerly():``, ``if tf.inside_function():``, a project helper that
+    returns such a test) or denies an eager-mode flag (``if not self.run_eagerly:``): the
+    author asked for it to run at trace time, once per trace."""
+    guards = traced_of(ctx).guards
+    child: cst.CSTNode = node
+    for anc in ctx.ancestors(node):
+        if anc is fn.node:
+            return False
+        if isinstance(anc, cst.If) and child is anc.body:
+            test = anc.test
+            if guards.value(test) is True and _asks_execution_mode(ctx, test):
+                return True
+            if (
+                isinstance(test, cst.UnaryOperation)
+                and isinstance(test.operator, cst.Not)
+                and _eager_flag(test.expression)
+            ):
+                return True
+        child = anc
+    return False
 
 
 def decided_statically(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:

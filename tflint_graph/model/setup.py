@@ -238,6 +238,11 @@ class OneTimeSetup:
         ctx = self.ctx
         if isinstance(anc, cst.If) and child is not anc.test:
             region = [anc.body] + ([anc.orelse] if anc.orelse is not None else [])
+            present = _runs_when_present(anc.test)
+            if present is not None and present == (child is anc.body):
+                # `if self.w is not None: self.w /= s`: the branch that runs once the state
+                # exists runs on every call after, unless it uses the state up (`= None`).
+                return self._consumes(anc.test, child, fn) and self._is_guard(anc.test, region, fn)
             return self._is_guard(anc.test, region, fn)
         if isinstance(anc, cst.IfExp) and child is not anc.test:
             return self._is_guard(anc.test, [_statement_of(ctx, anc)], fn)
@@ -262,11 +267,27 @@ class OneTimeSetup:
         return False
 
     # -- guards -----------------------------------------------------------------------
+    def _consumes(self, test: cst.BaseExpression, branch: cst.CSTNode, fn: FunctionNode) -> bool:
+        """``branch`` sets the state ``test`` reads back to nothing (``self._pending =
+        None``, ``False``, ``del``) in a statement of its own: it runs once per value."""
+        tested = set(self._tested_state(test, fn, 0))
+        for node in walk.descendants(branch):
+            if isinstance(node, cst.Assign) and (
+                isinstance(node.value, cst.Name) and node.value.value in ("None", "False")
+            ):
+                if any(dotted(t.target) in tested for t in node.targets):
+                    return True
+            elif isinstance(node, cst.Del) and dotted(node.target) in tested:
+                return True
+        return False
+
     def _is_guard(
         self, test: cst.BaseExpression, region: list[cst.CSTNode], fn: FunctionNode
     ) -> bool:
         """``test`` reads state that outlives the trace, and ``region`` (what it guards, with
         the functions it calls) sets or touches that state: the first trace flips it."""
+        if _threshold(test):
+            return False  # `if self.epsilon > self.epsilon_min:` decays on many calls
         tested = self._tested_state(test, fn, 0)
         if not tested:
             return False
@@ -424,6 +445,66 @@ class OneTimeSetup:
                 found |= self._foreign(call.func, self.ctx.view.global_writes)
         self._writes[fn] = frozenset(found)
         return self._writes[fn]
+
+
+def _runs_when_present(test: cst.BaseExpression) -> bool | None:
+    """True when ``test`` holds once the state it reads exists (``x is not None``, a bare
+    ``self.table``, ``hasattr(self, "t")``), False when it holds while the state is missing
+    (``x is None``, ``not self._initialized``, ``not hasattr(...)``); None for anything else
+    (a comparison with a value, ``and``/``or``)."""
+    negated = False
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        negated = not negated
+        test = test.expression
+    if isinstance(test, cst.Comparison):
+        if len(test.comparisons) != 1:
+            return None
+        comparison = test.comparisons[0]
+        none = comparison.comparator
+        if not (isinstance(none, cst.Name) and none.value == "None"):
+            return None
+        if isinstance(comparison.operator, cst.IsNot | cst.NotEqual):
+            present = True
+        elif isinstance(comparison.operator, cst.Is | cst.Equal):
+            present = False
+        else:
+            return None
+        return present != negated
+    if isinstance(test, cst.Name | cst.Attribute) or (
+        isinstance(test, cst.Call)
+        and isinstance(test.func, cst.Name)
+        and test.func.value in ("hasattr", "getattr")
+    ):
+        return not negated
+    return None
+
+
+_ORDERINGS = (cst.GreaterThan, cst.GreaterThanEqual, cst.LessThan, cst.LessThanEqual)
+
+
+def _threshold(test: cst.BaseExpression) -> bool:
+    """``test`` orders values (``self.eps > self.eps_min``, ``not step < warmup``): it asks how
+    far some state has come, which stays true for many calls, not whether it exists yet."""
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression
+    if not isinstance(test, cst.Comparison) or not all(
+        isinstance(c.operator, _ORDERINGS) for c in test.comparisons
+    ):
+        return False
+    # `if self.mask.shape[0] < n:` grows a cache to the input's static size: a new size
+    # means a new trace, so it is setup for each trace, not a counter.
+    return not any(
+        (isinstance(node, cst.Attribute) and node.attr.value in _SIZES)
+        or (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value == "len"
+        )
+        for node in walk.descendants(test)
+    )
+
+
+_SIZES = frozenset({"shape", "ndim", "size"})
 
 
 def _touched(ctx: ModuleContext, expr: cst.BaseExpression) -> bool:

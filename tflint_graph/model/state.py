@@ -156,14 +156,18 @@ class AttributeReaders:
                 return True
         return False
 
-    def eager_reader(self, attr: str, cls: cst.ClassDef | None) -> str | None:
+    def eager_reader(
+        self, attr: str, cls: cst.ClassDef | None, *, every_trace: bool = False
+    ) -> str | None:
         """Where code that runs eagerly reads ``.attr`` (``"summary()"``, ``"module
         level"``), for a write on ``self`` in a method of ``cls``; None when nothing does.
 
         Eager: a function that is not traced, or the module body.  On ``self``, only methods
         of ``cls`` count, and not its ``__init__``/``build`` (they run before any trace) nor
         its ``__call__`` (it runs where the object is called, in the trace when traced code
-        calls it).  Tests in a test module do not count."""
+        calls it).  With ``every_trace`` (the write runs on every trace, in no branch), nor do
+        ``compute_loss``/``compute_metrics``, which Keras's steps call right after the model,
+        unless the module calls them itself.  Tests in a test module do not count."""
         ctx = self.ctx
         tests = is_test_file(ctx.path)
         for read in self.reads(attr):
@@ -186,6 +190,16 @@ class AttributeReaders:
                 # `__call__` runs where the object is called; Keras's `__call__` calls
                 # `compute_mask` right after `call`: both inside the trace, from traced code
                 continue
+            if (
+                every_trace
+                and mine
+                and method is not None
+                and method.name.value in _STEP_HOOKS
+                and self._only_keras_calls(method.name.value)
+            ):
+                # Keras's own train/test steps call them right after the model, in the
+                # step's trace: what `call` stored there is this step's value
+                continue
             if read.on_self and not mine:
                 continue  # another class's own state
             if not read.owned and self._foreign(read.node.value, 0):
@@ -205,6 +219,17 @@ class AttributeReaders:
             name = fn.name.value if isinstance(fn, cst.FunctionDef) else "a lambda"
             return f"{name}()" if isinstance(fn, cst.FunctionDef) else name
         return None
+
+    def _only_keras_calls(self, method: str) -> bool:
+        """No code of the module outside traced code calls ``.method(...)``; an override
+        delegating to its base (``super().compute_loss(...)``) runs where it runs."""
+        for node in attributes_by_name(self.ctx).get(method, []):
+            fn = self.ctx.enclosing_function(node)
+            if isinstance(fn, cst.FunctionDef) and fn.name.value == method:
+                continue
+            if fn is None or fn not in self.ctx.traced:
+                return False
+        return True
 
     def called_eagerly_before(self, read: Read) -> bool:
         """The eager code that holds ``read`` (``model.decoder.last_scores``) last used the
@@ -419,6 +444,8 @@ def copied_here(ctx: ModuleContext, expr: cst.BaseExpression, fn: FunctionNode) 
 
 # Methods that run where the object is called, inside the same trace as ``call``.
 _CALLED_WITH_CALL = frozenset({"__call__", "compute_mask"})
+# Hooks of `keras.Model` that the built-in steps (Keras 3 and tf_keras) call after the model.
+_STEP_HOOKS = frozenset({"compute_loss", "compute_metrics"})
 
 
 def stores_only(ctx: ModuleContext, attr: str, cls: cst.ClassDef | None, literal: str) -> bool:
@@ -454,6 +481,19 @@ def one_literal(ctx: ModuleContext, attr: str) -> cst.BaseExpression | None:
         if not is_constant(value) or (found is not None and ctx.code(found) != ctx.code(value)):
             return None
         found = value
+    return found
+
+
+def stored_eagerly(ctx: ModuleContext, attr: str) -> list[cst.BaseExpression | None]:
+    """What code that is not traced (module level, untraced functions) stores in
+    ``<anything>.<attr>``, one entry per write; None for a write whose value is unknown
+    (augmented, deleted, unpacked into)."""
+    found: list[cst.BaseExpression | None] = []
+    for node in attributes_by_name(ctx).get(attr, []):
+        written, value = _stored(ctx, node)
+        fn = ctx.enclosing_function(node)
+        if written and (fn is None or fn not in ctx.traced):
+            found.append(value)
     return found
 
 
