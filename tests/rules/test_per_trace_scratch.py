@@ -141,6 +141,58 @@ CASES = {
         tagger = Tagger()
         print(tagger.compute_loss(None, 1.0, tagger(tf.ones([1, 2]))))
     """,
+    "a default filled in by a conditional expression, then kept": """
+        import tensorflow as tf
+
+        class Block(tf.keras.layers.Layer):
+            def __init__(self, w=None):
+                super().__init__()
+                self.w = w
+                self.k = 0
+
+            def call(self, x):
+                self.w = 8 if self.w is None else self.w
+                self.k = self.k + 1 if self.k < 5 else self.k  # TFG106
+                return x * self.w
+
+            def width(self):
+                return self.w
+
+        class Gate(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.t = 1.0
+                self.scale = None
+
+            def call(self, x):
+                self.t = 0.5 if tf.reduce_max(x) > self.t else self.t  # TFG106
+                self.scale = 2.0 if self.scale is None else self.scale  # TFG106
+                return x * self.scale
+
+            def reset(self):
+                self.scale = None
+
+            def describe(self):
+                return f"{self.t} {self.scale}"
+    """,
+    "a list emptied and filled per trace and read eagerly: reported where it is filled": """
+        import tensorflow as tf
+
+        class TabNet(tf.keras.Model):
+            def call(self, x):
+                self._masks = []
+                self._by_step = {}
+                for i in range(3):
+                    m = tf.nn.softmax(x)
+                    self._masks.append(m)  # TFG102
+                    self._by_step[i] = m  # TFG102
+                self._total = tf.add_n(self._masks)  # TFG106
+                return x
+
+            @property
+            def masks(self):
+                return self._masks, self._by_step, self._total
+    """,
     "scratch attribute read by a traced helper": """
         import tensorflow as tf
 
@@ -362,8 +414,19 @@ CASES = {
 
         class Backbone(tf.keras.Model):
             def call(self, x):
-                self.endpoints = {}  # TFG106
+                self.endpoints = {}  # empty: the leak is reported where it is filled
                 self.endpoints["stem"] = x  # TFG102
+                return x
+
+            def feature_names(self):
+                return list(self.endpoints)
+    """,
+    "a dict of tensors stored at once, read eagerly": """
+        import tensorflow as tf
+
+        class Backbone(tf.keras.Model):
+            def call(self, x):
+                self.endpoints = {"stem": x, "out": x * 2}  # TFG106
                 return x
 
             def feature_names(self):
@@ -782,7 +845,7 @@ def test_a_leaked_tensor_is_named_as_such() -> None:
 
 
 def test_advice_fits_a_dict_of_tensors() -> None:
-    source = dedent(CASES["scratch dict that eager code reads"])
+    source = dedent(CASES["a dict of tensors stored at once, read eagerly"])
     (finding,) = [f for f in lint_source(source) if f.code == "TFG106"]
     assert "feature_names()" in finding.message
     assert "tf.Variable" not in finding.message

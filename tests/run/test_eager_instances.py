@@ -259,3 +259,147 @@ def test_a_public_attribute_no_other_object_reads_holds_an_eager_instance(tmp_pa
         {"pkg/metrics.py": METRICS, "pkg/evaluator.py": public, "pkg/report.py": reader},
     )
     assert (10, "TFG202") in _in_metric(found)
+
+
+SCRIPT = dedent(
+    """
+    import argparse
+
+    import tensorflow as tf
+
+
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.head = tf.keras.layers.Dense(2)
+            self.calls = 0
+
+        def call(self, x):
+            self.calls += 1  # line 13
+            return self.head(x)
+
+
+    def evaluate(model, features):
+        logits = model(features, training=False)
+        return float(tf.reduce_mean(logits))
+
+
+    def main(args):
+        model = Net()
+        for _ in range(args.epochs):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(tf.ones([2, 3])))
+            tape.gradient(loss, model.trainable_variables)
+        print(evaluate(model, tf.ones([2, 3])))
+
+
+    if __name__ == "__main__":
+        main(argparse.ArgumentParser().parse_args())
+    """
+)
+
+
+def test_a_script_s_own_function_named_like_a_keras_entry_is_no_keras_entry(
+    tmp_path: Path,
+) -> None:
+    # `evaluate(model, x)` is the script's function, not `Model.evaluate`: the script's model
+    # only ever runs eagerly.  A real `model.evaluate(...)` traces it.
+    found = _findings(tmp_path, {"pkg/train.py": SCRIPT})
+    assert ("train.py", 13, "TFG106") not in found
+    keras_evaluate = SCRIPT.replace(
+        "print(evaluate(model, tf.ones([2, 3])))", "print(model.evaluate(tf.ones([2, 3])))"
+    )
+    found = _findings(tmp_path, {"pkg/train.py": keras_evaluate})
+    assert ("train.py", 13, "TFG106") in found
+
+
+ENCODER = dedent(
+    """
+    import tensorflow as tf
+
+
+    class Encoder(tf.keras.layers.Layer):
+        columns = ("age", "income")
+
+        def call(self, frame):
+            print("encoding", frame)  # line 8
+            return {k: tf.constant(frame[k]) for k in self.columns}
+    """
+)
+
+DATA = dedent(
+    """
+    import tensorflow as tf
+
+    from pkg.encoder import Encoder
+
+
+    class DataModule:
+        def __init__(self):
+            self._encoder = Encoder()
+
+        def transform(self, frame):
+            encoded = self._encoder(frame)
+            return tf.data.Dataset.from_tensor_slices(dict(encoded))
+    """
+)
+
+
+def test_a_layer_called_with_a_parameter_where_a_dataset_is_made_is_an_eager_use(
+    tmp_path: Path,
+) -> None:
+    # The function that calls it with its parameter makes a dataset of the result: no
+    # functional model is being built there.
+    found = _findings(tmp_path, {"pkg/encoder.py": ENCODER, "pkg/data.py": DATA})
+    assert ("encoder.py", 8, "TFG101") not in found
+    builder = DATA.replace(
+        "return tf.data.Dataset.from_tensor_slices(dict(encoded))", "return encoded"
+    )
+    found = _findings(tmp_path, {"pkg/encoder.py": ENCODER, "pkg/data.py": builder})
+    assert ("encoder.py", 8, "TFG101") in found  # maybe a symbolic input: stays traced
+
+
+NET = dedent(
+    """
+    import tensorflow as tf
+
+
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(1)
+
+        def call(self, x):
+            print("batch mean", tf.reduce_mean(x))  # line 10
+            return self.dense(x)
+    """
+)
+
+TRAINER = dedent(
+    """
+    import tensorflow as tf
+
+    from pkg.net import Net
+
+
+    class Trainer:
+        def __init__(self):
+            self._model = Net()
+            self._opt = tf.keras.optimizers.SGD(0.1)
+
+        def train_batch(self, x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(self._model(x) - y))
+            grads = tape.gradient(loss, self._model.trainable_variables)
+            self._opt.apply_gradients(zip(grads, self._model.trainable_variables))
+            return loss
+    """
+)
+
+
+def test_a_tape_step_another_module_may_trace_keeps_its_model_traced(tmp_path: Path) -> None:
+    # A GradientTape is no sign of eager code: trainers wrap such steps in tf.function.
+    main = "import tensorflow as tf\n\nfrom pkg.trainer import Trainer\n\n"
+    main += "step = tf.function(Trainer().train_batch)\n"
+    found = _findings(tmp_path, {"pkg/net.py": NET, "pkg/trainer.py": TRAINER, "pkg/main.py": main})
+    assert ("net.py", 10, "TFG101") in found

@@ -5,9 +5,10 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.messages import shorten
 from tflint_graph.model import walk
-from tflint_graph.model.context import TracedFunction
+from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.names import dotted
 from tflint_graph.model.tensors import NO_OP_CALLS, tensors
+from tflint_graph.model.values import sole_parameter
 from tflint_graph.traced import traced_of
 
 # Where TensorFlow's runtime error classes live, in every spelling the resolver leaves.
@@ -147,6 +148,10 @@ ds = tf.data.Dataset.from_tensor_slices([b"not a jpeg"]).map(parse)
             return
         if not self._broad(node.type):
             return
+        if diagnostics_only(self.ctx, try_node.body) and numpy_of_tensor(
+            self.ctx, try_node.body, fn
+        ):
+            return  # `try: print(t.numpy()) except: pass`: it probes for graph mode
         if self._reraises(node.body) or self._raises_in_python(try_node.body):
             return
         op = self._first_op(try_node.body, fn)
@@ -237,6 +242,69 @@ ds = tf.data.Dataset.from_tensor_slices([b"not a jpeg"]).map(parse)
             ):
                 return shorten(ctx.code(func))
         return None
+
+
+def numpy_of_tensor(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
+    """``node`` calls ``.numpy()`` on what may be a tensor (or a bare parameter) on every path
+    through it — not under an ``if``, a conditional expression, ``and``/``or``, a loop or an
+    inner ``try``: that raises AttributeError while tracing, before anything after it runs."""
+    inference = tensors(ctx, fn)
+    for part in _own_nodes(node):
+        if not (
+            isinstance(part, cst.Call)
+            and isinstance(part.func, cst.Attribute)
+            and part.func.attr.value == "numpy"
+            and not part.args
+            and (
+                inference.may_be_tensor(part.func.value)
+                or sole_parameter(ctx, part.func.value) is not None
+            )
+        ):
+            continue
+        for anc in ctx.ancestors(part):
+            if anc is node:
+                return True
+            if isinstance(anc, _CONDITIONAL):
+                break
+    return False
+
+
+# Nodes whose parts may not run: a `.numpy()` inside them may never be reached.
+_CONDITIONAL = (
+    cst.If,
+    cst.IfExp,
+    cst.BooleanOperation,
+    cst.For,
+    cst.While,
+    cst.Try,
+    cst.TryStar,
+    cst.Lambda,
+    cst.FunctionDef,
+    cst.CompFor,
+)
+
+
+def diagnostics_only(ctx: ModuleContext, body: cst.BaseSuite) -> bool:
+    """Every statement of ``body`` only prints or logs (``print(...)``, ``logging.info(...)``,
+    ``logger.debug(...)``): a ``try`` around them changes nothing the function computes."""
+    statements = body.body
+    if not statements:
+        return False
+    for stmt in statements:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        for small in stmt.body:
+            call = small.value if isinstance(small, cst.Expr) else None
+            if not isinstance(call, cst.Call):
+                return False
+            func = call.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else None
+            if not (ctx.resolve(func).is_builtin("print") or name in _LOG_METHODS):
+                return False
+    return True
+
+
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "log", "print"})
 
 
 def _always_raises(body: cst.BaseSuite) -> bool:

@@ -16,6 +16,7 @@ from tflint_graph.checks.format_pieces import (
     string_node,
     values,
 )
+from tflint_graph.checks.graph_error_caught_in_python import numpy_of_tensor
 from tflint_graph.checks.trace_diagnostics import (
     MessageReader,
     Part,
@@ -140,6 +141,8 @@ def train(x, steps):
             return  # AutoGraph's BUILTIN_FUNCTIONS feature turns print() into tf.print()
         if is_trace_time_diagnostic(self.ctx, node, fn):
             return  # print("tracing", x.shape): meant to run once per trace
+        if numpy_of_tensor(self.ctx, node, fn):
+            return  # `print(t.numpy())` raises before it prints (TFG202's finding)
         if in_python_error_handler(self.ctx, node, fn) and not self._per_call(node, fn):
             return  # `except TypeError as e: print("no training flag", e)`: only while tracing
         static = [v for v in _shown(node) if _trace_time_value(v)]

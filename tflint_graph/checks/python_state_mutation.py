@@ -45,6 +45,8 @@ _VARIABLE_OWNERS = (
     "keras.Sequential",
     "keras.models.",
 )
+# Methods that put values into a list, dict or set.
+_FILLS = frozenset({"append", "extend", "insert", "update", "add", "setdefault"})
 # Flags of Keras's build protocol, set by layers themselves.
 _KERAS_FLAGS = frozenset({"built", "_built"})
 # Objects a layer builds once and keeps (lookup tables, layers, tokenizers' helpers).
@@ -269,6 +271,10 @@ class Model(tf.keras.Model):
             # `{k: t.get_shape() for k, t in endpoints.items()}`: static shapes, which an
             # eager reader may read as they are.
             return
+        if self._emptied_then_filled(target, value, fn):
+            # `self._masks = []`, then `self._masks.append(m)`: TFG102 reports the leak
+            # where the tensors go in; an empty list read eagerly is what eager calls leave.
+            return
         if is_constant(value) and not written_eagerly(ctx, target.attr.value, cls):
             # `self._ready = True`: every call would store the same literal, and no eager code
             # puts another value back, so the last trace left what eager calls would leave.
@@ -331,6 +337,38 @@ class Model(tf.keras.Model):
             for stored in stored_eagerly(ctx, target.attr.value)
         )  # eager code that puts another value there between calls observes the difference
 
+    def _emptied_then_filled(
+        self, target: cst.Attribute, value: cst.BaseExpression | None, fn: TracedFunction
+    ) -> bool:
+        """``value`` is an empty list, dict or set, and ``fn`` goes on to fill ``target``
+        (``.append``/``.extend``/``.update``/item assignment after the write)."""
+        ctx = self.ctx
+        empty = (isinstance(value, cst.List | cst.Dict | cst.Set) and not value.elements) or (
+            isinstance(value, cst.Call)
+            and not value.args
+            and isinstance(value.func, cst.Name)
+            and value.func.value in ("list", "dict", "set")
+        )
+        if not empty:
+            return False
+        text = ctx.code(target)
+        after = ctx.source_order(target)
+        for node in walk.descendants(fn.node):
+            if ctx.source_order(node) <= after:
+                continue
+            if (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value in _FILLS
+                and ctx.code(node.func.value) == text
+            ):
+                return True
+            if isinstance(node, cst.Subscript):
+                parent = ctx.parent(node)
+                if isinstance(parent, cst.AssignTarget) and ctx.code(node.value) == text:
+                    return True
+        return False
+
     def _runs_every_trace(self, node: cst.CSTNode, fn: TracedFunction) -> bool:
         for anc in self.ctx.ancestors(node):
             if anc is fn.node:
@@ -346,6 +384,24 @@ class Model(tf.keras.Model):
         ``or``, ``min`` or ``max`` (``self.frozen = self.frozen and self.trainable``): applying
         it again changes nothing, so storing it once per trace leaves what per-call runs would."""
         ctx = self.ctx
+        if isinstance(value, cst.IfExp):
+            # `self.w = 8 if self.w is None else self.w`: a default filled in once, then kept
+            # and nothing eager puts None back (`reset()`), which would fill it again.
+            mine = ctx.code(target)
+            kept = [b for b in (value.body, value.orelse) if ctx.code(b) == mine]
+            other = [b for b in (value.body, value.orelse) if ctx.code(b) != mine]
+            test = value.test
+            return (
+                len(kept) == 1
+                and len(other) == 1
+                and is_constant(other[0])
+                and isinstance(test, cst.Comparison)
+                and ctx.code(test.left) == mine
+                and len(test.comparisons) == 1
+                and isinstance(test.comparisons[0].operator, cst.Is | cst.IsNot)
+                and ctx.code(test.comparisons[0].comparator) == "None"
+                and not written_eagerly(ctx, target.attr.value, owning_class(ctx, fn.node))
+            )
         if isinstance(value, cst.BooleanOperation):
             operands: list[cst.BaseExpression] = []
             pending: list[cst.BaseExpression] = [value]

@@ -93,6 +93,8 @@ SEEDED_LAYERS = frozenset(
 )
 _INPUTS = ("keras.Input", "keras.layers.Input", "keras.layers.InputLayer")
 _OPTIMIZER_EXTRA = ("keras.mixed_precision.LossScaleOptimizer",)
+# Makes its shadow variables when `.apply(var_list)` runs.
+_MOVING_AVERAGES = ("tensorflow.train.ExponentialMovingAverage",)
 # Optimizers without slot variables (only plain SGD, when momentum is 0).
 _SLOTLESS = ("SGD",)
 
@@ -150,6 +152,8 @@ def keras_creation(ctx: ModuleContext, call: cst.Call, depth: int = 0) -> Creati
         last = parts[-1]
         if not _capitalized(last):
             continue
+        if name in _MOVING_AVERAGES:
+            return Creation("moving average", name, "apply")
         if name.startswith("keras.optimizers.") or name in _OPTIMIZER_EXTRA:
             if "schedules" in parts or "legacy" in parts or last == "Optimizer":
                 continue

@@ -131,15 +131,28 @@ train_step(model, opt_b, x)  # TFG208
             return None
         if found.when == "call" and not self._called(call, fn):
             return None
+        if found.when == "apply" and not self._called(call, fn, ("apply",)):
+            return None
         if created_once(self.ctx, call, fn) or creator_decides(self.ctx, call, fn):
             return None
         return found
 
-    def _called(self, call: cst.Call, fn: TracedFunction) -> bool:
-        """``Dense(4)(x)``, or ``layer = Dense(4)`` then ``layer(x)`` in the same function."""
+    def _called(
+        self,
+        call: cst.Call,
+        fn: TracedFunction,
+        methods: tuple[str, ...] = ("__call__", "build", "predict_on_batch"),
+    ) -> bool:
+        """``Dense(4)(x)``, or ``layer = Dense(4)`` then ``layer(x)`` in the same function;
+        with other ``methods`` (``ema.apply(v)``), a call of one of those on it."""
+        plain = "__call__" in methods
         parent = self.ctx.parent(call)
-        if isinstance(parent, cst.Call) and parent.func is call:
+        if plain and isinstance(parent, cst.Call) and parent.func is call:
             return True
+        if isinstance(parent, cst.Attribute) and parent.attr.value in methods:
+            outer = self.ctx.parent(parent)
+            if isinstance(outer, cst.Call) and outer.func is parent and (plain or outer.args):
+                return True
         targets: set[str] = set()
         if isinstance(parent, cst.Assign) and parent.value is call:
             for t in parent.targets:
@@ -154,12 +167,13 @@ train_step(model, opt_b, x)  # TFG208
             return False
         for used in calls_in(fn.node):
             text = dotted(used.func)
-            if text in targets:
+            if plain and text in targets:
                 return True
             if (
                 isinstance(used.func, cst.Attribute)
-                and used.func.attr.value in ("__call__", "build", "predict_on_batch")
+                and used.func.attr.value in methods
                 and dotted(used.func.value) in targets
+                and (plain or used.args)  # `ema.apply()` with no list makes nothing in TF2
             ):
                 return True
         return False
@@ -181,7 +195,10 @@ train_step(model, opt_b, x)  # TFG208
         if found is None or self._inside_reported(node, fn):
             return
         shown = self.ctx.code(node.func)
-        when = "when it is constructed" if found.when == "construct" else "when it is first called"
+        when = {
+            "construct": "when it is constructed",
+            "apply": "when its .apply() runs",
+        }.get(found.when, "when it is first called")
         self.report(
             node,
             f"{shown}(...) built in {fn.where} creates new variables on every trace ({when}): "

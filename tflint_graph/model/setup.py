@@ -661,6 +661,12 @@ def _looked_up(
             and "." in (dotted(value.func.value) or "")
         ):
             out.append(value.func.value)
+        elif (
+            isinstance(value, cst.Attribute)
+            and isinstance(value.value, cst.Name)
+            and value.value.value in ("self", "cls")
+        ):
+            out.append(value)  # `ema = self._ema`, then `if ema is None:` tests `self._ema`
         elif not any(isinstance(anc, cst.If) for anc in ctx.ancestors(binding.node)):
             return  # bound otherwise too, not only to the entry the guard creates
     yield from out

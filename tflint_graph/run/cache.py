@@ -66,8 +66,10 @@ DIR_NAME = ".tflint-graph-cache"
 # the parameters their functions hand to escape hatches (``escape_params``); 11: an accessor's
 # call inside a method of its own name (a delegation) no longer counts in ``accessor_calls``;
 # 12: summaries name the classes they make and use only eagerly (``eager_made``); 13: and
-# the attribute names they read on other objects (``foreign_attributes``).
-CACHE_FORMAT = 13
+# the attribute names they read on other objects (``foreign_attributes``); 14: a module's own
+# functions named like Keras entries (``evaluate(model, x)``) no longer hand anything to Keras
+# (``eager_script``, ``eager_made``).
+CACHE_FORMAT = 14
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by tflint-graph.\n"

@@ -106,6 +106,10 @@ def eager_instances(
     return made_here, frozenset(escaped), use.foreign
 
 
+# Calls only eager code makes on what a model returns or is fed.
+_VALUE_CALLS = frozenset({"numpy", "from_tensor_slices"})
+
+
 class _Uses:
     """The module's tree with parent links, read for references and their contexts."""
 
@@ -362,7 +366,9 @@ class _Uses:
         if isinstance(node.ctx, ast.Store | ast.Del):  # type: ignore[attr-defined]
             return _NONE
         if isinstance(parent, ast.Call) and parent.func is node:
-            if self.functional or any(self._parameter(a) for a in parent.args):
+            if self.functional or (
+                any(self._parameter(a) for a in parent.args) and not self._works_on_values(node)
+            ):
                 # `gate(x)` with `x` a parameter: maybe a symbolic input (functional API)
                 return None
             return self._eager(node)
@@ -424,6 +430,19 @@ class _Uses:
                 if any(a.arg == expr.id for a in every):
                     return True
             seen = self.parents.get(seen)
+        return False
+
+    def _works_on_values(self, node: ast.AST) -> bool:
+        """The function around ``node`` handles concrete values, which building a functional
+        model never does, nor a step a trainer may trace: it calls ``.numpy()`` or makes a
+        dataset from tensors (``Dataset.from_tensor_slices``)."""
+        method = self._method(node)
+        if method is None:
+            return False
+        for part in ast.walk(method):
+            func = part.func if isinstance(part, ast.Call) else None
+            if isinstance(func, ast.Attribute) and func.attr in _VALUE_CALLS:
+                return True
         return False
 
     def _plain(self, decorator: ast.expr) -> bool:

@@ -481,6 +481,8 @@ def _hands_keras_nothing(ctx: ModuleContext, definitions: Definitions) -> bool:
     keras = _keras_names(ctx, definitions)
     for at, call in definitions.facts.calls:
         func = call.func
+        if isinstance(func, cst.Name) and not ctx.resolve(func).imported:
+            continue  # the script's own `evaluate(model, ...)`, not Keras's
         name = last_name(func)
         if name in TRACING_ENTRIES and not _saves_no_graph(ctx, definitions, func):
             return False
