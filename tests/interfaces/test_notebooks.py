@@ -47,6 +47,31 @@ def test_names_of_earlier_cells_are_visible_and_positions_are_the_cells_own() ->
     assert all(f.path == "train.ipynb" for f in findings)
 
 
+def test_a_cell_that_does_not_parse_hides_none_of_the_others() -> None:
+    # An exercise's blank (`model = # YOUR CODE HERE`): TFG001 in its cell, and the other
+    # cells are still analysed, as one module without it.
+    blank = "x = 1\nmodel = # YOUR CODE HERE\n"
+    findings = lint_notebook(
+        notebook(IMPORTS, ("markdown", "# Training\n"), blank, STEP, LOOP), "ex.ipynb"
+    )
+    assert where(findings) == [
+        (3, 2, 9, "TFG001"),
+        (4, 3, 5, "TFG101"),
+        (4, 4, 13, "TFG103"),
+        (5, 2, 5, "TFG303"),
+    ]
+    # Two blanks: the first one's TFG001 only, as a .py file gives its first error.
+    twice = notebook(IMPORTS, blank, STEP, "y = # YOUR CODE HERE\n")
+    assert where(lint_notebook(twice, "ex.ipynb")) == [
+        (2, 2, 9, "TFG001"),
+        (3, 3, 5, "TFG101"),
+        (3, 4, 13, "TFG103"),
+    ]
+    # A notebook whose every code cell fails is one TFG001, as before.
+    only = notebook(("markdown", "# Exercise\n"), blank)
+    assert where(lint_notebook(only, "only.ipynb")) == [(2, 2, 9, "TFG001")]
+
+
 def test_findings_equal_those_of_the_py_file_made_of_its_code_cells(tmp_path: Path) -> None:
     """The same code as a .py file gives the same codes and messages; positions map to
     cells by the cells' lengths (line numbers in messages too)."""

@@ -88,9 +88,14 @@ def test_a_notebook_without_code_has_no_findings(tmp_path: Path, content: str) -
 
 def test_a_syntax_error_in_a_cell_is_reported_in_that_cell(tmp_path: Path) -> None:
     status, lines = _lint(tmp_path, notebook(TRACED, "x = (1,\n", "print('fine')\n"))
-    # As for a .py file: a module that does not parse gives its syntax error only.
+    # The cell that does not parse on its own gives its syntax error; the others are still
+    # analysed (a .py file that does not parse gives its syntax error only).
     assert status == 1
-    assert lines == ["nb.ipynb:cell 2:1:5: TFG001 error: syntax error: '(' was never closed"]
+    assert lines == [
+        "nb.ipynb:cell 1:5:5: TFG101 [*] warning: print() runs only while tracing step(); "
+        "use tf.print() to print on every call",
+        "nb.ipynb:cell 2:1:5: TFG001 error: syntax error: '(' was never closed",
+    ]
 
 
 def test_many_megabytes_of_outputs_are_read(tmp_path: Path) -> None:

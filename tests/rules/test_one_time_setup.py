@@ -64,6 +64,27 @@ CASES = {
                     self.lookups += 1  # TFG106
                 return x
     """,
+    "a memo on an object the caller hands in": """
+        import tensorflow as tf
+
+        def solve(cosmo, x):
+            if "ode" in cosmo.workspace:
+                cache = cosmo.workspace["ode"]
+            else:
+                cache = tf.exp(x)
+                cosmo.workspace["ode"] = cache
+            return cache
+
+        def growth(cosmo, x):
+            if "growth" not in cosmo.workspace:
+                cosmo.workspace["growth"] = tf.math.log(x)
+            cosmo.calls.append(x)  # TFG102
+            return cosmo.workspace["growth"]
+
+        @tf.function
+        def step(cosmo, x):
+            return solve(cosmo, x) + growth(cosmo, x)
+    """,
     "a threshold test is no one-time guard": """
         import tensorflow as tf
 

@@ -193,6 +193,28 @@ CASES = {
             def masks(self):
                 return self._masks, self._by_step, self._total
     """,
+    "scratch read by a custom-gradient function nested in a traced helper": """
+        import tensorflow as tf
+
+        class Attention(tf.keras.layers.Layer):
+            def _forward(self, x):
+                @tf.custom_gradient
+                def forward(x):
+                    y = tf.reshape(x, [self.batch, self.seq_len, -1])
+
+                    def grad_fn(upstream):
+                        return tf.reshape(upstream, [self.batch * self.seq_len, -1])
+
+                    return y, grad_fn
+
+                return forward(x)
+
+            def call(self, inputs):
+                shape = tf.shape(inputs)
+                self.batch = shape[0]
+                self.seq_len = shape[1]
+                return self._forward(inputs)
+    """,
     "scratch attribute read by a traced helper": """
         import tensorflow as tf
 

@@ -379,6 +379,29 @@ def test_a_message_under_a_guard_that_holds_only_while_tracing_is_meant_per_trac
     assert got == expected(source)
 
 
+def test_a_message_right_before_a_raise_goes_out_once_whatever_runs_it() -> None:
+    source = dedent(
+        """
+        import logging
+
+        import tensorflow as tf
+
+        logger = logging.getLogger(__name__)
+
+        @tf.function
+        def merge(a, b, names):
+            if len(names) != 2:
+                logger.error("expected two inputs, got %s", a)
+                print("inputs:", a, b)
+                raise ValueError("bad inputs")
+            logger.info("merging %s", a)  # TFG107
+            return a + b
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source, "m.py") if f.code in ("TFG101", "TFG107")}
+    assert got == expected(source)
+
+
 def test_a_warning_asked_for_once_about_python_structure_is_not_reported() -> None:
     source = dedent(
         """

@@ -777,6 +777,8 @@ def is_trace_time_diagnostic(ctx: ModuleContext, call: cst.Call, fn: TracedFunct
         return True  # traced once, to be saved, and never called from Python
     if under_trace_only_guard(ctx, call, fn):
         return True  # `if not tf.executing_eagerly(): print("traced with", x)`
+    if _before_raise(ctx, call):
+        return True  # `logger.error("shapes differ"); raise ValueError(...)`: the call fails
     reader = MessageReader(ctx, fn).read_all(message_arguments(call))
     if Part.TENSOR in reader.parts:
         return False
@@ -848,6 +850,23 @@ def under_trace_only_guard(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunc
                 return True
         child = anc
     return False
+
+
+def _before_raise(ctx: ModuleContext, call: cst.Call) -> bool:
+    """``call`` is a statement of a block that ends in ``raise``: whether traced or not, the
+    message goes out once and the call fails right after it."""
+    line = ctx.parent(ctx.parent(call))
+    if not (isinstance(ctx.parent(call), cst.Expr) and isinstance(line, cst.SimpleStatementLine)):
+        return False
+    block = ctx.parent(line)
+    if not isinstance(block, cst.IndentedBlock) or not block.body:
+        return False
+    last = block.body[-1]
+    return (
+        last is not line
+        and isinstance(last, cst.SimpleStatementLine)
+        and isinstance(last.body[-1], cst.Raise)
+    )
 
 
 def decided_statically(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:

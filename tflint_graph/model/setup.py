@@ -630,9 +630,12 @@ def _state_refs(
         if any(a.scope is own for a in found):
             # A local or parameter is reset on every trace, unless it only holds what a
             # lasting container holds: `v = self._cache.get(k)`, then `if v is None:` tests
-            # whether the container has the entry yet.
+            # whether the container has the entry yet.  An attribute of a parameter
+            # (`cosmo._workspace`) is state of the object the caller hands in.
             if expr is root:
                 yield from _looked_up(ctx, found, own)
+            elif len(found) == 1 and isinstance(found[0].node, cst.Param):
+                yield expr
             continue
         yield expr
 

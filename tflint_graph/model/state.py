@@ -174,6 +174,13 @@ class AttributeReaders:
             fn = read.function
             if fn is not None and fn in ctx.traced:
                 continue
+            if fn is not None and any(
+                isinstance(anc, cst.FunctionDef | cst.Lambda) and anc in ctx.traced
+                for anc in ctx.ancestors(fn)
+            ):
+                # A function nested in traced code (a `@tf.custom_gradient` body and its
+                # gradient, a `tf.cond` branch) runs in that trace.
+                continue
             if _static_metadata(ctx, read.node):
                 # `self.values.shape[-1]`: the static shape or dtype of the last trace's
                 # tensor, which is what the eager value would have.

@@ -10,22 +10,23 @@ and costs only this file.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tflint_graph.core.config import Config
 from tflint_graph.core.facts import ModuleSummary, ProjectView
-from tflint_graph.core.finding import Finding
+from tflint_graph.core.finding import Finding, tool_finding
 from tflint_graph.core.noqa import is_suppressed, source_lines
 from tflint_graph.run.gc_pause import gc_paused
 from tflint_graph.source import prefilter
 from tflint_graph.source.eager_use import eager_instances
 from tflint_graph.source.notebook import Notebook, is_notebook, parse_notebook, read_notebook
-from tflint_graph.source.parse import parse, verdict_of
+from tflint_graph.source.parse import parse, python_error_finding, verdict_of
 from tflint_graph.source.reading import read_regular_file, read_source
 from tflint_graph.source.store import STORE
-from tflint_graph.source.syntax import SyntaxVerdict
+from tflint_graph.source.syntax import SyntaxVerdict, judge_source
 
 if TYPE_CHECKING:
     from tflint_graph.checks import Rule
@@ -189,8 +190,43 @@ def analyse_notebook(
     if isinstance(parsed, Finding):
         return ([parsed] if config.is_enabled(parsed.code, path) else []), None
     findings, summary = analyse_source(parsed.source, path, config, view, noqa=noqa)
+    if any(f.code == "TFG001" for f in findings):
+        recovered = _without_broken_cells(parsed, path, config, view, noqa)
+        if recovered is not None:
+            findings, summary = recovered
     mapped = [parsed.to_cells(f) for f in findings]
     return sorted(mapped, key=lambda f: f.sort_key), summary
+
+
+def _without_broken_cells(
+    parsed: Notebook, path: str, config: Config, view: ProjectView | None, noqa: bool
+) -> tuple[list[Finding], ModuleSummary | None] | None:
+    """The notebook analysed with the code cells that do not parse on their own left blank,
+    and the TFG001 of the first of those (an exercise's blank, a pasted traceback): one bad
+    cell must not hide the findings of the others (SPEC §5).  None when no single cell is at
+    fault (the cells only fail together) or every cell is."""
+    broken: list[Finding] = []
+    cells = []
+    for cell in parsed.cells:
+        verdict = judge_source("".join(line + "\n" for line in cell.python))
+        if verdict.error is None and verdict.too_deep is None:
+            cells.append(cell)
+            continue
+        if verdict.error is not None:
+            error = verdict.error
+            error.lineno = cell.first + max(error.lineno or 1, 1) - 1
+            finding = python_error_finding(path, error)
+        else:
+            finding = tool_finding(path, "TFG001", verdict.too_deep or "", cell.first, 1)
+        if config.is_enabled("TFG001", path):
+            broken.append(finding)
+        cells.append(dataclasses.replace(cell, python=("",) * len(cell.python)))
+    if not broken or len(broken) == len([c for c in parsed.cells if c.python]):
+        return None
+    patched = dataclasses.replace(parsed, cells=tuple(cells))
+    findings, summary = analyse_source(patched.source, path, config, view, noqa=noqa)
+    # The first error only, as for a .py file (and as before): fixing it shows the next.
+    return [f for f in findings if f.code != "TFG001"] + broken[:1], summary
 
 
 def analyse_file(
