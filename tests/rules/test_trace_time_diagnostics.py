@@ -394,6 +394,16 @@ def test_a_message_right_before_a_raise_goes_out_once_whatever_runs_it() -> None
                 logger.error("expected two inputs, got %s", a)
                 print("inputs:", a, b)
                 raise ValueError("bad inputs")
+            if len(names) > 3:
+                if names[0] == "x":
+                    message = f"too many inputs for x: {a}"
+                    logger.error(message)
+                else:
+                    logger.error("too many inputs: %s", b)
+                raise AssertionError("too many")
+            if len(names) > 4:
+                logger.error("many inputs: %s", a)  # TFG107
+                names = names[:4]
             logger.info("merging %s", a)  # TFG107
             return a + b
         """

@@ -853,20 +853,35 @@ def under_trace_only_guard(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunc
 
 
 def _before_raise(ctx: ModuleContext, call: cst.Call) -> bool:
-    """``call`` is a statement of a block that ends in ``raise``: whether traced or not, the
+    """``call`` is a statement after which the code goes on to a ``raise`` with nothing in
+    between but the rest of its ``if``/``else`` branch (``if ...: logger.error(msg) else:
+    logger.error(other)`` then ``raise AssertionError(msg)``): whether traced or not, the
     message goes out once and the call fails right after it."""
-    line = ctx.parent(ctx.parent(call))
-    if not (isinstance(ctx.parent(call), cst.Expr) and isinstance(line, cst.SimpleStatementLine)):
+    node: cst.CSTNode | None = ctx.parent(call)
+    if not isinstance(node, cst.Expr):
         return False
-    block = ctx.parent(line)
-    if not isinstance(block, cst.IndentedBlock) or not block.body:
-        return False
-    last = block.body[-1]
-    return (
-        last is not line
-        and isinstance(last, cst.SimpleStatementLine)
-        and isinstance(last.body[-1], cst.Raise)
-    )
+    node = ctx.parent(node)  # the SimpleStatementLine
+    while node is not None:
+        block = ctx.parent(node)
+        if not isinstance(block, cst.IndentedBlock):
+            return False
+        body = list(block.body)
+        at = next((i for i, s in enumerate(body) if s is node), len(body))
+        rest = body[at + 1 :]
+        if rest:
+            last = rest[-1]
+            return isinstance(last, cst.SimpleStatementLine) and isinstance(
+                last.body[-1], cst.Raise
+            )
+        owner = ctx.parent(block)
+        if isinstance(owner, cst.Else):
+            owner = ctx.parent(owner)
+        while isinstance(owner, cst.If) and isinstance(ctx.parent(owner), cst.If):
+            owner = ctx.parent(owner)  # an `elif` is the `orelse` of the `if` above it
+        if not isinstance(owner, cst.If):
+            return False
+        node = owner
+    return False
 
 
 def decided_statically(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunction) -> bool:
