@@ -348,6 +348,10 @@ def _cases() -> list[Case]:
     # -- nests of tensors shaped by the arguments --------------------------------------
     tf_pairs = {
         "tf.cond": lambda a, o: a.tf.cond(a.b, lambda: o, lambda: o),
+        # Keras layers' `training` switch: a tensor predicate builds a tf.cond.
+        "tf.__internal__.smart_cond.smart_cond": lambda a, o: (
+            a.tf.__internal__.smart_cond.smart_cond(a.b, lambda: o, lambda: o)
+        ),
         "tf.case": lambda a, o: a.tf.case([(a.b, lambda: o)], default=lambda: o),
         "tf.switch_case": lambda a, o: a.tf.switch_case(a.n, [lambda: o, lambda: o]),
         "tf.map_fn": lambda a, o: a.tf.map_fn(lambda t: t, o),

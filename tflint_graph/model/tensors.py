@@ -33,7 +33,7 @@ from tflint_graph.model import walk
 from tflint_graph.model.calls import argument, keyword, partial_of
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.names import Resolution
-from tflint_graph.model.tf_returns import FLAGS, RETURNS
+from tflint_graph.model.tf_returns import FLAGS, RAW_OPS, RETURNS
 from tflint_graph.model.values import (
     assigned_value,
     attribute_values,
@@ -255,6 +255,8 @@ def api_kind(call: cst.Call, res: Resolution) -> Kind | None:
     listed = [n for n in res.imported if n in RETURNS or n in FLAGS]
     if listed:
         return _table_kind(call, listed)
+    if res.startswith(RAW_OPS):
+        return Kind.STRUCTURE  # one output: a tensor; several: a namedtuple of them
     if res.startswith("tensorflow.", "keras.ops."):
         if any(_not_a_tensor(n) for n in res.imported):
             return None

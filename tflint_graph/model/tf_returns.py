@@ -157,6 +157,7 @@ RETURNS: Mapping[str, str] = {
     "tensorflow.sparse.fill_empty_rows": "sequence",
     # -- a tensor or a nest of tensors, as the arguments decide ------------------------
     "tensorflow.cond": "structure",
+    "tensorflow.__internal__.smart_cond.smart_cond": "structure",
     "tensorflow.case": "structure",
     "tensorflow.switch_case": "structure",
     "tensorflow.while_loop": "structure",
@@ -257,3 +258,8 @@ def returned_kind(name: str, flag: bool | None = None) -> str | None:
         _, _, default, when_true, when_false = FLAGS[name]
         return when_true if (default if flag is None else flag) else when_false
     return RETURNS.get(name)
+
+
+# `tf.raw_ops.Unique(x=t)` returns a namedtuple (y, idx), `tf.raw_ops.Relu` a tensor: which,
+# only the op's registration tells, so every raw op is taken as a tensor or a nest of them.
+RAW_OPS = "tensorflow.raw_ops."
