@@ -14,6 +14,7 @@ from tflint_graph.model.scopes import Assignment, FunctionScope, GlobalScope, Sc
 from tflint_graph.model.state import owning_class
 from tflint_graph.model.values import (
     assigned_value,
+    attributes_by_name,
     declared_outer_names,
     sole_name_target,
     statement_of,
@@ -378,13 +379,8 @@ def _set_to_numbers(ctx: ModuleContext, method: cst.FunctionDef, value: cst.Base
     }
     late = False
     found = False
-    for node in walk.descendants(ctx.module):
-        if not (
-            type(node) is cst.Call
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value == method.name.value
-            and _instance_of(ctx, node.func.value, cls)
-        ):
+    for node, receiver in _method_calls_named(ctx, method.name.value):
+        if not _instance_of(ctx, receiver, cls):
             continue
         arg = passed_for(node, method.params, params[index], bound=True)
         if arg is None or not _python_number(ctx, arg):
@@ -418,18 +414,24 @@ def _after_traced_call(ctx: ModuleContext, call: cst.Call, traced: set[str]) -> 
     receiver = ctx.code(call.func.value) if isinstance(call.func, cst.Attribute) else None
     holder = ctx.enclosing_function(call)
     at = ctx.source_order(call)
-    scope = holder if holder is not None else ctx.module
-    for node in walk.descendants(scope):
-        if (
-            type(node) is cst.Call
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value in traced
-            and ctx.code(node.func.value) == receiver
-            and ctx.source_order(node) < at
-            and ctx.enclosing_function(node) is holder
-        ):
-            return True
-    return False
+    return any(
+        ctx.code(other) == receiver
+        and ctx.source_order(node) < at
+        and ctx.enclosing_function(node) is holder
+        for name in traced
+        for node, other in _method_calls_named(ctx, name)
+    )
+
+
+def _method_calls_named(ctx: ModuleContext, name: str) -> list[tuple[cst.Call, cst.BaseExpression]]:
+    """The module's calls ``<receiver>.name(...)`` with their receivers, from its index of
+    attributes by name (no walk of the module)."""
+    found = []
+    for attr in attributes_by_name(ctx).get(name, []):
+        call = ctx.parent(attr)
+        if isinstance(call, cst.Call) and call.func is attr:
+            found.append((call, attr.value))
+    return found
 
 
 def _self_write(
