@@ -98,6 +98,16 @@ def test_a_syntax_error_in_a_cell_is_reported_in_that_cell(tmp_path: Path) -> No
     ]
 
 
+def test_a_syntax_error_names_the_line_it_was_detected_at_in_its_cell(tmp_path: Path) -> None:
+    broken = "name = 'demo'\nrun(name, serializer='pkg.Serializer)\n"
+    status, lines = _lint(tmp_path, notebook(TRACED, "x = 1\n", broken))
+    assert status == 1
+    assert lines[-1] == (
+        "nb.ipynb:cell 3:2:22: TFG001 error: syntax error: unterminated string literal "
+        "(detected at cell 3, line 2)"
+    )
+
+
 def test_many_megabytes_of_outputs_are_read(tmp_path: Path) -> None:
     doc = json.loads(notebook(TRACED))
     doc["cells"][0]["outputs"] = [

@@ -13,6 +13,92 @@ from tests.helpers import dedent, expected, found
 from tflint_graph import Config, lint_paths
 
 CASES = {
+    "functions defined after run_functions_eagerly(True) run as Python": """
+        import tensorflow as tf
+
+        def point_losses():
+            tf.config.experimental_run_functions_eagerly(True)  # TFG402
+
+            @tf.function
+            def matched(y, p):
+                print("loss", p.numpy())
+                return tf.reduce_mean(p)
+
+            return matched
+
+        def other_losses():
+            @tf.function
+            def before(y, p):
+                print("loss", p)  # TFG101
+                return p
+
+            tf.config.run_functions_eagerly(True)  # TFG402
+            tf.config.run_functions_eagerly(False)
+
+            @tf.function
+            def after(y, p):
+                return p.numpy()  # TFG202
+
+            def parse(x):
+                return x.numpy()  # TFG202
+
+            return before, after, tf.data.Dataset.range(3).map(parse)
+
+        def maybe(debug):
+            if debug:
+                tf.config.run_functions_eagerly(True)
+
+            @tf.function
+            def step(x):
+                return x.numpy()  # TFG202
+
+            return step
+    """,
+    "a tf.function parameter tested for a tensor": """
+        import tensorflow as tf
+        from tensorflow import is_tensor
+
+        @tf.function
+        def saliency(x, model, y):
+            # tf.function hands tensors and NumPy arrays in as symbolic tensors
+            if not tf.is_tensor(x):
+                x = tf.Variable(x)
+            if isinstance(y, tf.Tensor):
+                pass
+            else:
+                # a tf.Variable or a tuple is no tf.Tensor: this runs while tracing
+                y = tf.Variable(y)  # TFG205
+            if not is_tensor(x):
+                print("never while tracing a tensor")
+            return model(x)
+
+        @tf.function
+        def scaled(x, scale=None, *rest):
+            # a defaulted or starred parameter may hold anything
+            if not tf.is_tensor(scale):
+                scale = tf.Variable(1.0)  # TFG205
+            return x * scale
+
+        @tf.function
+        def rebound(x):
+            x = x.numpy() if False else [1.0]
+            if not tf.is_tensor(x):
+                x = tf.Variable(x)  # TFG205
+            return x
+
+        def eager(x):
+            if not tf.is_tensor(x):
+                x = tf.Variable(x)
+            return x
+
+        @tf.function
+        def scale(x, factor):
+            if not tf.is_tensor(factor):
+                factor = tf.Variable(factor)  # TFG205
+            return x * factor
+
+        scale(tf.ones([2]), 2.0)  # a Python number reaches the trace as it is
+    """,
     "executing_eagerly": """
         import tensorflow as tf
 

@@ -1538,3 +1538,67 @@ def test_keras_reads_in_compute_mask_and_mask_metadata_are_same_trace() -> None:
         """
     )
     assert {(line, c) for line, c in found(source) if c in _CODES} == expected(source)
+
+
+def test_rebinding_a_variable_to_a_tensor_says_what_breaks() -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+
+        class Encoder(tf.keras.layers.Layer):
+            def __init__(self, learnable):
+                super().__init__()
+                if learnable:
+                    self.pos = self.add_weight(name="pos", shape=(1, 4, 3))
+                else:
+                    self.pos = tf.zeros((1, 4, 3))
+
+            def call(self, x):
+                kept = self.pos.dtype
+                x = x + tf.cast(self.pos, x.dtype)
+                self.pos = tf.cast(self.pos, kept)
+                return x
+        """
+    )
+    got = [f for f in lint_source(source, "encoder.py") if f.code == "TFG106"]
+    assert [f.line for f in got] == [15]
+    assert "holds a tf.Variable (line 8)" in got[0].message
+    assert "InaccessibleTensorError" in got[0].message
+    assert "local name" in got[0].message
+
+
+@pytest.mark.parametrize(
+    ("loop", "reported"),
+    [
+        ("for i in range(3):\n        add(x[i])", False),
+        ("add(x)\n    add(x * 2)", False),
+        # a graph loop runs the helper's Python once, while tracing
+        ("for row in tf.unstack(x):\n        add(row)", False),
+        ("for i in tf.range(3):\n        add(x[i])", True),
+        ("for batch in tf.data.Dataset.range(4):\n        add(x)", True),
+        # handed on: whoever calls it decides
+        ("tf.map_fn(add, x)", True),
+    ],
+)
+def test_a_nonlocal_accumulator_of_a_traced_function(loop: str, reported: bool) -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+
+        @tf.function
+        def penalty(x):
+            total = 0.0
+
+            def add(v):
+                nonlocal total
+                total += tf.reduce_sum(v)
+
+            LOOP
+            return total
+        """
+    ).replace("LOOP", loop)
+    got = [f for f in lint_source(source, "penalty.py") if f.code == "TFG105"]
+    assert bool(got) is reported
+    assert all("write to nonlocal total" in f.message for f in got)

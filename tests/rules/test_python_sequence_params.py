@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import dedent
+from tests.helpers import dedent, expected
 from tflint_graph import lint_source
 
 
@@ -40,3 +40,73 @@ def test_a_parameter_iterated_as_a_python_sequence(use: str, reported: bool) -> 
     ).replace("USE", use)
     got = [f for f in lint_source(source, "summaries.py") if f.code == "TFG207"]
     assert bool(got) is reported
+
+
+@pytest.mark.parametrize(
+    ("body", "reported"),
+    [
+        # zipped: a list of feature maps, whatever the annotation says
+        ("return tf.add_n([tf.reduce_mean((g - t) ** 2) for g, t in zip(gen, tgt)])", False),
+        ("return [g * 2 for g in gen]", False),
+        # nothing iterates it in Python: the annotation stands, a tensor (TFG204)
+        ("return np.mean(gen) - tgt", True),
+        ("return np.mean([g for g in gen])", False),
+    ],
+)
+def test_a_tensor_annotation_on_what_the_body_zips_is_loose(body: str, reported: bool) -> None:
+    source = dedent(
+        """
+        import numpy as np
+        import tensorflow as tf
+        from tensorflow import Tensor
+
+
+        def style_loss(gen: Tensor, tgt: Tensor):
+            BODY
+
+
+        @tf.function
+        def train(img, targets):
+            return style_loss([img, img], targets)
+        """
+    ).replace("BODY", body)
+    got = [f for f in lint_source(source, "losses.py") if f.code in ("TFG203", "TFG204")]
+    assert bool(got) is reported
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a call passes tensors
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def pairwise(a: tf.Tensor, b: tf.Tensor):
+            return tf.stack([x + y for x, y in zip(a, b)])  # TFG203
+
+        pairwise(tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0]))
+        """,
+        # the input_signature says so
+        """
+        import tensorflow as tf
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def running(values: tf.Tensor):
+            return [v * i for i, v in enumerate(values)]  # TFG203
+        """,
+        # Keras hands call() what the author annotates
+        """
+        import keras
+        import tensorflow as tf
+
+        class RowSum(keras.layers.Layer):
+            def call(self, x: tf.Tensor):
+                return tf.stack([tf.reduce_sum(r) for r in x])  # TFG203
+        """,
+    ],
+)
+def test_other_evidence_of_a_tensor_outweighs_a_loose_annotation(source: str) -> None:
+    source = dedent(source)
+    got = {(f.line, f.code) for f in lint_source(source, "ops.py") if f.code == "TFG203"}
+    assert got == expected(source)

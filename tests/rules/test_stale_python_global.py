@@ -14,6 +14,181 @@ def tfg109(source: str, path: str = "example.py") -> set[tuple[int, str]]:
 
 # Each source marks its expected findings; everything unmarked must stay silent.
 CASES = {
+    "a pipeline a function extends step by step and returns, made again after the change": """
+        import tensorflow as tf
+
+        SIZES = [1, 2, 2, 1]
+
+        def patches(x):
+            return tf.image.extract_patches(x, SIZES, SIZES, [1, 1, 1, 1], "VALID")
+
+        def get_dataset(images, shuffle=True):
+            ds = tf.data.Dataset.from_tensor_slices(images)
+            if shuffle:
+                ds = ds.shuffle(8)
+            ds = ds.map(patches)
+            ds = ds.batch(2)
+            return ds.prefetch(2)
+
+        unused = get_dataset(tf.zeros([4, 1, 8, 8, 1]))
+        train = get_dataset(tf.zeros([4, 1, 8, 8, 1]))
+        for x in train:
+            print(x.shape)
+
+        SIZES = [1, 4, 4, 1]
+        train = get_dataset(tf.zeros([4, 1, 8, 8, 1]))
+        for x in train:
+            print(x.shape)
+    """,
+    "a pipeline a function extends and returns, made before the change and read after": """
+        import tensorflow as tf
+
+        SIZES = [1, 2, 2, 1]
+
+        def patches(x):
+            return tf.image.extract_patches(x, SIZES, SIZES, [1, 1, 1, 1], "VALID")  # TFG109
+
+        def get_dataset(images):
+            ds = tf.data.Dataset.from_tensor_slices(images)
+            ds = ds.map(patches)
+            return ds.batch(2)
+
+        train = get_dataset(tf.zeros([4, 1, 8, 8, 1]))
+        SIZES = [1, 4, 4, 1]
+        for x in train:
+            print(x.shape)
+    """,
+    "a callback hook that wraps its function anew after each change": """
+        import tensorflow as tf
+
+        class Annealer(tf.keras.callbacks.Callback):
+            def __init__(self, logits):
+                super().__init__()
+                self.tau = 1.0
+                self.logits = logits
+                self.kept = tf.function(self._kept)
+
+            def _soft(self):
+                return tf.reduce_max(tf.nn.softmax(self.logits / self.tau))
+
+            def _kept(self):
+                return tf.reduce_max(self.logits / self.tau)  # TFG109
+
+            def on_epoch_end(self, epoch, logs=None):
+                self.tau = max(0.1, self.tau * 0.5)
+                soft = tf.function(self._soft)  # a new trace per epoch, TFG302's finding
+                print(float(soft()), float(self.kept()))
+    """,
+    "a pipeline made again after the change traces with the new value": """
+        import tensorflow as tf
+
+        SIZES = [1, 2, 2, 1]
+
+        def patches(x):
+            return tf.image.extract_patches(x, SIZES, SIZES, [1, 1, 1, 1], "VALID")
+
+        def get_dataset(images):
+            return tf.data.Dataset.from_tensor_slices(images).map(patches).batch(2)
+
+        train = get_dataset(tf.zeros([4, 1, 8, 8, 1]))
+        for x in train:
+            print(x.shape)
+
+        SIZES = [1, 4, 4, 1]
+        train = get_dataset(tf.zeros([4, 1, 8, 8, 1]))
+        for x in train:
+            print(x.shape)
+    """,
+    "a pipeline made before the change and read after it": """
+        import tensorflow as tf
+
+        SIZES = [1, 2, 2, 1]
+
+        def patches(x):
+            return tf.image.extract_patches(x, SIZES, SIZES, [1, 1, 1, 1], "VALID")  # TFG109
+
+        def get_dataset(images):
+            return tf.data.Dataset.from_tensor_slices(images).map(patches)
+
+        train = get_dataset(tf.zeros([4, 1, 8, 8, 1]))
+        SIZES = [1, 4, 4, 1]
+        for x in train:
+            print(x.shape)
+    """,
+    "a pipeline made in a loop before the change the loop repeats": """
+        import tensorflow as tf
+
+        scale = 1.0
+
+        def scaled(x):
+            return x * scale  # TFG109
+
+        def get_dataset(values):
+            return tf.data.Dataset.from_tensor_slices(values).map(scaled)
+
+        train = get_dataset([1.0, 2.0])
+        for epoch in range(3):
+            for x in train:
+                print(x)
+            scale = scale * 2
+    """,
+    "a Keras callback hook reassigning what its tf.function method reads": """
+        import math
+
+        import tensorflow as tf
+
+        class MomentumUpdate(tf.keras.callbacks.Callback):
+            def __init__(self, steps, start=0.99):
+                super().__init__()
+                self.steps, self.start, self.done = steps, start, 0
+                self.tau = start
+
+            def on_train_batch_end(self, batch, logs=None):
+                self.update()
+                self.tau = self.schedule()
+                self.done += 1
+
+            def schedule(self):
+                turn = math.cos(math.pi * self.done / self.steps)
+                return 1.0 - (1.0 - self.start) * (turn + 1) / 2
+
+            @tf.function
+            def update(self):
+                for a, b in zip(self.model.weights, self.model.weights):
+                    a.assign(self.tau * a + (1 - self.tau) * b)  # TFG109
+    """,
+    "a hook of a class that is no Keras callback, nothing calling it": """
+        import tensorflow as tf
+
+        class Momentum:
+            def __init__(self):
+                self.tau = 0.5
+
+            def on_train_batch_end(self, batch, logs=None):
+                self.tau = self.tau * 0.9
+
+            @tf.function
+            def update(self, v):
+                v.assign(v * self.tau)
+    """,
+    "a callback hook storing what a method returns that is no number": """
+        import tensorflow as tf
+
+        class Momentum(tf.keras.callbacks.Callback):
+            def __init__(self):
+                super().__init__()
+                self.tau = 0.5
+
+            def on_epoch_end(self, epoch, logs=None):
+                self.tau = self.pick(logs)
+
+            def pick(self, logs):
+                return logs
+
+            @tf.function
+            def update(self, v):
+                v.assign(v * self.tau)
+    """,
     "an attribute decayed under a threshold test in an eager loop": """
         import tensorflow as tf
 

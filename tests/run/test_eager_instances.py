@@ -191,7 +191,7 @@ MODEL = dedent(
             self.head = tf.keras.layers.Dense(4)
 
         def call(self, x):
-            self.steps += 1  # line 12
+            self.steps += 1  # line 11
             return tf.nn.softmax(self.head(x))
     """
 )
@@ -403,3 +403,100 @@ def test_a_tape_step_another_module_may_trace_keeps_its_model_traced(tmp_path: P
     main += "step = tf.function(Trainer().train_batch)\n"
     found = _findings(tmp_path, {"pkg/net.py": NET, "pkg/trainer.py": TRAINER, "pkg/main.py": main})
     assert ("net.py", 10, "TFG101") in found
+
+
+STEPPED = dedent(
+    """
+    import tensorflow as tf
+
+
+    class Counting(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(1)
+            self.steps = 0
+
+        def train_step(self, data):
+            self.steps += 1  # line 11
+            return {"loss": tf.reduce_mean(self.dense(data))}
+    """
+)
+
+TRAIN = dedent(
+    """
+    import tensorflow as tf
+
+    from pkg.model import Counting
+
+
+    def fit(model, data):
+        def on_epoch_end(epoch, logs=None):
+            report(model, epoch)
+
+        model.fit(data, callbacks=[tf.keras.callbacks.LambdaCallback(on_epoch_end=on_epoch_end)])
+
+
+    def report(model, epoch):
+        print(epoch, model.steps)
+
+
+    def main(data):
+        model = Counting()
+        model.compile(optimizer="sgd", run_eagerly=True)
+        fit(model, data)
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("change", "reported"),
+    [
+        ((), False),
+        # compiled to run in graphs: fit traces the step
+        (("run_eagerly=True", "run_eagerly=False"), True),
+        # handed to a call that traces it
+        (("fit(model, data)", "fit(model, data)\n    tf.function(model.train_step)(data)"), True),
+        # run eagerly only on some runs
+        (
+            (
+                'model.compile(optimizer="sgd", run_eagerly=True)',
+                'model.compile(optimizer="sgd")\n'
+                "    if data is None:\n        model.run_eagerly = True",
+            ),
+            True,
+        ),
+        # compiled again for graphs
+        (
+            (
+                "fit(model, data)",
+                'fit(model, data)\n    model.compile(optimizer="adam")\n    model.fit(data)',
+            ),
+            True,
+        ),
+        # fitted before the switch
+        (
+            (
+                'model.compile(optimizer="sgd", run_eagerly=True)',
+                'model.compile(optimizer="sgd")\n    model.fit(data)\n    model.run_eagerly = True',
+            ),
+            True,
+        ),
+        # called by the module's own tf.function
+        (
+            (
+                "    fit(model, data)",
+                "    fit(model, data)\n\n    @tf.function\n"
+                "    def serve(x):\n        return model(x)\n\n    serve(data)",
+            ),
+            True,
+        ),
+    ],
+)
+def test_a_model_compiled_to_run_eagerly_is_not_traced_where_it_goes(
+    tmp_path: Path, change: tuple[str, ...], reported: bool
+) -> None:
+    # Keras runs a model compiled with run_eagerly=True as Python, in the functions and the
+    # epoch-end hooks it is handed to: its step counts every batch.
+    train = TRAIN.replace(*change) if change else TRAIN
+    found = _findings(tmp_path, {"pkg/model.py": STEPPED, "pkg/train.py": train})
+    assert (("model.py", 11, "TFG106") in found) is reported

@@ -22,6 +22,12 @@ from tflint_graph.traced.callsites import TfFunctionRef, module_tf_functions, tf
 # timeit functions that run ``stmt`` (first argument) after ``setup`` (second).
 _TIMEIT = ("timeit.timeit", "timeit.repeat")
 _TIMER_CLASS = "timeit.Timer"
+# Calls beside the timed one that leave it a repeat of one computation (a device sync).
+_NO_WORK = ("tensorflow.", "numpy.", "time.", "timeit.", "logging.", "absl.logging.")
+# Methods a step benchmark calls beside the step: collecting results, a progress bar.
+_BESIDE_A_STEP = frozenset(
+    {"append", "extend", "insert", "add", "update", "set_description", "set_postfix", "refresh"}
+)
 _TIMER_METHODS = frozenset({"timeit", "repeat", "autorange"})
 # Words that say the author times the first call on purpose ("trace_time", "# cold start").
 _DELIBERATE = ("trac", "compil", "warm", "first", "cold")
@@ -211,6 +217,8 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
                     or self._fed_by_a_loader(a, call)
                 )
             )
+            if isinstance(a, cst.For) and id(a) not in around and self._does_more(a, call):
+                return False  # a training run that shows its progress: a whole-run timer
             if data_loop:
                 if id(a) not in around:
                     return False  # a loop over data inside the block: an epoch timer
@@ -220,6 +228,38 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
                 every_pass = isinstance(a, cst.For | cst.While) and self.ctx.parent(start) is a.body
                 return not every_pass or self._accumulates(a, start)
         return True
+
+    def _does_more(self, loop: cst.For, call: cst.Call) -> bool:
+        """Each pass also runs other code for its effect, a statement calling something
+        that is neither the timed function nor TensorFlow, NumPy or the clock, nor what a
+        step benchmark does beside (collect results, `outs.append(y)`; log, `print`,
+        `log.debug(...)`; move a progress bar; wait for the result, `sync(y)`): showing or
+        recording the state the steps change (``display(img)``, ``add_frame(frames, img)``)
+        makes the loop a run whose every part the timer means to include."""
+        timed = self.ctx.code(call.func)
+        results = _result_names(self.ctx, call)
+        for node in walk.descendants(loop.body):
+            if not (isinstance(node, cst.Expr) and isinstance(node.value, cst.Call)):
+                continue
+            other = node.value
+            if other is call or self.ctx.code(other.func) == timed:
+                continue
+            res = self.traced.resolve(other.func)
+            if res.startswith(*_NO_WORK) or res.is_builtin("print"):
+                continue
+            func = other.func
+            if isinstance(func, cst.Attribute) and (
+                self.ctx.code(func.value) == timed  # `step.get_concrete_function(...)`
+                or func.attr.value in _BESIDE_A_STEP
+                or "log" in self.ctx.code(func.value).lower()
+            ):
+                continue
+            if other.args and all(
+                isinstance(a.value, cst.Name) and a.value.value in results for a in other.args
+            ):
+                continue  # `sync(y)`: waits for the step's result
+            return True
+        return False
 
     def _fed_by_a_loader(self, loop: cst.For | cst.CompFor, call: cst.Call) -> bool:
         """``for i in range(1000): X, y = loader.get_batch(bs); step(X, y)``: each pass binds
@@ -558,6 +598,14 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
     def _is_attr(self, name: cst.Name) -> bool:
         parent = self.ctx.parent(name)
         return isinstance(parent, cst.Attribute) and parent.attr is name
+
+
+def _result_names(ctx: ModuleContext, call: cst.Call) -> set[str]:
+    """The names the timed call's result is bound to (``y = step(x)``, ``y, s = ...``)."""
+    parent = ctx.parent(call)
+    if not isinstance(parent, cst.Assign) or parent.value is not call:
+        return set()
+    return {n.value for t in parent.targets for n in _names(t.target)}
 
 
 def _slices_by_target(loop: cst.For | cst.CompFor) -> bool:

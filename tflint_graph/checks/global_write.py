@@ -5,8 +5,11 @@ from collections.abc import Iterable
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
+from tflint_graph.model import walk
+from tflint_graph.model.autograph import is_graph_loop
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.state import restored_on_exit
+from tflint_graph.model.tensors import tensors
 from tflint_graph.model.values import declared_outer_names, target_names
 from tflint_graph.traced import traced_of
 
@@ -50,6 +53,21 @@ def step(x):
     global total
     return x + total  # read only (see TFG109 for reassigned globals)
 """,
+        """
+import tensorflow as tf
+
+@tf.function
+def penalty(weights):
+    total = 0.0  # made afresh by each trace, which consumes it: per-trace scratch
+
+    def add(w):
+        nonlocal total
+        total += tf.reduce_sum(tf.abs(w))
+
+    for i in range(3):  # a Python loop: unrolled while tracing
+        add(weights[i])
+    return total
+""",
     ]
     INVALID = [
         """
@@ -88,13 +106,62 @@ def make_counter():
                 name.value in declared
                 and not traced_of(self.ctx).setup.covers(name, fn)
                 and not restored_on_exit(self.ctx, name, fn.node)
+                and not self._local_of_the_trace(name, fn)
             ):
+                kind = "global" if self._is_global(name) else "nonlocal"
                 self.report(
                     name,
-                    f"write to global {name.value} runs only while tracing {fn.where}; later "
+                    f"write to {kind} {name.value} runs only while tracing {fn.where}; later "
                     f"calls never update it; keep it in a tf.Variable and .assign() to it",
                     fn,
                 )
+
+    def _owners(self, name: cst.Name) -> set[cst.CSTNode | None]:
+        return {a.scope.node for a in self.ctx.bindings(name)}
+
+    def _is_global(self, name: cst.Name) -> bool:
+        return all(not isinstance(o, cst.FunctionDef) for o in self._owners(name))
+
+    def _local_of_the_trace(self, name: cst.Name, fn: TracedFunction) -> bool:
+        """A ``nonlocal`` of a function that is traced itself (an accumulator its nested
+        helper adds to): made afresh on each trace and consumed by it, per-trace scratch, as
+        long as the owner only calls the helper in straight-line code or Python loops (a
+        graph loop runs the helper's Python once, while tracing)."""
+        owners = self._owners(name)
+        if len(owners) != 1:
+            return False
+        owner = next(iter(owners))
+        helper = fn.node
+        if (
+            not isinstance(owner, cst.FunctionDef)
+            or owner is helper
+            or not isinstance(helper, cst.FunctionDef)
+            or self.ctx.enclosing_function(helper) is not owner
+        ):
+            return False
+        traced = self.ctx.traced.get(owner)
+        if traced is None:
+            return False
+        definitions = traced_of(self.ctx).definitions
+        uses = [
+            n
+            for n in walk.descendants(owner.body)
+            if isinstance(n, cst.Name) and n.value == helper.name.value and n is not helper.name
+        ]
+        for use in uses:
+            call = self.ctx.parent(use)
+            if not (isinstance(call, cst.Call) and call.func is use):
+                return False  # handed on: to `tf.while_loop`, `tf.map_fn`, a closure...
+            for loop in self.ctx.ancestors(use):
+                if loop is owner:
+                    break
+                if isinstance(loop, cst.FunctionDef | cst.Lambda):
+                    return False
+                if isinstance(loop, cst.For | cst.While) and is_graph_loop(
+                    self.ctx, loop, traced, tensors(self.ctx, traced), definitions
+                ):
+                    return False
+        return bool(uses)
 
     def visit_Assign(self, node: cst.Assign, fn: TracedFunction) -> None:
         for t in node.targets:

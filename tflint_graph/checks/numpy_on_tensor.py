@@ -6,9 +6,11 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.checks.messages import shorten
 from tflint_graph.checks.safe_conversion import conversion_is_safe
 from tflint_graph.model.calls import argument
+from tflint_graph.model.certain import certain_tensors
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.names import dotted
-from tflint_graph.model.tensors import holds_variable, tensors
+from tflint_graph.model.tensors import Kind, holds_variable, tensors
+from tflint_graph.traced import traced_of
 
 # NumPy functions that work on a symbolic tensor (they only read its static shape) or that
 # fail with some other error (dtype helpers): not this rule's concern.
@@ -217,7 +219,15 @@ ds = tf.data.Dataset.from_tensor_slices(["a b"]).map(to_ids)
             if instead
             else "use the matching tf.* op (tf.experimental.numpy mirrors the NumPy API)"
         )
-        what = "tf.Variable" if holds_variable(ctx, fn, offending) else "symbolic tensor"
+        if holds_variable(ctx, fn, offending):
+            what = "tf.Variable"
+        elif Kind.SEQUENCE in (
+            tensors(ctx, fn).kind(offending),
+            certain_tensors(ctx, fn, traced_of(ctx).definitions).kind(offending),
+        ):
+            what = "list of symbolic tensors"
+        else:
+            what = "symbolic tensor"
         self.report(
             node,
             f"{shown}() on {what} {shorten(ctx.code(offending))} raises NotImplementedError "
@@ -249,4 +259,9 @@ ds = tf.data.Dataset.from_tensor_slices(["a b"]).map(to_ids)
             return any(self._tensor_like(el.value, fn) for el in expr.elements)
         if isinstance(expr, cst.StarredElement):
             return False
-        return tensors(self.ctx, fn).kind(expr) is not None or holds_variable(self.ctx, fn, expr)
+        if tensors(self.ctx, fn).kind(expr) is not None or holds_variable(self.ctx, fn, expr):
+            return True
+        # A list of `a if <tensor test> else b`, where the test reads a parameter that the
+        # code shows to be a tensor (a call passes one).
+        definitions = traced_of(self.ctx).definitions
+        return certain_tensors(self.ctx, fn, definitions).kind(expr) is Kind.SEQUENCE

@@ -22,9 +22,10 @@ from tflint_graph.model.state import (
     stores_only,
     written_eagerly,
 )
-from tflint_graph.model.tensors import Kind, tensors
+from tflint_graph.model.tensors import Kind, is_variable_call, tensors
 from tflint_graph.model.values import (
     assigned_value,
+    attribute_values,
     is_container_literal,
     name_values,
     narrowing_types,
@@ -252,6 +253,18 @@ class Model(tf.keras.Model):
         if not augmented and value is not None and self._same_for_every_element(target, value, fn):
             return  # a Dataset function traces once: each element would store this same value
         if augmented or not on_self or read_before(ctx, target, statement, fn.node):
+            variable = None if augmented else self._variable_replaced(target, value, fn)
+            if variable is not None:
+                self.report(
+                    target,
+                    f"{text} holds a tf.Variable (line {variable}), which this assignment "
+                    f"replaces with a symbolic tensor of the trace of {fn.where}: the next "
+                    "trace reads a tensor of another graph (InaccessibleTensorError) and "
+                    "training no longer reaches the variable; compute into a local name, or "
+                    ".assign() the new value to the variable",
+                    fn,
+                )
+                return
             self.report(
                 target,
                 f"assignment to {text} runs only while tracing {fn.where}; later calls do not "
@@ -571,6 +584,21 @@ class Model(tf.keras.Model):
                 return True
         definitions = traced_of(ctx).definitions
         return certain_tensors(ctx, fn, definitions).kind(name) is Kind.TENSOR
+
+    def _variable_replaced(
+        self, target: cst.Attribute, value: cst.BaseExpression | None, fn: TracedFunction
+    ) -> int | None:
+        """The line where another method puts a ``tf.Variable`` in the attribute that
+        ``self.<attr> = <tensor>`` rebinds here (``self.pos_embed = tf.cast(self.pos_embed,
+        ...)`` of an ``add_weight``); None otherwise."""
+        if value is None or not tensors(self.ctx, fn).is_tensor(value):
+            return None
+        for other in attribute_values(self.ctx, target, fn):
+            if is_variable_call(self.ctx, other) and self.ctx.enclosing_function(
+                other
+            ) is not self.ctx.enclosing_function(target):
+                return self.ctx.line(other)
+        return None
 
     def _advice(self, value: cst.BaseExpression | None) -> str:
         """What to do instead, for the kind of value stored."""

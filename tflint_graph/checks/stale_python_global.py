@@ -20,6 +20,7 @@ from tflint_graph.model.values import (
     statement_of,
 )
 from tflint_graph.traced import traced_of
+from tflint_graph.traced.callsites import callback_hook
 
 
 @dataclass(frozen=True)
@@ -221,6 +222,8 @@ def keep(x):
             or owning_class(self.ctx, root.node) is not cls
         ):
             return  # `self` may be another object on each call of the root
+        if root.kind is TraceKind.WRAPPED and _wrapped_per_call(self.ctx, root.node, cls):
+            return  # `soft = tf.function(self._soft)` in the hook: each call traces anew
         writer = self.ctx.memo(
             "tfg109-eager-writer:" + attr, cls, lambda: _eager_writer(self.ctx, cls, attr)
         )
@@ -345,20 +348,47 @@ def _eager_writer(ctx: ModuleContext, cls: cst.ClassDef, attr: str) -> tuple[str
             target, value = _self_write(node, attr)
             if target is None:
                 continue
-            if value is None or not _python_operand(ctx, value):
+            number = value is not None and _number_of_own_method(ctx, cls, value)
+            if value is None or not (number or _python_operand(ctx, value)):
                 return None  # `self.beta = config.beta_start` in __init__ is fine too
             name = stmt.name.value
             if (
                 found is None
-                and (_python_number(ctx, value) or _set_to_numbers(ctx, stmt, value))
+                and (number or _python_number(ctx, value) or _set_to_numbers(ctx, stmt, value))
                 and name not in _SETUP_METHODS
                 and stmt not in ctx.traced
                 and ctx.enclosing_function(node) is stmt
                 and not traced_of(ctx).setup.guarded(target, stmt)
-                and _called_by_name(ctx, name)
+                and (_called_by_name(ctx, name) or callback_hook(ctx, stmt) is not None)
             ):
                 found = (name, ctx.line(node))
     return found
+
+
+def _number_of_own_method(ctx: ModuleContext, cls: cst.ClassDef, value: cst.BaseExpression) -> bool:
+    """``self.schedule()``: a method of ``cls`` every ``return`` of which gives a Python number
+    (``return self.final - (self.final - self.init) * math.cos(...)``)."""
+    if not (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and _is_self_attr(value.func, value.func.attr.value)
+    ):
+        return False
+    name = value.func.attr.value
+    method = next(
+        (m for m in cls.body.body if isinstance(m, cst.FunctionDef) and m.name.value == name),
+        None,
+    )
+    if method is None:
+        return False
+    returns = [
+        r
+        for r in walk.descendants(method)
+        if isinstance(r, cst.Return) and ctx.enclosing_function(r) is method
+    ]
+    return bool(returns) and all(
+        r.value is not None and _python_number(ctx, r.value) for r in returns
+    )
 
 
 def _set_to_numbers(ctx: ModuleContext, method: cst.FunctionDef, value: cst.BaseExpression) -> bool:
@@ -484,8 +514,12 @@ def _python_number(ctx: ModuleContext, value: cst.BaseExpression) -> bool:
             _python_operand(ctx, a.value) for a in value.args
         )
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
-        # `np.mean(losses)`: a NumPy scalar, which a trace takes in as a constant too
-        return ctx.resolve(value.func).is_(*_NUMPY_REDUCTIONS)
+        # `np.mean(losses)`: a NumPy scalar, which a trace takes in as a constant too;
+        # `math.cos(x)` of numbers a float
+        res = ctx.resolve(value.func)
+        if res.startswith("math.") and all(_python_operand(ctx, a.value) for a in value.args):
+            return True
+        return res.is_(*_NUMPY_REDUCTIONS)
     return False
 
 
@@ -549,6 +583,8 @@ def _unused_after_change(
     for use in uses:
         loops = _loops(ctx, use, stop)
         for change in changes:
+            if _made_after(ctx, use, change, stop):
+                continue  # a pipeline made after the change traces with the new value
             inside = any(a is change for a in ctx.ancestors(use))
             if ctx.line(use) >= ctx.line(change) and not inside:
                 return False  # used again after the change
@@ -799,27 +835,122 @@ def _sites(
 def _dataset_uses(ctx: ModuleContext, ref: cst.CSTNode) -> list[cst.CSTNode] | None:
     """Where the pipeline ``ds.map(ref)`` made is used: the graph traced there runs only
     when the dataset is read, so its reads are the uses (``train = ds.map(f).batch(8)``, then
-    every load of ``train``; a pipeline handed on or iterated right away is used there).
-    None when it goes anywhere else."""
+    every load of ``train``; a pipeline handed on or iterated right away is used there).  A
+    pipeline a function returns (``def get_dataset(): return ds.map(f)``) is made anew, and
+    traced, by each call of that function: the uses are those of what each call returns.
+    Each use is recorded with the node that made its pipeline (``_pipelines``).  None when
+    it goes anywhere else."""
     arg = ctx.parent(ref)
     node = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
     if not isinstance(node, cst.Call):
         return None  # `fn.get_concrete_function(spec)`: kept for an export
-    while True:  # `.map(f).batch(8).prefetch(2)`: the same pipeline
+    node = _pipeline_end(ctx, node)
+    holder = ctx.enclosing_function(node)
+    if (
+        isinstance(holder, cst.FunctionDef)
+        and ctx.enclosing_function(ref) is holder
+        and _returned(ctx, node, holder, 0)
+    ):
+        refs = _references(ctx, holder, holder.name)
+        if not refs:
+            return None
+        out: list[cst.CSTNode] = []
+        for call in refs:
+            made = ctx.parent(call)
+            if not (isinstance(made, cst.Call) and made.func is call):
+                return None  # the maker handed on: its pipelines may be made anywhere
+            end = _pipeline_end(ctx, made)
+            found = _pipeline_reads(ctx, end)
+            if found is None and not _never_read(ctx, end):
+                return None
+            out.extend(found or ())
+        return out
+    return _pipeline_reads(ctx, node)
+
+
+def _returned(ctx: ModuleContext, node: cst.Call, holder: cst.FunctionDef, depth: int) -> bool:
+    """The pipeline ``node`` ends only in ``holder``'s ``return``: returned as it is, or
+    through local names it is extended in (``ds = ds.map(f)``, then ``ds = ds.batch(8)``,
+    then ``return ds``)."""
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.Return):
+        return True
+    if depth > _MAX_FLOW or not (isinstance(parent, cst.Assign) and parent.value is node):
+        return False
+    target = sole_name_target(parent)
+    refs = _references(ctx, target, target) if target is not None else None
+    if not refs:
+        return False
+    for read in refs:
+        if ctx.enclosing_function(read) is not holder:
+            return False
+        if isinstance(ctx.parent(read), cst.Return):
+            continue
+        attr = ctx.parent(read)
+        call = ctx.parent(attr) if isinstance(attr, cst.Attribute) else None
+        if not (isinstance(call, cst.Call) and call.func is attr):
+            return False
+        if not _returned(ctx, _pipeline_end(ctx, call), holder, depth + 1):
+            return False
+    return True
+
+
+_MAX_FLOW = 20
+
+
+def _pipeline_end(ctx: ModuleContext, node: cst.Call) -> cst.Call:
+    """``.map(f).batch(8).prefetch(2)``: the last call on the same pipeline."""
+    while True:
         attr = ctx.parent(node)
         call = ctx.parent(attr) if isinstance(attr, cst.Attribute) else None
         if not (isinstance(call, cst.Call) and call.func is attr):
-            break
+            return node
         node = call
+
+
+def _never_read(ctx: ModuleContext, node: cst.Call) -> bool:
+    """``node``'s pipeline is bound to a name that no code reads before it is bound again
+    (``train = get_dataset(...)`` in a notebook cell run before the one that rebinds it)."""
     parent = ctx.parent(node)
+    if not (isinstance(parent, cst.Assign) and parent.value is node):
+        return False
+    target = sole_name_target(parent)
+    return target is not None and _references(ctx, target, target) == []
+
+
+def _pipeline_reads(ctx: ModuleContext, node: cst.Call) -> list[cst.CSTNode] | None:
+    """The reads of the pipeline ``node`` makes, each recorded as made there."""
+    parent = ctx.parent(node)
+    reads: list[cst.CSTNode] | None = None
     if isinstance(parent, cst.Assign) and parent.value is node:
         target = sole_name_target(parent)
-        if target is None:
-            return None
-        return _references(ctx, target, target) or None
-    if isinstance(parent, cst.Arg) or (isinstance(parent, cst.For) and parent.iter is node):
-        return [node]
-    return None
+        reads = _references(ctx, target, target) if target is not None else None
+    elif isinstance(parent, cst.Arg) or (isinstance(parent, cst.For) and parent.iter is node):
+        reads = [node]
+    if not reads:
+        return None
+    made = _pipelines(ctx)
+    for read in reads:
+        made[id(read)] = node
+    return reads
+
+
+def _pipelines(ctx: ModuleContext) -> dict[int, cst.CSTNode]:
+    """Reads of ``tf.data`` pipelines that trace a function -> the node that made each."""
+    return ctx.memo("tfg109-pipelines", ctx.module, dict)
+
+
+def _made_after(
+    ctx: ModuleContext, use: cst.CSTNode, change: cst.CSTNode, stop: FunctionNode | None
+) -> bool:
+    """``use`` reads a pipeline made (and traced) after ``change``, by code that runs again
+    whenever the change does: it has the new value."""
+    made = _pipelines(ctx).get(id(use))
+    return (
+        made is not None
+        and ctx.line(made) > ctx.line(change)
+        and not (_loops(ctx, change, stop) - _loops(ctx, made, stop))
+    )
 
 
 def _gather(
@@ -951,6 +1082,32 @@ def _definition_end(ctx: ModuleContext, fn: FunctionNode, stop: FunctionNode | N
             return ctx.end_line(child)
         child = anc
     return ctx.end_line(fn)
+
+
+def _wrapped_per_call(ctx: ModuleContext, root: FunctionNode, cls: cst.ClassDef) -> bool:
+    """Every ``tf.function(self.<root>)`` of the class is made in a method that runs on
+    each call (not ``__init__``/``build``) and kept in no attribute: each call of that method
+    wraps, and traces, the function anew (TFG302's finding), reading the new value."""
+    if not isinstance(root, cst.FunctionDef):
+        return False
+    code = traced_of(ctx)
+    found = False
+    for node in walk.descendants(cls):
+        if not (
+            isinstance(node, cst.Call)
+            and code.is_tf_function(node.func)
+            and node.args
+            and _is_self_attr(node.args[0].value, root.name.value)
+        ):
+            continue
+        method = ctx.enclosing_function(node)
+        if not isinstance(method, cst.FunctionDef) or method.name.value in _SETUP_METHODS:
+            return False
+        parent = ctx.parent(node)
+        if isinstance(parent, cst.Assign) and sole_name_target(parent) is None:
+            return False  # `self.soft = tf.function(self._soft)`: kept, traced once
+        found = True
+    return found
 
 
 def _wrapped_anew(ctx: ModuleContext, write: cst.CSTNode, traced: TracedFunction) -> bool:

@@ -223,14 +223,25 @@ def step(x):
         if isinstance(expr, cst.BooleanOperation):
             if converted and self._tested(expr.left, fn) is not None:
                 return expr  # AutoGraph's and_/or_ give tf.logical_and/or: a tensor
-            # Without AutoGraph the left operand is tested on its own (visit_BooleanOperation);
-            # either way, the result may be the right operand.
+            if (
+                not converted
+                and self._tested(expr.left, fn) is not None
+                and not self._bare_parameter(expr.left)
+            ):
+                # `bool(left)` raises first: reported at the operator.  A bare parameter may
+                # be a Python value on another call, which then tests the right side.
+                return None
+            # Otherwise the result may be the right operand.
             return self._tested(expr.right, fn)
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
             if converted and self._tested(expr.expression, fn) is not None:
                 return expr  # AutoGraph's not_ gives tf.logical_not: a tensor
             return None  # a Python bool (or the operand already raised)
         return expr if truth_tensor(self.ctx, fn, expr) else None
+
+    def _bare_parameter(self, expr: cst.BaseExpression) -> bool:
+        found = self.ctx.bindings(expr) if isinstance(expr, cst.Name) else []
+        return bool(found) and all(isinstance(a.node, cst.Param) for a in found)
 
     def _live(self, node: cst.CSTNode, fn: TracedFunction) -> bool:
         return not traced_of(self.ctx).guards.untraced(node, fn.node)

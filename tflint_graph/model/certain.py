@@ -29,7 +29,7 @@ from tflint_graph.model.calls import binds_self, passed_for
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
-from tflint_graph.model.tensors import Kind, TensorInference, api_kind
+from tflint_graph.model.tensors import Kind, TensorInference, api_kind, loose_annotation
 from tflint_graph.model.values import assigned_value
 
 # What a tensor has and Python's tuples, lists, dicts and numbers lack.
@@ -77,10 +77,11 @@ def certain_tensors(
             for p, k in inference.params().items():
                 if (
                     k is Kind.TENSOR
-                    and not _annotated_tensor(ctx, p)
+                    and not (_annotated_tensor(ctx, p) and not loose_annotation(ctx, fn, p))
                     and not _shown_tensor(ctx, definitions, fn.node, p)
                 ):
                     inference.set_param_kind(p, Kind.STRUCTURE)
+        inference.params_certain = True
         return inference
 
     return ctx.memo("certain-tensors", fn.node, build)

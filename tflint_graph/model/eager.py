@@ -7,16 +7,19 @@ a symbolic tensor has no ``numpy`` attribute (``hasattr(x, "numpy")`` is False),
 ``graph`` (``hasattr(x, "graph")`` is True, and False for an eager tensor or variable: the
 test asks "am I being traced?", verified with TensorFlow 2.21) and is no
 other framework's array (``isinstance(x, np.ndarray)``, ``torch.Tensor``, ``jax.Array``);
-``keras.config.backend()`` is ``"tensorflow"``.  A function of the module that only returns
-such a test (``def in_tf_function(): return not tf.executing_eagerly()``) has its value.
-``not``/``and``/``or`` combine them; anything else is unknown.  The body of ``with
-tf.init_scope():`` runs eagerly too.
+``keras.config.backend()`` is ``"tensorflow"``; a parameter of a ``@tf.function`` without a
+default is a tensor (``tf.is_tensor(x)``), as ``model.tensors`` assumes, unless a call
+in the module passes it a Python literal or a loop's element.  A function of the
+module that only returns such a test (``def in_tf_function(): return not
+tf.executing_eagerly()``) has its value.  ``not``/``and``/``or`` combine them; anything
+else is unknown.  The body of ``with tf.init_scope():`` runs eagerly too.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from tflint_graph.model.calls import binds_self, passed_for
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.definitions import Definitions
@@ -42,6 +45,7 @@ _FOREIGN_ARRAYS = (
     "jax.numpy.ndarray",
     "jaxlib.xla_extension.ArrayImpl",
 )
+_IS_TENSOR = ("tensorflow.is_tensor", "tensorflow.debugging.is_tensor")
 # Attributes of the graph a symbolic tensor belongs to (`hasattr(t.graph, "as_graph_def")`).
 _GRAPH_ATTRIBUTES = frozenset({"as_graph_def", "get_operations", "as_default", "building_function"})
 # Framework names in the type of another framework's array (`"torch" in str(type(x))`).
@@ -111,6 +115,8 @@ class TracingGuards:
             ):
                 return True  # `hasattr(t, "graph")`: asks whether `t` is symbolic
             return None
+        if res.is_(*_IS_TENSOR) and call.args:
+            return True if self._tensor_parameter(call.args[0].value) else None
         if res.is_builtin("isinstance") and len(call.args) >= 2:
             kinds = call.args[1].value
             types = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
@@ -138,6 +144,55 @@ class TracingGuards:
             ctx.asked_tracing.update(n for n in names if ctx.view.may_be_project(n))
             values = {known[n] for n in names if n in known}
         return values.pop() if len(values) == 1 else None
+
+    def _tensor_parameter(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` is a parameter without a default of a ``@tf.function`` (not ``self``),
+        read before anything rebinds it: ``tf.function`` hands the body a symbolic tensor
+        for every tensor or NumPy array argument, the inputs the analysis assumes there
+        (``model.tensors``); a Python value would retrace per value."""
+        if not isinstance(expr, cst.Name):
+            return False
+        found = self.ctx.bindings(expr)
+        param = next((a.node for a in found if isinstance(a.node, cst.Param)), None)
+        if param is None:
+            return False
+        fn = self.ctx.enclosing_function(expr)
+        if not isinstance(fn, cst.FunctionDef) or param.default is not None or param.star:
+            return False
+        params = [*fn.params.posonly_params, *fn.params.params]
+        if param not in params and param not in fn.params.kwonly_params:
+            return False  # a parameter of a function around `fn`
+        if self.ctx.enclosing_class(fn) is not None and params and params[0] is param:
+            return False
+        if any(
+            a.node is not param and self.ctx.source_order(a.node) < self.ctx.source_order(expr)
+            for a in found
+        ):
+            return False
+        if not any(
+            self.definitions.tf_function_options(d.decorator) is not None for d in fn.decorators
+        ):
+            return False
+        return not self._passed_python(fn, param)
+
+    def _passed_python(self, fn: cst.FunctionDef, param: cst.Param) -> bool:
+        """A call in the module gives ``param`` what ``tf.function`` hands in as it is: a
+        literal number, string, list, tuple or dict (or a name bound to one), or an element
+        of a loop (a dataset batch may be a tuple)."""
+        for at, call in self.definitions.facts.calls:
+            if all(f is not fn for f, _ in self.definitions.callables(call.func, at)):
+                continue
+            value = passed_for(call, fn.params, param, bound=binds_self(self.ctx, fn, call.func))
+            if value is None or _python_literal(value):
+                return True
+            if isinstance(value, cst.Name):
+                for a in self.ctx.bindings(value):
+                    bound = assigned_value(self.ctx, a.node, with_items=False)
+                    if (bound is not None and _python_literal(bound)) or isinstance(
+                        self.ctx.parent(a.node), cst.For | cst.CompFor
+                    ):
+                        return True
+        return False
 
     def _tf_method(self, call: cst.Call, res: Resolution, name: str) -> bool:
         """``tf.executing_eagerly()`` where ``tf`` is a module-level variable the import
@@ -372,4 +427,14 @@ def _is_type_name(ctx: ModuleContext, expr: cst.BaseExpression) -> bool:
         and len(expr.args) == 1
         and isinstance(inner := expr.args[0].value, cst.Call)
         and ctx.resolve(inner.func).is_builtin("type")
+    )
+
+
+def _python_literal(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    if isinstance(expr, cst.UnaryOperation):
+        return _python_literal(expr.expression)
+    return isinstance(
+        expr, cst.BaseNumber | cst.BaseString | cst.List | cst.Tuple | cst.Dict | cst.Set
     )

@@ -300,6 +300,9 @@ class TensorInference:
         self._names: dict[str, Kind | None] = {}
         self._visiting: set[str] = set()
         self._params = _param_kinds(ctx, fn)
+        # The parameters' kinds rest on evidence (``model.certain``), not on the assumption
+        # that a tf.function gets tensors: a test reading one decides a conditional too.
+        self.params_certain = False
 
     # -- public -----------------------------------------------------------------------
     def kind(self, expr: cst.BaseExpression) -> Kind | None:
@@ -352,9 +355,27 @@ class TensorInference:
                 return None
             return Kind.TENSOR if self.kind(expr.expression) is Kind.TENSOR else None
         if isinstance(expr, cst.IfExp):
+            if (
+                self.fn.autograph
+                and self.kind(expr.test) is Kind.TENSOR
+                and (self.params_certain or not self._reads_parameter(expr.test))
+            ):
+                # AutoGraph makes it a tf.cond, whose results are tensors (a test on a
+                # parameter may be on the Python value a call passes: a Python `if`)
+                return Kind.TENSOR
             a, b = self.kind(expr.body), self.kind(expr.orelse)
             return a if a is b else None
+        if isinstance(expr, cst.ListComp):
+            # A Python list (AutoGraph leaves comprehensions to Python) of tensors.
+            return Kind.SEQUENCE if self.kind(expr.elt) is Kind.TENSOR else None
         return None
+
+    def _reads_parameter(self, expr: cst.BaseExpression) -> bool:
+        return any(
+            isinstance(n, cst.Name)
+            and any(isinstance(a.node, cst.Param) for a in self.ctx.bindings(n))
+            for n in (expr, *walk.descendants(expr))
+        )
 
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
         return self.kind(expr) is Kind.TENSOR
@@ -519,8 +540,10 @@ def _param_kind(
         ann = p.annotation.annotation
         res = ctx.resolve(ann)
         if res.startswith("tensorflow.Tensor", "tensorflow.Variable", "tensorflow.types."):
-            return Kind.TENSOR
-        if _python_annotation(ctx, ann):
+            if not loose_annotation(ctx, fn, p):
+                return Kind.TENSOR
+            # else decided as if it had no annotation
+        elif _python_annotation(ctx, ann):
             return None
     if fn.kind in (TraceKind.DECORATED, TraceKind.WRAPPED) and fn.parent is None:
         if signature is not None:
@@ -543,6 +566,13 @@ def _param_kind(
     if fn.kind is TraceKind.DATASET or (fn.kind is TraceKind.KERAS and _is_call_input(fn, p)):
         return Kind.STRUCTURE if p.default is None and p.star == "" else None
     return None
+
+
+def loose_annotation(ctx: ModuleContext, fn: TracedFunction, p: cst.Param) -> bool:
+    """``p``'s ``Tensor`` annotation names a list of tensors loosely: the body iterates it as
+    only a Python sequence can be (``def style_loss(gen: Tensor, tgt: Tensor)`` zipping
+    them).  Not for Keras ``call`` inputs, which the author annotates for Keras."""
+    return fn.kind is not TraceKind.KERAS and iterated_in_python(ctx, fn, p)
 
 
 def iterated_in_python(ctx: ModuleContext, fn: TracedFunction, p: cst.Param) -> bool:

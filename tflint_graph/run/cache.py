@@ -68,8 +68,9 @@ DIR_NAME = ".tflint-graph-cache"
 # 12: summaries name the classes they make and use only eagerly (``eager_made``); 13: and
 # the attribute names they read on other objects (``foreign_attributes``); 14: a module's own
 # functions named like Keras entries (``evaluate(model, x)``) no longer hand anything to Keras
-# (``eager_script``, ``eager_made``).
-CACHE_FORMAT = 14
+# (``eager_script``, ``eager_made``); 15: an instance compiled with ``run_eagerly=True`` is
+# used eagerly where it is fitted or handed on (``eager_made``).
+CACHE_FORMAT = 15
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by tflint-graph.\n"

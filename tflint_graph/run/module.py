@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import logging
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -198,6 +199,13 @@ def analyse_notebook(
     return sorted(mapped, key=lambda f: f.sort_key), summary
 
 
+_LINE_IN_MESSAGE = re.compile(r"\bline (\d+)")
+
+
+def _in_notebook_lines(message: str, first: int) -> str:
+    return _LINE_IN_MESSAGE.sub(lambda m: f"line {first + int(m.group(1)) - 1}", message)
+
+
 def _without_broken_cells(
     parsed: Notebook, path: str, config: Config, view: ProjectView | None, noqa: bool
 ) -> tuple[list[Finding], ModuleSummary | None] | None:
@@ -215,6 +223,9 @@ def _without_broken_cells(
         if verdict.error is not None:
             error = verdict.error
             error.lineno = cell.first + max(error.lineno or 1, 1) - 1
+            # "(detected at line 3)" counts in the cell: in the notebook's lines, as the
+            # message's line references are mapped back to cells with the finding
+            error.msg = _in_notebook_lines(str(error.msg), cell.first)
             finding = python_error_finding(path, error)
         else:
             finding = tool_finding(path, "TFG001", verdict.too_deep or "", cell.first, 1)

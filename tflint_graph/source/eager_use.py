@@ -94,8 +94,9 @@ def eager_instances(
         if holder.startswith("self.") and not holder.startswith("self._"):
             for cls in classes:
                 within.setdefault(cls, set()).add(PUBLIC + holder[len("self.") :])
+    eager_holders = use.run_eagerly_holders() if holders else frozenset()
     for node, text in use.references(set(holders)) if holders else ():
-        owners = use.holder_use(node)
+        owners = use.holder_use(node, text in eager_holders)
         if owners is None:
             escaped |= holders[text]
         for cls in holders[text] if owners else ():
@@ -104,6 +105,28 @@ def eager_instances(
         return {}, frozenset(escaped), use.foreign
     made_here = {c: frozenset(within.get(c, ())) for c in made - escaped}
     return made_here, frozenset(escaped), use.foreign
+
+
+# What a model compiled with `run_eagerly=True` runs as Python when asked (not `save`,
+# `export`: those trace `call` for the saved signatures).
+_EAGER_WHEN_ASKED = frozenset(
+    {
+        "compile",
+        "fit",
+        "fit_generator",
+        "evaluate",
+        "evaluate_generator",
+        "predict",
+        "predict_generator",
+        "predict_on_batch",
+        "train_on_batch",
+        "test_on_batch",
+    }
+)
+
+
+def _is_true(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is True
 
 
 # Calls only eager code makes on what a model returns or is fed.
@@ -167,7 +190,9 @@ class _Uses:
             last = dotted(call.func).rpartition(".")[2]
             self.functional |= last == "Input"
             if last in TRACING_ENTRIES | CALLBACK_ENTRIES:
-                for arg in [*call.args, *(k.value for k in call.keywords)]:
+                # Keras calls `fit(callbacks=[...])` hooks as Python between steps.
+                kept = [k.value for k in call.keywords if k.arg != "callbacks"]
+                for arg in [*call.args, *kept]:
                     for n in ast.walk(arg):
                         if isinstance(n, ast.Name):
                             self.handed.add(n.id)
@@ -358,11 +383,72 @@ class _Uses:
         function = isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef)
         return function and parent.returns is child  # type: ignore[union-attr]
 
-    def holder_use(self, node: ast.expr) -> frozenset[str] | None:
+    def run_eagerly_holders(self) -> frozenset[str]:
+        """Holders the module always runs eagerly: compiled with ``run_eagerly=True`` (or
+        given ``.run_eagerly = True``) by a statement no condition or loop guards, never
+        compiled or switched any other way, and fitted, evaluated or predicted on only after
+        the switch.  Keras runs their steps, and the ``call`` they make, as plain Python."""
+        switches: dict[str, list[ast.AST]] = {}
+        spoilt: set[str] = set()
+        drivers: list[tuple[str, ast.Call]] = []
+        for node in self.parents:
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                holder = dotted(node.func.value)
+                if node.func.attr == "compile":
+                    eager = any(k.arg == "run_eagerly" and _is_true(k.value) for k in node.keywords)
+                    if eager and self._unconditional(node):
+                        switches.setdefault(holder, []).append(node)
+                    else:
+                        spoilt.add(holder)  # compiled for graphs, or only on some runs
+                elif node.func.attr in _EAGER_WHEN_ASKED:
+                    drivers.append((holder, node))
+            elif isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if not (isinstance(t, ast.Attribute) and t.attr == "run_eagerly"):
+                        continue
+                    holder = dotted(t.value)
+                    if _is_true(node.value) and self._unconditional(node):
+                        switches.setdefault(holder, []).append(node)
+                    else:
+                        spoilt.add(holder)
+        for holder, call in drivers:
+            where = self._scope_of(call)
+            if any(
+                self._scope_of(switch) is where and call.lineno < switch.lineno  # type: ignore[attr-defined]
+                for switch in switches.get(holder, ())
+            ):
+                spoilt.add(holder)  # fitted (traced) before the switch
+        return frozenset(h for h in switches if h and h not in spoilt)
+
+    def _scope_of(self, node: ast.AST) -> ast.AST | None:
+        seen = self.parents.get(node)
+        while seen is not None and not isinstance(
+            seen, ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
+        ):
+            seen = self.parents.get(seen)
+        return seen
+
+    def _unconditional(self, node: ast.AST) -> bool:
+        """``node`` runs whenever the code around it does: no ``if``, loop or ``try`` between
+        it and its function (or the module)."""
+        seen = self.parents.get(node)
+        while seen is not None and not isinstance(
+            seen, ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
+        ):
+            if isinstance(seen, ast.If | ast.IfExp | ast.For | ast.While | ast.Try | ast.BoolOp):
+                return False
+            seen = self.parents.get(seen)
+        return True
+
+    def holder_use(self, node: ast.expr, run_eagerly: bool = False) -> frozenset[str] | None:
         """None unless ``node`` (a holder) is rebound, called or asked for a method by eager
         code, or read an attribute of; else the module's Keras classes whose methods that
-        code is in (eager only if those are)."""
+        code is in (eager only if those are).  A holder compiled with ``run_eagerly=True``
+        (``run_eagerly``) is also fitted, evaluated and handed to the project's functions
+        eagerly: Keras runs it as Python wherever it goes, short of a call that traces."""
         parent = self.parents.get(node)
+        if run_eagerly and self._handed_to_plain_call(node):
+            return self._eager(node, closures=True)  # `train(args, model)`, `evaluate(model=model)`
         if isinstance(node.ctx, ast.Store | ast.Del):  # type: ignore[attr-defined]
             return _NONE
         if isinstance(parent, ast.Call) and parent.func is node:
@@ -374,21 +460,25 @@ class _Uses:
             return self._eager(node)
         if isinstance(parent, ast.Attribute) and parent.value is node:
             if parent.attr in TRACING_ENTRIES:
+                if run_eagerly and parent.attr in _EAGER_WHEN_ASKED:
+                    return self._eager(node, closures=True)
                 return None  # `model.fit(...)`, `model.save(...)`
             outer = self.parents.get(parent)
             if isinstance(outer, ast.Call) and outer.func is parent:
-                return self._eager(node)  # `metric.update_state(...)`: runs where it is
+                # `metric.update_state(...)`: runs where it is
+                return self._eager(node, closures=run_eagerly)
             # A plain read (`metric.name`, `model.optimizer.lr`) runs none of its methods,
             # in traced code too; a traced method handed on or kept may be traced elsewhere.
             handed = isinstance(outer, (*_HANDED_ON, *_KEPT))
             return None if handed and parent.attr in _ROOT_METHODS else _NONE
         return None
 
-    def _eager(self, node: ast.AST) -> frozenset[str] | None:
+    def _eager(self, node: ast.AST, closures: bool = False) -> frozenset[str] | None:
         """The module-level Keras classes ``node`` is in the methods of, when it runs in
         eager code once those are eager: at module level or in plain functions that are not
         traced, handed to a tracing call, decorated, or step functions (a trainer may wrap
-        those in ``tf.function`` out of sight); None otherwise."""
+        those in ``tf.function`` out of sight); None otherwise.  Closures count only with
+        ``closures`` (a model compiled with ``run_eagerly=True``, in an epoch-end hook)."""
         owners: set[str] = set()
         traced = False
         functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
@@ -401,7 +491,11 @@ class _Uses:
                     return None
                 if not all(map(self._plain, seen.decorator_list)):
                     return None
-                if functions and not isinstance(self.parents.get(functions[-1]), ast.ClassDef):
+                if (
+                    functions
+                    and not closures
+                    and not isinstance(self.parents.get(functions[-1]), ast.ClassDef)
+                ):
                     return None  # a closure: it may be returned and traced elsewhere
                 functions.append(seen)
                 traced |= seen.lineno in self.traced_lines
@@ -416,6 +510,68 @@ class _Uses:
         if traced and (not owners or functions[-1].name not in _ROOT_METHODS):
             return None
         return frozenset(owners)
+
+    def _handed_to_plain_call(self, node: ast.expr) -> bool:
+        """``node`` is an argument of a call that traces nothing it gets (not
+        ``tf.function(model)``, ``tf.saved_model.save(model, path)``, ``ds.map(model)``)."""
+        parent = self.parents.get(node)
+        if isinstance(parent, ast.keyword):
+            parent = self.parents.get(parent)
+        elif not (isinstance(parent, ast.Call) and node in parent.args):
+            return False
+        if not isinstance(parent, ast.Call) or parent.func is node:
+            return False
+        if isinstance(parent.func, ast.Name) and parent.func.id not in self.imports:
+            # the module's own function (`fit(model, data)`), or a builtin
+            return self._plain_function(parent.func.id)
+        last = dotted(parent.func).rpartition(".")[2]
+        return bool(last) and last not in TRACING_ENTRIES | CALLBACK_ENTRIES
+
+    def _plain_function(self, name: str) -> bool:
+        """The module's function ``name`` (a builtin when it has none) traces nothing it
+        gets: it is no traced function and is not decorated, and it neither wraps a function
+        of its own nor hands one to a call that traces (`tf.function(lambda x: m(x))`, a
+        nested `@tf.function def serve(x): return m(x)`), fitting and predicting aside."""
+        found = [
+            n
+            for n in self.parents
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+            and n.name == name
+            and isinstance(self.parents.get(n), ast.Module)
+        ]
+        if not found:
+            return not any(
+                isinstance(n, ast.ClassDef | ast.Lambda | ast.Assign) for n in self._named(name)
+            )
+        for fn in found:
+            if fn.lineno in self.traced_lines or not all(map(self._plain, fn.decorator_list)):
+                return False
+            for part in ast.walk(fn):
+                if part is not fn and isinstance(part, ast.FunctionDef | ast.AsyncFunctionDef):
+                    if part.lineno in self.traced_lines or not all(
+                        map(self._plain, part.decorator_list)
+                    ):
+                        return False
+                elif isinstance(part, ast.Call):
+                    last = dotted(part.func).rpartition(".")[2]
+                    if last in (TRACING_ENTRIES | CALLBACK_ENTRIES) - _EAGER_WHEN_ASKED:
+                        return False
+        return True
+
+    def _named(self, name: str) -> list[ast.AST]:
+        """Module-level statements binding ``name`` (other than a ``def``)."""
+        return [
+            n
+            for n in self.parents
+            if isinstance(self.parents.get(n), ast.Module)
+            and (
+                (isinstance(n, ast.ClassDef) and n.name == name)
+                or (
+                    isinstance(n, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)
+                )
+            )
+        ]
 
     def _parameter(self, expr: ast.expr) -> bool:
         """``expr`` is a bare parameter of a function around it."""

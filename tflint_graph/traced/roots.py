@@ -71,6 +71,8 @@ class Search:
         # to trace: its models and layers are only ever called eagerly (Keras 3 runs `call`
         # as Python on eager tensors), so nothing of theirs is traced.
         self.keras_untraced = _keras_never_traced(ctx, definitions)
+        # Spans of functions after an unconditional `tf.config.run_functions_eagerly(True)`.
+        self.switched_eager = _switched_eager(ctx, definitions)
 
     def root(
         self,
@@ -82,10 +84,75 @@ class Search:
         unconverted: str = "",
         features: frozenset[str] = frozenset(),
     ) -> None:
+        if kind is not TraceKind.DATASET and self._defined_eager(fn):
+            return  # tf.data traces its callbacks whatever the switch says
         root = Root(
             fn, kind, reason, autograph and not unconverted, signature, unconverted, features
         )
         self.found.append((self.ctx.source_order(fn), root))
+
+    def _defined_eager(self, fn: FunctionNode) -> bool:
+        """``fn`` is defined in a function after that function switched every
+        ``tf.function`` to eager and before it switched them back: it runs as Python."""
+        if not self.switched_eager:
+            return False
+        line = self.ctx.line(fn)
+        around = {id(a) for a in self.ctx.ancestors(fn)}
+        return any(
+            id(holder) in around and start < line < end
+            for holder, start, end in self.switched_eager
+        )
+
+
+def _switched_eager(
+    ctx: ModuleContext, definitions: Definitions
+) -> list[tuple[FunctionNode, int, int]]:
+    """(function, first line, last line) of each stretch of a function's body that follows
+    a statement ``tf.config.run_functions_eagerly(True)`` at its top level (not under an
+    ``if``), up to a statement switching it off: every ``tf.function`` the function defines
+    there runs eagerly (a loss factory that needs ``.numpy()`` and says so by switching).
+    Module code that switches is TFG402's finding, and its functions keep theirs: the advice
+    there is to remove the switch."""
+    if not any(ctx.spells(s.rpartition(".")[2]) for s in _EAGER_SWITCHES):
+        return []
+    found: list[tuple[FunctionNode, int, int]] = []
+    bodies = [
+        (fn, fn.body.body)
+        for fn in definitions.facts.functions
+        if isinstance(fn.body, cst.IndentedBlock)
+    ]
+    for holder, body in bodies:
+        start: int | None = None
+        for stmt in body:
+            value = _switch_value(definitions, stmt)
+            if value is True and start is None:
+                start = ctx.line(stmt)
+            elif value is False and start is not None:
+                found.append((holder, start, ctx.line(stmt)))
+                start = None
+        if start is not None:
+            found.append((holder, start, ctx.end_line(holder) + 1))
+    return found
+
+
+def _switch_value(definitions: Definitions, stmt: cst.CSTNode) -> bool | None:
+    """True/False when ``stmt`` is ``tf.config.run_functions_eagerly(<literal>)``."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+        return None
+    expr = stmt.body[0]
+    call = expr.value if isinstance(expr, cst.Expr) else None
+    if not isinstance(call, cst.Call) or not definitions.resolve(call.func).is_(*_EAGER_SWITCHES):
+        return None
+    value = argument(call, 0, "run_eagerly", strict=True)
+    if is_true(value):
+        return True
+    return False if is_false(value) else None
+
+
+_EAGER_SWITCHES = (
+    "tensorflow.config.run_functions_eagerly",
+    "tensorflow.config.experimental_run_functions_eagerly",
+)
 
 
 def find_roots(search: Search) -> list[Root]:
