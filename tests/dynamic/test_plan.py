@@ -571,7 +571,7 @@ def test_a_step_that_uses_its_data_whole_gets_one_tensor_first() -> None:
         "x, y = keras.utils.unpack_x_y_sample_weight(data)",
         "x = data[0]\ny = data[1]",
         "if isinstance(data, tuple):\n    x, y = data",
-        "return super().train_step(data)",
+        "out = super().train_step(data)",
     ],
 )
 def test_a_step_that_splits_its_data_gets_x_and_y(body: str) -> None:

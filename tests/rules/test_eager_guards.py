@@ -24,7 +24,10 @@ CASES = {
                 print("loss", p.numpy())
                 return tf.reduce_mean(p)
 
-            return matched
+            def parse(x):
+                return x.numpy()  # TFG202
+
+            return matched, tf.data.Dataset.range(3).map(parse)
 
         def other_losses():
             @tf.function
@@ -33,16 +36,7 @@ CASES = {
                 return p
 
             tf.config.run_functions_eagerly(True)  # TFG402
-            tf.config.run_functions_eagerly(False)
-
-            @tf.function
-            def after(y, p):
-                return p.numpy()  # TFG202
-
-            def parse(x):
-                return x.numpy()  # TFG202
-
-            return before, after, tf.data.Dataset.range(3).map(parse)
+            return before
 
         def maybe(debug):
             if debug:
@@ -53,6 +47,19 @@ CASES = {
                 return x.numpy()  # TFG202
 
             return step
+    """,
+    "the switch is read at each call: switched back, the function traces": """
+        import tensorflow as tf
+
+        def make_normalize():
+            tf.config.run_functions_eagerly(True)  # TFG402
+
+            @tf.function
+            def normalize(x):
+                return x.numpy()  # TFG202
+
+            tf.config.run_functions_eagerly(False)
+            return normalize
     """,
     "a tf.function parameter tested for a tensor": """
         import tensorflow as tf
@@ -89,6 +96,17 @@ CASES = {
         def eager(x):
             if not tf.is_tensor(x):
                 x = tf.Variable(x)
+            return x
+
+        saliency(tf.ones([2]), None, tf.ones([2]))
+        scaled(tf.ones([2]), tf.ones([2]))
+        rebound(tf.ones([2]))
+
+        @tf.function
+        def unknown(x):
+            # nothing in the module shows what goes in: the fallback may well run
+            if not tf.is_tensor(x):
+                x = tf.Variable(x)  # TFG205
             return x
 
         @tf.function

@@ -1602,3 +1602,77 @@ def test_a_nonlocal_accumulator_of_a_traced_function(loop: str, reported: bool) 
     got = [f for f in lint_source(source, "penalty.py") if f.code == "TFG105"]
     assert bool(got) is reported
     assert all("write to nonlocal total" in f.message for f in got)
+
+
+@pytest.mark.parametrize(
+    ("infer", "reported"),
+    [
+        # the only caller stores both attributes itself first: eager scratch
+        (
+            "self.inputs = x\n        self.latent, self.fake = self.net(x)\n"
+            "        return self.loss_infer()",
+            False,
+        ),
+        # it stores one of them only: the other is what a trace left
+        ("self.inputs = x\n        return self.loss_infer()", True),
+        # it stores them after the call
+        (
+            "out = self.loss_infer()\n        self.inputs = x\n"
+            "        self.latent, self.fake = self.net(x)\n        return out",
+            True,
+        ),
+    ],
+)
+def test_an_eager_reader_whose_callers_store_the_state_first(infer: str, reported: bool) -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+
+        class Trainer:
+            def __init__(self, net):
+                self.net = net
+
+            @tf.function
+            def step(self, x):
+                self.inputs = x
+                self.latent, self.fake = self.net(self.inputs)
+                return tf.reduce_mean(self.fake - self.inputs)
+
+            def loss_infer(self):
+                return tf.reduce_mean(self.fake - self.inputs) + tf.reduce_mean(self.latent)
+
+            def infer(self, x):
+                INFER
+        """
+    ).replace("INFER", infer)
+    got = [f for f in lint_source(source, "trainer.py") if f.code == "TFG106"]
+    assert bool(got) is reported
+
+
+def test_a_recursive_nonlocal_visitor_of_a_python_structure_is_scratch() -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+
+        class Net(tf.keras.Model):
+            def regulariser(self):
+                total = 0.0
+
+                def visit(layer):
+                    nonlocal total
+                    if isinstance(layer, tf.keras.layers.BatchNormalization):
+                        total += tf.reduce_max(tf.abs(layer.gamma))
+                    for sub in getattr(layer, "layers", []):
+                        visit(sub)
+
+                for layer in self.layers:
+                    visit(layer)
+                return total
+
+            def train_step(self, data):
+                return {"reg": self.regulariser()}
+        """
+    )
+    assert [f for f in lint_source(source, "net.py") if f.code == "TFG105"] == []

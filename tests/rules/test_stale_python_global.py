@@ -14,6 +14,97 @@ def tfg109(source: str, path: str = "example.py") -> set[tuple[int, str]]:
 
 # Each source marks its expected findings; everything unmarked must stay silent.
 CASES = {
+    "a callback function run only when training ends, after every change": """
+        import tensorflow as tf
+
+        class Averager(tf.keras.callbacks.Callback):
+            def __init__(self):
+                super().__init__()
+                self.count = 0
+
+            def on_epoch_end(self, epoch, logs=None):
+                self.count = self.count + 1
+
+            @tf.function
+            def swap_in(self):
+                for v in self.model.weights:
+                    v.assign(v / self.count)
+
+            def on_train_end(self, logs=None):
+                self.swap_in()
+    """,
+    "a callback that wraps its function again, into an attribute, every epoch": """
+        import tensorflow as tf
+
+        class Ema(tf.keras.callbacks.Callback):
+            def __init__(self):
+                super().__init__()
+                self.decay = 0.5
+
+            def _step(self):
+                for v in self.model.weights:
+                    v.assign(v * self.decay)
+
+            def on_epoch_begin(self, epoch, logs=None):
+                self.update = tf.function(self._step)
+
+            def on_epoch_end(self, epoch, logs=None):
+                self.decay = min(0.999, self.decay + 0.25)
+
+            def on_train_batch_end(self, batch, logs=None):
+                self.update()
+    """,
+    "a configuration global the factory sets before it builds the model": """
+        import tensorflow as tf
+
+        def attention(q, k):
+            return q / tf.sqrt(tf.cast(tf.shape(k)[-1], DTYPE))
+
+        class Attention(tf.keras.layers.Layer):
+            def call(self, x):
+                return attention(x, x)
+
+        class Encoder(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.attention = Attention()
+
+            def call(self, x):
+                return self.attention(x)
+
+        def get_model(dtype):
+            global DTYPE
+            DTYPE = dtype
+            inputs = tf.keras.Input([4])
+            return tf.keras.Model(inputs, Encoder()(inputs))
+    """,
+    "a configuration global the builder sets before it maps the callback": """
+        import tensorflow as tf
+
+        def decode(x):
+            return x * CFG["scale"]
+
+        def build(config, files):
+            global CFG
+            CFG = config
+            return tf.data.Dataset.from_tensor_slices(files).map(lambda x: decode(x))
+    """,
+    "a global a setter rebinds while the built model keeps running": """
+        import tensorflow as tf
+
+        class Scale(tf.keras.layers.Layer):
+            def call(self, x):
+                return x * FACTOR  # TFG109
+
+        def set_factor(value):
+            global FACTOR
+            FACTOR = value
+
+        def get_model():
+            set_factor(1.0)
+            inputs = tf.keras.Input([4])
+            return tf.keras.Model(inputs, Scale()(inputs))
+    """,
     "a pipeline a function extends step by step and returns, made again after the change": """
         import tensorflow as tf
 

@@ -412,6 +412,41 @@ def test_a_message_right_before_a_raise_goes_out_once_whatever_runs_it() -> None
     assert got == expected(source)
 
 
+def test_a_body_that_always_raises_prints_on_every_call_and_runs_nothing_after() -> None:
+    # Tracing fails at the raise, so nothing is cached: every call traces, prints and fails,
+    # as eager calls would; what follows the raise never runs at all.
+    source = dedent(
+        """
+        import numpy as np
+        import tensorflow as tf
+
+        def load(path):
+            print("reading", path)
+            name = path
+            raise RuntimeError("cannot be traced")
+            data = np.load(name)
+            print("missing", path)
+            return data
+
+        def parse(path):
+            print("parsing", path)  # TFG101
+            if path is None:
+                return path
+            raise ValueError("bad path")
+
+        def skip(paths):
+            for p in paths:
+                continue
+                print("never", p)
+            return paths
+
+        ds = tf.data.Dataset.from_tensor_slices(["a"]).map(load).map(parse).map(skip)
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source, "data.py") if f.code.startswith("TFG")}
+    assert got == expected(source)
+
+
 def test_a_warning_asked_for_once_about_python_structure_is_not_reported() -> None:
     source = dedent(
         """

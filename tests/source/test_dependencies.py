@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -209,6 +210,26 @@ def test_a_folder_importing_tensorflow_addons_runs_keras2(tmp_path: Path) -> Non
     # A declared Keras 3 is not overruled by the import.
     (root / "net" / "requirements.txt").write_text("tensorflow>=2.16\n", encoding="utf-8")
     assert _tfg201([root]) == {"net", "plain"}
+
+
+def test_a_notebook_importing_tensorflow_addons_runs_keras2(tmp_path: Path) -> None:
+    def notebook(*lines: str) -> str:
+        cell = {"cell_type": "code", "metadata": {}, "outputs": [], "source": list(lines)}
+        return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+    root = project(
+        tmp_path,
+        **{
+            "kaggle/model.py": LAYER,
+            "kaggle/solution.ipynb": notebook(
+                "import numpy as np\n", "import tensorflow_addons as tfa\n"
+            ),
+            # in a string of the notebook, not an import
+            "other/model.py": LAYER,
+            "other/notes.ipynb": notebook("print('import tensorflow_addons')\n"),
+        },
+    )
+    assert _tfg201([root]) == {"other"}
 
 
 def test_an_explicit_keras_version_is_not_overruled_by_a_sub_project(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from tflint_graph.traced.callsites import TfFunctionRef, module_tf_functions, tf
 _TIMEIT = ("timeit.timeit", "timeit.repeat")
 _TIMER_CLASS = "timeit.Timer"
 # Calls beside the timed one that leave it a repeat of one computation (a device sync).
-_NO_WORK = ("tensorflow.", "numpy.", "time.", "timeit.", "logging.", "absl.logging.")
+_NO_WORK = ("tensorflow.", "numpy.", "time.", "timeit.", "logging.", "absl.logging.", "sys.", "gc.")
 # Methods a step benchmark calls beside the step: collecting results, a progress bar.
 _BESIDE_A_STEP = frozenset(
     {"append", "extend", "insert", "add", "update", "set_description", "set_postfix", "refresh"}

@@ -153,14 +153,20 @@ def make_counter():
             if not (isinstance(call, cst.Call) and call.func is use):
                 return False  # handed on: to `tf.while_loop`, `tf.map_fn`, a closure...
             for loop in self.ctx.ancestors(use):
-                if loop is owner:
-                    break
+                if loop is owner or loop is helper:
+                    break  # a recursive call runs where the helper runs
                 if isinstance(loop, cst.FunctionDef | cst.Lambda):
                     return False
                 if isinstance(loop, cst.For | cst.While) and is_graph_loop(
                     self.ctx, loop, traced, tensors(self.ctx, traced), definitions
                 ):
                     return False
+                if (
+                    isinstance(loop, cst.If | cst.IfExp)
+                    and traced.autograph
+                    and tensors(self.ctx, traced).is_tensor(loop.test)
+                ):
+                    return False  # a tensor `if` becomes a tf.cond: its branch runs once
         return bool(uses)
 
     def visit_Assign(self, node: cst.Assign, fn: TracedFunction) -> None:

@@ -230,6 +230,8 @@ def keep(x):
         if writer is None:
             return
         method, line = writer
+        if _run_once_hooks_only(self.ctx, cls, root.node):
+            return  # `on_train_end` runs the function once, after every change
         self._reported.add((fn.node, "self." + attr))
         self.report(
             node,
@@ -302,6 +304,8 @@ def keep(x):
                     continue  # lazy initialisation (`if X is None: X = ...`): set up once
                 if roots and all(_wrapped_anew(ctx, a.node, r) for r in roots):
                     continue  # a fresh `tf.function(root)` traces with the new value
+                if roots and all(_built_anew(ctx, a.node, holder, r) for r in roots):
+                    continue  # the writer then builds what traces: fresh objects, new traces
                 name = holder.name.value if isinstance(holder, cst.FunctionDef) else "a lambda"
                 return _Rebinding(line, f"is reassigned in {name}()")
             stmt = statement_of(ctx, a.node)
@@ -580,10 +584,16 @@ def _unused_after_change(
         return _redefined(ctx, root.node, ctx.line(root.node))  # never used: dead code
     if not uses:
         return False
+    # A tf.function on the way to the reader keeps its own traces: a fresh pipeline calls it
+    # and gets the graph traced before the change.
+    chain = [fn]
+    while chain[-1].parent is not None:
+        chain.append(chain[-1].parent)  # type: ignore[arg-type]
+    cached = any(t.kind in (TraceKind.DECORATED, TraceKind.WRAPPED) for t in chain)
     for use in uses:
         loops = _loops(ctx, use, stop)
         for change in changes:
-            if _made_after(ctx, use, change, stop):
+            if not cached and _made_after(ctx, use, change, stop):
                 continue  # a pipeline made after the change traces with the new value
             inside = any(a is change for a in ctx.ancestors(use))
             if ctx.line(use) >= ctx.line(change) and not inside:
@@ -848,6 +858,7 @@ def _dataset_uses(ctx: ModuleContext, ref: cst.CSTNode) -> list[cst.CSTNode] | N
     holder = ctx.enclosing_function(node)
     if (
         isinstance(holder, cst.FunctionDef)
+        and not holder.decorators  # `@functools.lru_cache`: the same pipeline again
         and ctx.enclosing_function(ref) is holder
         and _returned(ctx, node, holder, 0)
     ):
@@ -1084,10 +1095,84 @@ def _definition_end(ctx: ModuleContext, fn: FunctionNode, stop: FunctionNode | N
     return ctx.end_line(fn)
 
 
+def _built_anew(
+    ctx: ModuleContext, write: cst.CSTNode, holder: FunctionNode, root: TracedFunction
+) -> bool:
+    """After ``write`` the function that makes it goes on to make what traces ``root``
+    afresh: it constructs the Keras class whose method ``root`` is (or a class of the module
+    whose ``__init__``/``build`` does, at any depth: `Encoder(...)` making the attention
+    layer), or hands ``root`` to ``ds.map`` (traced right there).  A factory that sets a
+    configuration global and builds the model or pipeline: each build traces with its value."""
+    if not isinstance(holder, cst.FunctionDef):
+        return False
+    at = ctx.source_order(write)
+    node = root.node
+    if root.kind is TraceKind.DATASET:
+        refs = [node] if isinstance(node, cst.Lambda) else _references(ctx, node, node.name)
+        return any(
+            ctx.source_order(ref) > at
+            and ctx.enclosing_function(ref) is holder
+            and _traced_here(ctx, ref)
+            for ref in refs or ()
+        )
+    if root.kind is not TraceKind.KERAS or not isinstance(node, cst.FunctionDef):
+        return False
+    cls = ctx.enclosing_class(node)
+    return cls is not None and cls in _classes_made(ctx, holder, at)
+
+
+def _classes_made(ctx: ModuleContext, fn: cst.FunctionDef, after: int) -> set[cst.ClassDef]:
+    """The module's classes ``fn`` constructs after source position ``after``, and those
+    their ``__init__``/``build`` construct, at any depth."""
+    made: set[cst.ClassDef] = set()
+    todo: list[tuple[cst.CSTNode, int]] = [(fn.body, after)]
+    while todo:
+        body, start = todo.pop()
+        for node in walk.descendants(body):
+            if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)):
+                continue
+            if ctx.source_order(node) <= start:
+                continue
+            for a in ctx.bindings(node.func):
+                cls = a.node
+                if not isinstance(cls, cst.ClassDef) or cls in made:
+                    continue
+                made.add(cls)
+                for stmt in cls.body.body:
+                    if isinstance(stmt, cst.FunctionDef) and stmt.name.value in _SETUP_METHODS:
+                        todo.append((stmt.body, -1))
+    return made
+
+
+def _run_once_hooks_only(ctx: ModuleContext, cls: cst.ClassDef, root: FunctionNode) -> bool:
+    """Every call of the traced method ``root`` is ``self.root(...)`` in a hook Keras runs
+    once per run (``on_train_end``, ``on_train_begin``...): it traces once, at that moment."""
+    if not isinstance(root, cst.FunctionDef):
+        return False
+    found = False
+    for node, receiver in _method_calls_named(ctx, root.name.value):
+        method = ctx.enclosing_function(node)
+        if not (
+            isinstance(receiver, cst.Name)
+            and receiver.value == "self"
+            and isinstance(method, cst.FunctionDef)
+            and ctx.enclosing_class(method) is cls
+            and method.name.value in _ONCE_PER_RUN_HOOKS
+        ):
+            return False
+        found = True
+    return found
+
+
+_ONCE_PER_RUN_HOOKS = frozenset(
+    {f"on_{run}_{edge}" for run in ("train", "test", "predict") for edge in ("begin", "end")}
+)
+
+
 def _wrapped_per_call(ctx: ModuleContext, root: FunctionNode, cls: cst.ClassDef) -> bool:
     """Every ``tf.function(self.<root>)`` of the class is made in a method that runs on
-    each call (not ``__init__``/``build``) and kept in no attribute: each call of that method
-    wraps, and traces, the function anew (TFG302's finding), reading the new value."""
+    each call (not ``__init__``/``build``): each call of that method wraps, and traces, the
+    function anew (TFG302's finding), reading the new value."""
     if not isinstance(root, cst.FunctionDef):
         return False
     code = traced_of(ctx)
@@ -1103,9 +1188,6 @@ def _wrapped_per_call(ctx: ModuleContext, root: FunctionNode, cls: cst.ClassDef)
         method = ctx.enclosing_function(node)
         if not isinstance(method, cst.FunctionDef) or method.name.value in _SETUP_METHODS:
             return False
-        parent = ctx.parent(node)
-        if isinstance(parent, cst.Assign) and sole_name_target(parent) is None:
-            return False  # `self.soft = tf.function(self._soft)`: kept, traced once
         found = True
     return found
 

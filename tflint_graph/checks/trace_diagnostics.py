@@ -852,6 +852,9 @@ def under_trace_only_guard(ctx: ModuleContext, node: cst.CSTNode, fn: TracedFunc
     return False
 
 
+_LEAVES = (cst.Return, cst.Break, cst.Continue)
+
+
 def _before_raise(ctx: ModuleContext, call: cst.Call) -> bool:
     """``call`` is a statement after which the code goes on to a ``raise`` with nothing in
     between but the rest of its ``if``/``else`` branch (``if ...: logger.error(msg) else:
@@ -869,10 +872,17 @@ def _before_raise(ctx: ModuleContext, call: cst.Call) -> bool:
         at = next((i for i, s in enumerate(body) if s is node), len(body))
         rest = body[at + 1 :]
         if rest:
-            last = rest[-1]
-            return isinstance(last, cst.SimpleStatementLine) and isinstance(
-                last.body[-1], cst.Raise
-            )
+            # Plain statements, then a `raise` (`_id = path; raise RuntimeError(...)`).
+            for stmt in rest:
+                if not isinstance(stmt, cst.SimpleStatementLine):
+                    return False
+                if any(isinstance(small, cst.Raise) for small in stmt.body):
+                    return True
+                if any(
+                    isinstance(small, cst.Return | cst.Break | cst.Continue) for small in stmt.body
+                ):
+                    return False
+            return False
         owner = ctx.parent(block)
         if isinstance(owner, cst.Else):
             owner = ctx.parent(owner)

@@ -99,7 +99,7 @@ def _annotated_tensor(ctx: ModuleContext, p: cst.Param) -> bool:
 def _shown_tensor(
     ctx: ModuleContext, definitions: Definitions, fn: FunctionNode, param: cst.Param
 ) -> bool:
-    return _used_as_tensor(ctx, fn, param) or _passed_a_tensor(ctx, definitions, fn, param)
+    return _used_as_tensor(ctx, fn, param) or passed_a_tensor(ctx, definitions, fn, param)
 
 
 # -- the body reads what only a tensor has ---------------------------------------------
@@ -200,7 +200,7 @@ def _array_index(node: cst.Subscript) -> bool:
 
 
 # -- a call in this module passes a tensor ---------------------------------------------
-def _passed_a_tensor(
+def passed_a_tensor(
     ctx: ModuleContext, definitions: Definitions, fn: FunctionNode, param: cst.Param
 ) -> bool:
     for site in _calls_of(ctx, definitions).get(fn, ()):

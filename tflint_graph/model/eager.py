@@ -8,8 +8,8 @@ a symbolic tensor has no ``numpy`` attribute (``hasattr(x, "numpy")`` is False),
 test asks "am I being traced?", verified with TensorFlow 2.21) and is no
 other framework's array (``isinstance(x, np.ndarray)``, ``torch.Tensor``, ``jax.Array``);
 ``keras.config.backend()`` is ``"tensorflow"``; a parameter of a ``@tf.function`` without a
-default is a tensor (``tf.is_tensor(x)``), as ``model.tensors`` assumes, unless a call
-in the module passes it a Python literal or a loop's element.  A function of the
+default is a tensor (``tf.is_tensor(x)``) where a call in the module passes it a tensor or
+a NumPy array and none a Python literal or a loop's element.  A function of the
 module that only returns such a test (``def in_tf_function(): return not
 tf.executing_eagerly()``) has its value.  ``not``/``and``/``or`` combine them; anything
 else is unknown.  The body of ``with tf.init_scope():`` runs eagerly too.
@@ -20,6 +20,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tflint_graph.model.calls import binds_self, passed_for
+from tflint_graph.model.certain import passed_a_tensor
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.definitions import Definitions
@@ -45,6 +46,7 @@ _FOREIGN_ARRAYS = (
     "jax.numpy.ndarray",
     "jaxlib.xla_extension.ArrayImpl",
 )
+_EXITS = (cst.Raise, cst.Return, cst.Break, cst.Continue)
 _IS_TENSOR = ("tensorflow.is_tensor", "tensorflow.debugging.is_tensor")
 # Attributes of the graph a symbolic tensor belongs to (`hasattr(t.graph, "as_graph_def")`).
 _GRAPH_ATTRIBUTES = frozenset({"as_graph_def", "get_operations", "as_default", "building_function"})
@@ -173,7 +175,10 @@ class TracingGuards:
             self.definitions.tf_function_options(d.decorator) is not None for d in fn.decorators
         ):
             return False
-        return not self._passed_python(fn, param)
+        # A call of the module shows a tensor or array going in, and none a Python value.
+        return passed_a_tensor(self.ctx, self.definitions, fn, param) and not self._passed_python(
+            fn, param
+        )
 
     def _passed_python(self, fn: cst.FunctionDef, param: cst.Param) -> bool:
         """A call in the module gives ``param`` what ``tf.function`` hands in as it is: a
@@ -359,7 +364,10 @@ class TracingGuards:
 
     def exits_while_tracing(self, stmt: cst.BaseStatement) -> bool:
         """``if tf.inside_function(): return ...`` (no else): the statements after it in the
-        block run eagerly only."""
+        block run eagerly only; after a ``raise``, ``return``, ``break`` or ``continue`` of
+        the block itself, they never run."""
+        if isinstance(stmt, cst.SimpleStatementLine):
+            return any(isinstance(small, _EXITS) for small in stmt.body)
         if not isinstance(stmt, cst.If) or stmt.orelse is not None:
             return False
         return self.value(stmt.test) is True and ends_in_exit(stmt.body)

@@ -220,12 +220,52 @@ class AttributeReaders:
             if read.owned and mine and method is not None:
                 if self._called_beside_the_object(method):
                     continue
+                if self._callers_store_it_first(method, attr):
+                    continue  # `self.input = image; ...; self.g_loss_infer()`: eager scratch
                 return f"{method.name.value}()"
             if fn is None:
                 return "module-level code"
             name = fn.name.value if isinstance(fn, cst.FunctionDef) else "a lambda"
             return f"{name}()" if isinstance(fn, cst.FunctionDef) else name
         return None
+
+    def _callers_store_it_first(self, method: cst.FunctionDef, attr: str) -> bool:
+        """Every call of ``method`` in the module is ``self.method(...)`` from an eager
+        method of the same class that stores ``self.<attr>`` itself earlier in its body
+        (``infer`` sets ``self.input`` and ``self.gen_img`` eagerly, then calls
+        ``self.g_loss_infer()``): the reader sees that call's value, never a trace's."""
+        ctx = self.ctx
+        cls = ctx.enclosing_class(method)
+        calls = 0
+        for node in attributes_by_name(ctx).get(method.name.value, []):
+            call = ctx.parent(node)
+            if not (isinstance(call, cst.Call) and call.func is node):
+                return False  # handed on: called anywhere
+            caller = ctx.enclosing_function(call)
+            if (
+                not (isinstance(node.value, cst.Name) and node.value.value == "self")
+                or not isinstance(caller, cst.FunctionDef)
+                or caller is method
+                or ctx.enclosing_class(caller) is not cls
+                or caller in ctx.traced
+                or not self._stored_before(caller, attr, ctx.source_order(call))
+            ):
+                return False
+            calls += 1
+        return calls > 0
+
+    def _stored_before(self, fn: cst.FunctionDef, attr: str, at: int) -> bool:
+        """``fn``'s own body assigns ``self.<attr>`` before source position ``at``."""
+        for node in attributes_by_name(self.ctx).get(attr, []):
+            if (
+                isinstance(node.value, cst.Name)
+                and node.value.value == "self"
+                and self.ctx.enclosing_function(node) is fn
+                and self.ctx.source_order(node) < at
+                and _is_store(self.ctx, node)
+            ):
+                return True
+        return False
 
     def _only_keras_calls(self, method: str) -> bool:
         """No code of the module outside traced code calls ``.method(...)``; an override
@@ -689,3 +729,12 @@ def _assigns_on_every_branch(ctx: ModuleContext, node: cst.If, text: str) -> boo
 
 def _inside(ctx: ModuleContext, node: cst.CSTNode, container: cst.CSTNode) -> bool:
     return any(anc is container for anc in ctx.ancestors(node))
+
+
+def _is_store(ctx: ModuleContext, node: cst.Attribute) -> bool:
+    """``node`` is a target of an assignment (``self.x = ...``, ``self.a, self.b = ...``)."""
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.Element):
+        holder = ctx.parent(parent)
+        parent = ctx.parent(holder) if isinstance(holder, cst.Tuple | cst.List) else None
+    return isinstance(parent, cst.AssignTarget)

@@ -569,10 +569,11 @@ def _param_kind(
 
 
 def loose_annotation(ctx: ModuleContext, fn: TracedFunction, p: cst.Param) -> bool:
-    """``p``'s ``Tensor`` annotation names a list of tensors loosely: the body iterates it as
-    only a Python sequence can be (``def style_loss(gen: Tensor, tgt: Tensor)`` zipping
-    them).  Not for Keras ``call`` inputs, which the author annotates for Keras."""
-    return fn.kind is not TraceKind.KERAS and iterated_in_python(ctx, fn, p)
+    """``p``'s ``Tensor`` annotation names a list of tensors loosely: the body of a helper
+    (not a ``tf.function``, Keras method or ``Dataset`` callback, whose inputs the author
+    annotates as what TensorFlow hands in) iterates it as only a Python sequence can be
+    (``def style_loss(gen: Tensor, tgt: Tensor)`` zipping them)."""
+    return fn.kind is TraceKind.CALLEE and iterated_in_python(ctx, fn, p)
 
 
 def iterated_in_python(ctx: ModuleContext, fn: TracedFunction, p: cst.Param) -> bool:

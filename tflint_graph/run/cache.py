@@ -69,8 +69,9 @@ DIR_NAME = ".tflint-graph-cache"
 # the attribute names they read on other objects (``foreign_attributes``); 14: a module's own
 # functions named like Keras entries (``evaluate(model, x)``) no longer hand anything to Keras
 # (``eager_script``, ``eager_made``); 15: an instance compiled with ``run_eagerly=True`` is
-# used eagerly where it is fitted or handed on (``eager_made``).
-CACHE_FORMAT = 15
+# used eagerly where it is fitted or handed on (``eager_made``); 16: only when it is handed
+# to the module's own plain functions.
+CACHE_FORMAT = 16
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by tflint-graph.\n"

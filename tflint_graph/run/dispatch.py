@@ -102,14 +102,17 @@ class Dispatcher:
         elif kind is cst.IndentedBlock:
             for child in walk.children(node):
                 self.walk(child)
-                if type(child) is cst.If and self.guards.exits_while_tracing(child):  # type: ignore[arg-type]
-                    break  # what follows runs eagerly only
+                if type(child) in _MAY_EXIT and self.guards.exits_while_tracing(child):  # type: ignore[arg-type]
+                    break  # what follows runs eagerly only, or never
         elif kind is cst.With and is_init_scope(self.ctx, node):  # type: ignore[arg-type]
             for item in node.items:  # type: ignore[attr-defined]
                 self.walk(item)  # its body runs eagerly
         else:
             for child in walk.children(node):
                 self.walk(child)
+
+
+_MAY_EXIT = (cst.If, cst.SimpleStatementLine)
 
 
 @functools.cache

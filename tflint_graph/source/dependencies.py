@@ -186,8 +186,7 @@ def _nearest_decision(
 # Keras 3.15): TensorFlow Addons, never ported to Keras 3, and the Keras 2 namespaces that
 # Keras 3 removed (`tf.keras.layers.experimental.preprocessing`, `keras.engine`, ...); at
 # any indent (an import inside a function or a `try` counts).
-_KERAS2_IMPORTS = re.compile(
-    rb"^[ \t]*(?:import|from)[ \t]+("
+_KERAS2_MODULES = (
     rb"tensorflow_addons"
     rb"|tensorflow\.keras\.(?:mixed_precision\.experimental|layers\.experimental|experimental"
     rb"|wrappers|utils\.np_utils|optimizers\.experimental)"
@@ -195,8 +194,14 @@ _KERAS2_IMPORTS = re.compile(
     rb"|wrappers|utils\.np_utils|backend\.tensorflow_backend)"
     # `from tensorflow.keras.layers import experimental` and the like
     rb"|(?:tensorflow\.)?keras(?:\.layers|\.mixed_precision)?[ \t]+import[ \t]+experimental"
-    rb")\b",
-    re.MULTILINE,
+)
+_KERAS2_IMPORTS = re.compile(
+    rb"^[ \t]*(?:import|from)[ \t]+(" + _KERAS2_MODULES + rb")\b", re.MULTILINE
+)
+# The same in a notebook's JSON: a line of a cell's source starts a JSON string, or follows
+# an escaped newline inside one.
+_KERAS2_NOTEBOOK_IMPORTS = re.compile(
+    rb'(?:"|\\n)[ \t]*(?:import|from)[ \t]+(' + _KERAS2_MODULES + rb")\b"
 )
 
 
@@ -204,14 +209,15 @@ def _imports_keras2(folder: Path) -> str:
     """``module imports name`` for a module directly in ``folder`` that imports what only
     Keras 2 has; "" when none does."""
     try:
-        names = sorted(p for p in folder.iterdir() if p.suffix == ".py")
+        names = sorted(p for p in folder.iterdir() if p.suffix in (".py", ".ipynb"))
     except OSError:
         return ""
     for path in names[:_SCAN_LIMIT]:
         data = _regular_bytes(path)
         if data is None:
             continue
-        found = _KERAS2_IMPORTS.search(data) if b"import" in data else None
+        pattern = _KERAS2_NOTEBOOK_IMPORTS if path.suffix == ".ipynb" else _KERAS2_IMPORTS
+        found = pattern.search(data) if b"import" in data else None
         if found is not None:
             return f"{path.name} imports {found.group(1).decode()}"
     return ""

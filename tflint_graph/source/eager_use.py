@@ -512,8 +512,9 @@ class _Uses:
         return frozenset(owners)
 
     def _handed_to_plain_call(self, node: ast.expr) -> bool:
-        """``node`` is an argument of a call that traces nothing it gets (not
-        ``tf.function(model)``, ``tf.saved_model.save(model, path)``, ``ds.map(model)``)."""
+        """``node`` is an argument of a call of the module's own function that traces
+        nothing it gets (not ``tf.function(model)``, ``tf.saved_model.save(model, path)``,
+        ``ds.map(model)``, nor any function of another module)."""
         parent = self.parents.get(node)
         if isinstance(parent, ast.keyword):
             parent = self.parents.get(parent)
@@ -524,8 +525,9 @@ class _Uses:
         if isinstance(parent.func, ast.Name) and parent.func.id not in self.imports:
             # the module's own function (`fit(model, data)`), or a builtin
             return self._plain_function(parent.func.id)
-        last = dotted(parent.func).rpartition(".")[2]
-        return bool(last) and last not in TRACING_ENTRIES | CALLBACK_ENTRIES
+        # A function of another module may trace it (`tf.function(lambda x: model(x))`,
+        # `ds.map(...)`, a functional model around it, an export): out of sight here.
+        return False
 
     def _plain_function(self, name: str) -> bool:
         """The module's function ``name`` (a builtin when it has none) traces nothing it

@@ -115,6 +115,13 @@ def _switched_eager(
     there is to remove the switch."""
     if not any(ctx.spells(s.rpartition(".")[2]) for s in _EAGER_SWITCHES):
         return []
+    if ctx.spells("get_concrete_function") or any(
+        definitions.resolve(call.func).is_(*_EAGER_SWITCHES) and _switch_value_of(call) is not True
+        for _, call in definitions.facts.calls
+    ):
+        # Switched back, or traced whatever the switch says: the switch is read at each call,
+        # and a function made while it was on may run once it is off.
+        return []
     found: list[tuple[FunctionNode, int, int]] = []
     bodies = [
         (fn, fn.body.body)
@@ -143,6 +150,10 @@ def _switch_value(definitions: Definitions, stmt: cst.CSTNode) -> bool | None:
     call = expr.value if isinstance(expr, cst.Expr) else None
     if not isinstance(call, cst.Call) or not definitions.resolve(call.func).is_(*_EAGER_SWITCHES):
         return None
+    return _switch_value_of(call)
+
+
+def _switch_value_of(call: cst.Call) -> bool | None:
     value = argument(call, 0, "run_eagerly", strict=True)
     if is_true(value):
         return True
