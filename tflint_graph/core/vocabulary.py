@@ -351,15 +351,12 @@ KERAS_LABELS = {
 }
 
 
-# What would make Keras itself trace an object's methods: fitting, evaluating, predicting,
-# compiling, building (tf_keras traces `call` for it), saving or exporting, the functional API,
-# a tf.function made of it.  (Traced code that calls a layer, a tf.data callback, reaches its
-# `call` as a callee all the same.)
-TRACING_ENTRIES = frozenset(
+# Compiling a model and what runs its steps: Python when compiled with `run_eagerly=True`.
+KERAS_DRIVERS = frozenset(
     {
+        "compile",
         "fit",
         "fit_generator",
-        "compile",
         "evaluate",
         "evaluate_generator",
         "predict",
@@ -367,6 +364,14 @@ TRACING_ENTRIES = frozenset(
         "predict_on_batch",
         "train_on_batch",
         "test_on_batch",
+    }
+)
+# What would make Keras itself trace an object's methods: fitting, evaluating, predicting,
+# compiling, building (tf_keras traces `call` for it), saving or exporting, the functional API,
+# a tf.function made of it.  (Traced code that calls a layer, a tf.data callback, reaches its
+# `call` as a callee all the same.)
+TRACING_ENTRIES = KERAS_DRIVERS | frozenset(
+    {
         "make_train_function",
         "make_test_function",
         "make_predict_function",

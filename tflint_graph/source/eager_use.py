@@ -22,6 +22,7 @@ from tflint_graph.core.facts import LOCAL, ProjectView, is_step_name
 from tflint_graph.core.paths import is_test_file
 from tflint_graph.core.vocabulary import (
     CALLBACK_ENTRIES,
+    KERAS_DRIVERS,
     KERAS_METHODS,
     TRACING_ENTRIES,
     canonical,
@@ -109,20 +110,7 @@ def eager_instances(
 
 # What a model compiled with `run_eagerly=True` runs as Python when asked (not `save`,
 # `export`: those trace `call` for the saved signatures).
-_EAGER_WHEN_ASKED = frozenset(
-    {
-        "compile",
-        "fit",
-        "fit_generator",
-        "evaluate",
-        "evaluate_generator",
-        "predict",
-        "predict_generator",
-        "predict_on_batch",
-        "train_on_batch",
-        "test_on_batch",
-    }
-)
+_EAGER_WHEN_ASKED = KERAS_DRIVERS
 
 
 def _is_true(expr: ast.expr) -> bool:
