@@ -337,6 +337,7 @@ def _cases() -> list[Case]:
         lambda a: a.tf.strings.unicode_split_with_offsets(a.s, "UTF-8"),
     )
     add("tf.io.decode_csv", lambda a: a.tf.io.decode_csv(a.s, [[0.0], [""]]))
+    add("tf.decode_csv", lambda a: a.tf.compat.v1.decode_csv(a.s, [[0.0], [""]]))
     add("tf.audio.decode_wav", lambda a: a.tf.audio.decode_wav(a.s[0]))
     add(
         "tf.quantization.quantize", lambda a: a.tf.quantization.quantize(a.x, 0.0, 1.0, a.tf.quint8)

@@ -238,6 +238,18 @@ def test_form_feeds_and_tabs(tmp_path: Path) -> None:
     assert out[1].index("p") == out[2].index("^")
 
 
+def test_tabs_beside_spaces_that_python_accepts_are_analysed() -> None:
+    # CPython counts a tab to the next multiple of eight columns: " \t" and "\t" open the
+    # same block, which libcst's tokenizer rejects.  Valid Python is no syntax error.
+    source = (
+        "import tensorflow as tf\n\n\n@tf.function\ndef step(x):\n"
+        "\tif x is None:\n \t\treturn x\n\tprint(x)\n\treturn x\n"
+    ).replace("\n", "\r\n")  # (with CRLF line ends libcst parses it itself)
+    compile(source, "m.py", "exec")
+    found = [(f.line, f.code) for f in lint_source(source, "m.py")]
+    assert found == [(8, "TFG101")]
+
+
 # -- deep nesting and size -------------------------------------------------------------------
 
 

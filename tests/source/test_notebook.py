@@ -77,6 +77,10 @@ def test_cell_magics() -> None:
     assert python_lines(["%%time", "x = 1"]).lines == ("pass", "x = 1")
     assert python_lines(["", "%%bash", "echo $HOME", "ls"]).lines == ("", "pass", "", "")
     assert python_lines(["x = 1", "%%time"]).lines == ("x = 1", "pass")
+    # IPython takes `%%` for a cell magic on the cell's first line only (8.x checks
+    # `lines[0]`): after a comment it is a line magic, and the body runs as Python.
+    after_comment = python_lines(["# query", "%%bigquery df", "SELECT 1"])
+    assert after_comment.lines == ("# query", "pass", "SELECT 1")
 
 
 def test_a_cell_indented_as_a_whole_loses_that_indentation() -> None:

@@ -152,6 +152,7 @@ RETURNS: Mapping[str, str] = {
     "tensorflow.strings.unicode_decode_with_offsets": "sequence",
     "tensorflow.strings.unicode_split_with_offsets": "sequence",
     "tensorflow.io.decode_csv": "sequence",
+    "tensorflow.decode_csv": "sequence",  # TF 1's spelling, tf.compat.v1.decode_csv
     "tensorflow.audio.decode_wav": "sequence",
     "tensorflow.quantization.quantize": "sequence",
     "tensorflow.sparse.fill_empty_rows": "sequence",

@@ -82,6 +82,13 @@ def parse(
     except cst.ParserSyntaxError as exc:
         if python_error is not None:
             return python_error_finding(path, python_error)
+        module = _with_spaces(source)
+        if module is not None:
+            # Valid Python that libcst's tokenizer reads as inconsistent indentation (tabs
+            # beside spaces): analysed with the tabs expanded as CPython counts them.
+            # Columns on those lines shift; fixes re-parse the file itself, and leave it.
+            store.remember(source, module, verdict, path)
+            return module
         first = exc.message.strip().splitlines()[0] if exc.message.strip() else "invalid syntax"
         where = _LIBCST_WHERE.match(first)
         line, column = max(exc.raw_line, 1), exc.raw_column + 1
@@ -99,6 +106,25 @@ def parse(
             return python_error_finding(path, python_error)
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return tool_finding(path, "TFG001", f"cannot parse (libcst): {first}")
+
+
+def _with_spaces(source: str) -> cst.Module | None:
+    """libcst's tree of ``source`` with each line's leading tabs expanded to the next
+    multiple of eight columns (CPython's tab size); None when that does not parse either."""
+    import libcst as cst
+
+    if "\t" not in source:
+        return None
+    lines = source.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        body = line.lstrip(" \t")
+        lead = line[: len(line) - len(body)]
+        if "\t" in lead:
+            lines[i] = lead.expandtabs(8) + body
+    try:
+        return cst.parse_module("".join(lines))
+    except Exception:
+        return None
 
 
 def _built(source: str, tree: ast.Module) -> cst.Module | None:
