@@ -1621,6 +1621,18 @@ def test_a_nonlocal_accumulator_of_a_traced_function(loop: str, reported: bool) 
             "        self.latent, self.fake = self.net(x)\n        return out",
             True,
         ),
+        # a traced step between the store and the read stores the trace's tensors again
+        (
+            "self.inputs = x\n        self.latent, self.fake = self.net(x)\n"
+            "        self.step(x)\n        return self.loss_infer()",
+            True,
+        ),
+        # stored only on some calls
+        (
+            "if x is not None:\n            self.inputs = x\n"
+            "            self.latent, self.fake = self.net(x)\n        return self.loss_infer()",
+            True,
+        ),
     ],
 )
 def test_an_eager_reader_whose_callers_store_the_state_first(infer: str, reported: bool) -> None:

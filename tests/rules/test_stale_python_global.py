@@ -14,6 +14,20 @@ def tfg109(source: str, path: str = "example.py") -> set[tuple[int, str]]:
 
 # Each source marks its expected findings; everything unmarked must stay silent.
 CASES = {
+    "a factory building two models before either runs": """
+        import tensorflow as tf
+
+        class Scale(tf.keras.layers.Layer):
+            def call(self, x):
+                return tf.cast(x, DTYPE) * 2.0  # TFG109
+
+        def build_model(dtype):
+            global DTYPE
+            DTYPE = dtype
+            return tf.keras.Sequential([Scale()])
+
+        models = {d: build_model(d) for d in ("float32", "float16")}
+    """,
     "a callback function run only when training ends, after every change": """
         import tensorflow as tf
 

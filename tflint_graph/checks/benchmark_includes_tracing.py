@@ -24,6 +24,7 @@ _TIMEIT = ("timeit.timeit", "timeit.repeat")
 _TIMER_CLASS = "timeit.Timer"
 # Calls beside the timed one that leave it a repeat of one computation (a device sync).
 _NO_WORK = ("tensorflow.", "numpy.", "time.", "timeit.", "logging.", "absl.logging.", "sys.", "gc.")
+_LOOPS = (cst.For, cst.While, cst.CompFor)
 # Methods a step benchmark calls beside the step: collecting results, a progress bar.
 _BESIDE_A_STEP = frozenset(
     {"append", "extend", "insert", "add", "update", "set_description", "set_postfix", "refresh"}
@@ -206,9 +207,23 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         purpose ("staging time")."""
         if not isinstance(call.func, cst.Name):
             return False
+        if any(
+            isinstance(a, cst.For | cst.While | cst.CompFor) for a in self._between(call, start)
+        ):
+            return False  # made, then called n times and divided: a per-call figure
         begin, at = self.ctx.source_order(start), self.ctx.source_order(call)
         found = self.ctx.bindings(call.func)
         return bool(found) and all(begin < self.ctx.source_order(a.node) < at for a in found)
+
+    def _between(self, node: cst.CSTNode, start: cst.CSTNode) -> list[cst.CSTNode]:
+        """The ancestors of ``node`` up to the block that holds ``start``."""
+        around = set(map(id, self.ctx.ancestors(start)))
+        out: list[cst.CSTNode] = []
+        for a in self.ctx.ancestors(node):
+            if id(a) in around or isinstance(a, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+                break
+            out.append(a)
+        return out
 
     def _repeats_only(self, call: cst.Call, start: cst.CSTNode) -> bool:
         """Every loop around ``call`` that the timed block itself opens only repeats it

@@ -1095,6 +1095,10 @@ def _definition_end(ctx: ModuleContext, fn: FunctionNode, stop: FunctionNode | N
     return ctx.end_line(fn)
 
 
+# What runs its body again and again: loops and comprehensions.
+_REPEATS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
 def _built_anew(
     ctx: ModuleContext, write: cst.CSTNode, holder: FunctionNode, root: TracedFunction
 ) -> bool:
@@ -1118,6 +1122,11 @@ def _built_anew(
     if root.kind is not TraceKind.KERAS or not isinstance(node, cst.FunctionDef):
         return False
     cls = ctx.enclosing_class(node)
+    # Constructing traces nothing: `fit`/`predict` trace later and read the global then, so
+    # the factory may run only once here (two models built first would share the last value).
+    calls = _references(ctx, holder, holder.name) or []
+    if len(calls) > 1 or any(isinstance(a, _REPEATS) for c in calls for a in ctx.ancestors(c)):
+        return False
     return cls is not None and cls in _classes_made(ctx, holder, at)
 
 

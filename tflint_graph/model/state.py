@@ -255,17 +255,38 @@ class AttributeReaders:
         return calls > 0
 
     def _stored_before(self, fn: cst.FunctionDef, attr: str, at: int) -> bool:
-        """``fn``'s own body assigns ``self.<attr>`` before source position ``at``."""
-        for node in attributes_by_name(self.ctx).get(attr, []):
-            if (
-                isinstance(node.value, cst.Name)
-                and node.value.value == "self"
-                and self.ctx.enclosing_function(node) is fn
-                and self.ctx.source_order(node) < at
-                and _is_store(self.ctx, node)
-            ):
-                return True
-        return False
+        """A statement of ``fn``'s own body (not under an ``if`` or a loop) assigns
+        ``self.<attr>`` before source position ``at``, and no call of a traced method of
+        ``self`` comes between (it would store the trace's value again)."""
+        ctx = self.ctx
+        stores = [
+            ctx.source_order(node)
+            for node in attributes_by_name(ctx).get(attr, [])
+            if isinstance(node.value, cst.Name)
+            and node.value.value == "self"
+            and ctx.enclosing_function(node) is fn
+            and ctx.source_order(node) < at
+            and _is_store(ctx, node)
+            and _top_level(ctx, node, fn)
+        ]
+        if not stores:
+            return False
+        last = max(stores)
+        cls = ctx.enclosing_class(fn)
+        for name in {m.name.value for m in ctx.traced if isinstance(m, cst.FunctionDef)}:
+            for node in attributes_by_name(ctx).get(name, []):
+                call = ctx.parent(node)
+                if (
+                    isinstance(call, cst.Call)
+                    and call.func is node
+                    and isinstance(node.value, cst.Name)
+                    and node.value.value == "self"
+                    and ctx.enclosing_function(node) is fn
+                    and ctx.enclosing_class(fn) is cls
+                    and last < ctx.source_order(node) < at
+                ):
+                    return False
+        return True
 
     def _only_keras_calls(self, method: str) -> bool:
         """No code of the module outside traced code calls ``.method(...)``; an override
@@ -738,3 +759,12 @@ def _is_store(ctx: ModuleContext, node: cst.Attribute) -> bool:
         holder = ctx.parent(parent)
         parent = ctx.parent(holder) if isinstance(holder, cst.Tuple | cst.List) else None
     return isinstance(parent, cst.AssignTarget)
+
+
+def _top_level(ctx: ModuleContext, node: cst.CSTNode, fn: cst.FunctionDef) -> bool:
+    """``node`` sits in a statement of ``fn``'s body itself (no ``if``, loop, ``try`` or
+    ``with`` around it)."""
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, cst.SimpleStatementLine):
+            return ctx.parent(anc) is fn.body
+    return False
