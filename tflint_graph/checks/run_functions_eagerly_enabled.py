@@ -6,14 +6,12 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.checks.fixing import Site
 from tflint_graph.core.finding import Severity
 from tflint_graph.core.paths import is_test_path
+from tflint_graph.core.vocabulary import EAGER_SWITCHES
 from tflint_graph.model.calls import argument, is_true
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.values import is_main_guard
 
-_SWITCHES = (
-    "tensorflow.config.run_functions_eagerly",
-    "tensorflow.config.experimental_run_functions_eagerly",
-)
+_SWITCHES = EAGER_SWITCHES
 
 
 def _is_switch(test: cst.BaseExpression) -> bool:

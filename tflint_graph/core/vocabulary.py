@@ -351,6 +351,11 @@ KERAS_LABELS = {
 }
 
 
+# `tf.config.run_functions_eagerly(...)`: every tf.function of the process runs as Python.
+EAGER_SWITCHES = (
+    "tensorflow.config.run_functions_eagerly",
+    "tensorflow.config.experimental_run_functions_eagerly",
+)
 # Compiling a model and what runs its steps: Python when compiled with `run_eagerly=True`.
 KERAS_DRIVERS = frozenset(
     {

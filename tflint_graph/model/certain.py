@@ -203,7 +203,7 @@ def _array_index(node: cst.Subscript) -> bool:
 def passed_a_tensor(
     ctx: ModuleContext, definitions: Definitions, fn: FunctionNode, param: cst.Param
 ) -> bool:
-    for site in _calls_of(ctx, definitions).get(fn, ()):
+    for site in calls_of(ctx, definitions).get(fn, ()):
         value = passed_for(site.call, fn.params, param, bound=site.bound)
         if value is None or value is param.default:
             continue
@@ -213,7 +213,7 @@ def passed_a_tensor(
 
 
 @dataclass(frozen=True, slots=True)
-class _Site:
+class Site:
     """A call of a function: ``bound`` when it binds ``self``, ``concrete`` for
     ``step.get_concrete_function(...)`` (whose arguments may be ``tf.TensorSpec``s)."""
 
@@ -222,12 +222,12 @@ class _Site:
     concrete: bool
 
 
-def _calls_of(ctx: ModuleContext, definitions: Definitions) -> dict[FunctionNode, list[_Site]]:
+def calls_of(ctx: ModuleContext, definitions: Definitions) -> dict[FunctionNode, list[Site]]:
     """Each function of the module with the calls that call it (``step(x)``,
     ``self.step(x)``, ``step.get_concrete_function(spec)``)."""
 
-    def compute() -> dict[FunctionNode, list[_Site]]:
-        index: dict[FunctionNode, list[_Site]] = {}
+    def compute() -> dict[FunctionNode, list[Site]]:
+        index: dict[FunctionNode, list[Site]] = {}
         for at, call in definitions.facts.calls:
             func = call.func
             concrete = (
@@ -237,7 +237,7 @@ def _calls_of(ctx: ModuleContext, definitions: Definitions) -> dict[FunctionNode
             if not isinstance(target, cst.Name | cst.Attribute):
                 continue
             for f, _ in definitions.callables(target, at):
-                index.setdefault(f, []).append(_Site(call, binds_self(ctx, f, target), concrete))
+                index.setdefault(f, []).append(Site(call, binds_self(ctx, f, target), concrete))
         return index
 
     return ctx.memo("calls-of-functions", ctx.module, compute)

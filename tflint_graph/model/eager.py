@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint_graph.model.calls import binds_self, passed_for
-from tflint_graph.model.certain import passed_a_tensor
+from tflint_graph.model.calls import passed_for
+from tflint_graph.model.certain import calls_of, passed_a_tensor
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.definitions import Definitions
@@ -184,10 +184,10 @@ class TracingGuards:
         """A call in the module gives ``param`` what ``tf.function`` hands in as it is: a
         literal number, string, list, tuple or dict (or a name bound to one), or an element
         of a loop (a dataset batch may be a tuple)."""
-        for at, call in self.definitions.facts.calls:
-            if all(f is not fn for f, _ in self.definitions.callables(call.func, at)):
-                continue
-            value = passed_for(call, fn.params, param, bound=binds_self(self.ctx, fn, call.func))
+        for site in calls_of(self.ctx, self.definitions).get(fn, ()):
+            if site.concrete:
+                continue  # `f.get_concrete_function(spec)`: specs, not calls
+            value = passed_for(site.call, fn.params, param, bound=site.bound)
             if value is None or _python_literal(value):
                 return True
             if isinstance(value, cst.Name):

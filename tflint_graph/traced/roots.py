@@ -20,6 +20,7 @@ from tflint_graph.core.vocabulary import (
     ALWAYS_TRACING,
     CALLBACK_ENTRIES,
     DO_NOT_CONVERT,
+    EAGER_SWITCHES,
     KERAS_LABELS,
     KERAS_METHODS,
     KERAS_STEPS,
@@ -113,10 +114,10 @@ def _switched_eager(
     there runs eagerly (a loss factory that needs ``.numpy()`` and says so by switching).
     Module code that switches is TFG402's finding, and its functions keep theirs: the advice
     there is to remove the switch."""
-    if not any(ctx.spells(s.rpartition(".")[2]) for s in _EAGER_SWITCHES):
+    if not any(ctx.spells(s.rpartition(".")[2]) for s in EAGER_SWITCHES):
         return []
     if ctx.spells("get_concrete_function") or any(
-        definitions.resolve(call.func).is_(*_EAGER_SWITCHES) and _switch_value_of(call) is not True
+        definitions.resolve(call.func).is_(*EAGER_SWITCHES) and _switch_value_of(call) is not True
         for _, call in definitions.facts.calls
     ):
         # Switched back, or traced whatever the switch says: the switch is read at each call,
@@ -148,7 +149,7 @@ def _switch_value(definitions: Definitions, stmt: cst.CSTNode) -> bool | None:
         return None
     expr = stmt.body[0]
     call = expr.value if isinstance(expr, cst.Expr) else None
-    if not isinstance(call, cst.Call) or not definitions.resolve(call.func).is_(*_EAGER_SWITCHES):
+    if not isinstance(call, cst.Call) or not definitions.resolve(call.func).is_(*EAGER_SWITCHES):
         return None
     return _switch_value_of(call)
 
@@ -158,12 +159,6 @@ def _switch_value_of(call: cst.Call) -> bool | None:
     if is_true(value):
         return True
     return False if is_false(value) else None
-
-
-_EAGER_SWITCHES = (
-    "tensorflow.config.run_functions_eagerly",
-    "tensorflow.config.experimental_run_functions_eagerly",
-)
 
 
 def find_roots(search: Search) -> list[Root]:
