@@ -332,6 +332,37 @@ CASES = {
                 print("positive")  # TFG101
             return y
     """,
+    "a Keras model's own run_eagerly flag": """
+        import logging
+
+        import keras
+        import tensorflow as tf
+
+        class Nerf(keras.Model):
+            def train_step(self, data):
+                x, y = data
+                loss = tf.reduce_mean((self(x) - y) ** 2)
+                if self.run_eagerly:
+                    logging.warning("loss %s", loss.numpy())
+                if not self.run_eagerly:
+                    logging.info("tracing train_step for %s", x.shape)
+                return {"loss": loss}
+
+            def call(self, x):
+                if self.run_eagerly:
+                    print("batch", x.numpy().mean())
+                return x
+
+        class Trainer(tf.Module):
+            def __init__(self, run_eagerly):
+                self.run_eagerly = run_eagerly
+
+            @tf.function
+            def step(self, x):
+                if self.run_eagerly:
+                    print("step", x)  # TFG101
+                return x * 2
+    """,
 }
 
 

@@ -837,6 +837,86 @@ CASES = {
                 skips.append(x)  # TFG102
                 return x
     """,
+    "a dict made fresh by a reset method the traced call runs first": """
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self):
+                self.losses = {}
+                self.seen = {}
+                self.history = []
+
+            def reset_losses(self):
+                self.losses = {"pixel": 0.0, "smooth": 0.0}
+
+            def maybe_reset(self, full):
+                if full:
+                    self.seen = {}
+
+            def compute(self, x):
+                self.reset_losses()
+                self.maybe_reset(False)
+                for s in range(2):
+                    self.losses["pixel"] += tf.reduce_mean(x) * (s + 1)
+                self.losses["total"] = self.losses["pixel"] + self.losses["smooth"]
+                self.seen[len(self.seen)] = x  # TFG102
+                return self.losses
+
+            @tf.function
+            def grad(self, x):
+                losses = self.compute(x)
+                self.history.append(losses["total"])  # TFG102
+                return losses
+
+            @tf.function
+            def late(self, x):
+                self.losses.update(late=x)  # TFG102
+                self.reset_losses()
+                return x
+    """,
+    "a state output wired from the layer's own keras.Input": """
+        import tensorflow as tf
+
+        class Delay(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self.input_state = tf.keras.Input(shape=input_shape[1:], batch_size=1)
+                self.output_state = None
+
+            def call(self, x):
+                memory = tf.concat([self.input_state, x], 1)
+                out, self.output_state = memory[:, :1], memory[:, -1:]
+                self.last_input = x  # TFG106
+                self.peak = tf.reduce_max(memory)
+                return out
+
+            def get_output_state(self):
+                return [self.output_state]
+
+            def get_last(self):
+                return self.last_input
+
+        class Stream(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self.input_state = tf.keras.layers.Input(shape=input_shape[1:])
+
+            def call(self, x):
+                self.output_state = self._step(x, self.input_state)
+                return x
+
+            def _step(self, x, state):
+                return tf.concat([state, x], 1)
+
+            def get_output_state(self):
+                return [self.output_state]
+
+        class Plain(tf.keras.layers.Layer):
+            def call(self, x):
+                self.output_state = x * 2  # TFG106
+                return x
+
+            def get_output_state(self):
+                return [self.output_state]
+    """,
     "autograph len of a tensor read eagerly": """
         import tensorflow as tf
 

@@ -184,6 +184,53 @@ CASES = {
                 soft = tf.function(self._soft)  # a new trace per epoch, TFG302's finding
                 print(float(soft()), float(self.kept()))
     """,
+    "a setter that only the constructor calls is setup": """
+        import tensorflow as tf
+
+        class Synth(tf.keras.Model):
+            def __init__(self, rate):
+                super().__init__()
+                self.configure(rate)
+
+            def configure(self, rate):
+                self.hop = rate // 250
+                self._frames()
+
+            def _frames(self):
+                self.frames = self.hop * 4
+
+            @tf.function
+            def call(self, x):
+                return tf.signal.frame(x, self.frames, self.hop)
+
+        class Preview(tf.keras.Model):
+            def __init__(self, rate):
+                super().__init__()
+                self.configure(rate)
+
+            def configure(self, rate):
+                self.hop = rate // 100
+
+            @tf.function
+            def call(self, x):
+                return tf.signal.frame(x, 4, self.hop)
+
+        class Resampler(tf.keras.Model):
+            def __init__(self, rate):
+                super().__init__()
+                self.set_rate(rate)
+
+            def set_rate(self, rate):
+                self.hop = rate // 250
+
+            @tf.function
+            def call(self, x):
+                return tf.signal.frame(x, 4, self.hop)  # TFG109
+
+        r = Resampler(16000)
+        r(tf.zeros([1, 16000]))
+        r.set_rate(8000)
+    """,
     "a pipeline made again after the change traces with the new value": """
         import tensorflow as tf
 

@@ -274,6 +274,42 @@ def test_a_tf_function_switch_left_at_its_default(calls: str, reported: bool) ->
     assert got == (expected(source) if reported else set())
 
 
+METHOD_SWITCH = """
+    import numpy as np
+    import tensorflow as tf
+
+    class Loader:
+        def batch(self, images, is_train):
+            CALL
+
+        @tf.function
+        def process(self, images, do_aug=False):
+            return self.augment(images, do_aug)
+
+        def augment(self, images, do_aug=False):
+            if do_aug:
+                return images + np.random.uniform(-0.2, 0.2)  # TFG103
+            return images
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "reported"),
+    [
+        ("return self.process(images)", False),
+        ("return self.process(images, do_aug=False)", False),
+        ("return self.process(images, is_train and np.random.random() > 0.5)", True),
+        ("return self.process(images, do_aug=is_train)", True),
+        ("return self.process(images, True)", True),
+    ],
+)
+def test_a_tf_function_methods_switch_turned_on_by_a_call(call: str, reported: bool) -> None:
+    # A method is called through `self.`, which names no binding of it: its calls count too.
+    source = dedent(METHOD_SWITCH).replace("CALL", call)
+    got = {(line, code) for line, code in found(source)}
+    assert got == (expected(source) if reported else set())
+
+
 @pytest.mark.parametrize(
     ("init", "reported"),
     [

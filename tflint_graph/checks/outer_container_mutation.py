@@ -6,7 +6,7 @@ from tflint_graph.checks.base import Rule
 from tflint_graph.model import walk
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.names import root_name
-from tflint_graph.model.state import copied_here, owning_class, readers
+from tflint_graph.model.state import at_top_level, copied_here, owning_class, readers
 from tflint_graph.model.values import (
     Owner,
     is_container_literal,
@@ -193,11 +193,20 @@ def step(x, outputs=[]):
             caller = caller.parent
         order = self.ctx.source_order(node)
         traced = traced_of(self.ctx)
+        resets = set()
         for value, where in traced.facts.self_values.get(cls, {}).get(attr, []):
             if where is fn.node and self.ctx.source_order(value) < order:
                 return True
             if where in callers:
                 return True
+            if (
+                isinstance(where, cst.FunctionDef)
+                and is_container_literal(self.ctx, value)
+                and at_top_level(self.ctx, value, where)
+            ):
+                resets.add(where.name.value)
+        if resets and self._reset_call_before(fn.node, resets, order):
+            return True
         # `__call__` (of the class or a base, here or in another module of the run) making a
         # fresh one before Keras runs `call`.
         for base in cls.bases:
@@ -210,6 +219,27 @@ def step(x, outputs=[]):
                     isinstance(where, cst.FunctionDef)
                     and where.name.value == "__call__"
                     and is_container_literal(self.ctx, value)
+                ):
+                    return True
+        return False
+
+    def _reset_call_before(self, fn: FunctionNode, resets: set[str], order: int) -> bool:
+        """A statement of ``fn``'s own body before ``order`` is ``self.<m>()`` with ``m`` a
+        method that rebinds the container to a fresh one whatever happens
+        (``self.reset_losses()`` first thing in the call): what follows fills this call's."""
+        if not isinstance(fn, cst.FunctionDef) or not isinstance(fn.body, cst.IndentedBlock):
+            return False
+        for stmt in fn.body.body:
+            if self.ctx.source_order(stmt) >= order:
+                return False
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                call = small.value if isinstance(small, cst.Expr) else None
+                if (
+                    isinstance(call, cst.Call)
+                    and isinstance(call.func, cst.Attribute)
+                    and isinstance(call.func.value, cst.Name)
+                    and call.func.value.value == "self"
+                    and call.func.attr.value in resets
                 ):
                     return True
         return False

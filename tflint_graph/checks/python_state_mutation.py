@@ -4,6 +4,7 @@ import libcst as cst
 
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.trace_diagnostics import static_metadata
+from tflint_graph.core.vocabulary import KERAS_INPUTS
 from tflint_graph.model import walk
 from tflint_graph.model.calls import argument_passed
 from tflint_graph.model.certain import certain_tensors
@@ -278,6 +279,11 @@ class Model(tf.keras.Model):
         )
         if reader is None:
             return  # per-trace scratch: set before any read of this trace, read by no eager code
+        if self._from_keras_input(statement, cls):
+            # `out, self.output_state = step(x, self.input_state)` with `self.input_state =
+            # keras.Input(...)`: a symbolic Keras tensor whoever runs it, kept to wire the
+            # outputs of a functional model, which computes it on every call.
+            return
         if value is not None and (
             _static_only(value) or self._static_helper(value) or self._python_count(value, fn)
         ):
@@ -349,6 +355,42 @@ class Model(tf.keras.Model):
             stored is not None and ctx.code(stored) in literals
             for stored in stored_eagerly(ctx, target.attr.value)
         )  # eager code that puts another value there between calls observes the difference
+
+    def _from_keras_input(self, statement: cst.CSTNode, cls: cst.ClassDef | None) -> bool:
+        """The assigned value reads ``self.<a>``, which the class sets to a ``keras.Input``."""
+        value = statement.value if isinstance(statement, cst.Assign | cst.AnnAssign) else None
+        if value is None or cls is None:
+            return False
+        ctx = self.ctx
+        inputs = {
+            attr
+            for attr, values in traced_of(ctx).facts.self_values.get(cls, {}).items()
+            if any(
+                isinstance(v, cst.Call) and ctx.resolve(v.func).is_(*KERAS_INPUTS)
+                for v, _ in values
+            )
+        }
+        return bool(inputs) and self._reads_self(value, inputs, 0)
+
+    def _reads_self(self, value: cst.BaseExpression, attrs: set[str], depth: int) -> bool:
+        """``value`` reads ``self.<a>`` for an ``a`` of ``attrs``, directly or through the
+        values of the local names it reads (``memory = tf.concat([self.state, x], 1)``)."""
+        for node in (value, *walk.descendants(value)):
+            if (
+                isinstance(node, cst.Attribute)
+                and node.attr.value in attrs
+                and isinstance(node.value, cst.Name)
+                and node.value.value == "self"
+            ):
+                return True
+            if (
+                isinstance(node, cst.Name)
+                and depth < 3
+                and node.value != "self"
+                and any(self._reads_self(v, attrs, depth + 1) for v in name_values(self.ctx, node))
+            ):
+                return True
+        return False
 
     def _emptied_then_filled(
         self, target: cst.Attribute, value: cst.BaseExpression | None, fn: TracedFunction

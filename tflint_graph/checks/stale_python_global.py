@@ -364,9 +364,35 @@ def _eager_writer(ctx: ModuleContext, cls: cst.ClassDef, attr: str) -> tuple[str
                 and ctx.enclosing_function(node) is stmt
                 and not traced_of(ctx).setup.guarded(target, stmt)
                 and (_called_by_name(ctx, name) or callback_hook(ctx, stmt) is not None)
+                and not _setup_only(ctx, name)
             ):
                 found = (name, ctx.line(node))
     return found
+
+
+def _setup_only(ctx: ModuleContext, method: str, depth: int = 0) -> bool:
+    """Every mention of ``method`` in the module is a ``self.method(...)`` call in a setup
+    method of a class (``__init__``, ``build``), or in a method only those call: it runs
+    while the object is made, before anything is traced."""
+    mentions = attributes_by_name(ctx).get(method, [])
+    for node in mentions:
+        call = ctx.parent(node)
+        caller = ctx.enclosing_function(node)
+        if not (
+            isinstance(call, cst.Call)
+            and call.func is node
+            and isinstance(node.value, cst.Name)
+            and node.value.value == "self"
+            and isinstance(caller, cst.FunctionDef)
+            and ctx.enclosing_class(caller) is not None
+        ):
+            return False
+        name = caller.name.value
+        if name not in _SETUP_METHODS and not (
+            depth < 3 and name != method and _setup_only(ctx, name, depth + 1)
+        ):
+            return False
+    return bool(mentions)
 
 
 def _number_of_own_method(ctx: ModuleContext, cls: cst.ClassDef, value: cst.BaseExpression) -> bool:

@@ -23,6 +23,7 @@ import re
 
 import libcst as cst
 
+from tflint_graph.core.vocabulary import KERAS_INPUTS
 from tflint_graph.model.calls import keyword
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.values import calls_in
@@ -91,7 +92,6 @@ SEEDED_LAYERS = frozenset(
         "ConvLSTM3D",
     }
 )
-_INPUTS = ("keras.Input", "keras.layers.Input", "keras.layers.InputLayer")
 _OPTIMIZER_EXTRA = ("keras.mixed_precision.LossScaleOptimizer",)
 # Makes its shadow variables when `.apply(var_list)` runs.
 _MOVING_AVERAGES = ("tensorflow.train.ExponentialMovingAverage",)
@@ -214,7 +214,7 @@ def _sequential_creation(
         if not isinstance(value, cst.Call):
             continue
         names = _resolved_names(ctx, value.func)
-        if any(n in _INPUTS for n in names):
+        if any(n in KERAS_INPUTS for n in names):
             has_input = True
             continue
         if keyword(value, "input_shape") is not None or keyword(value, "input_dim") is not None:

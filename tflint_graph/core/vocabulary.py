@@ -338,6 +338,8 @@ LEGACY_SWITCH = "TF_USE_LEGACY_KERAS"
 # `Metric.update_state` and compiled losses and metrics, but calls the steps from its own
 # library code, which AutoGraph skips.  A `Lambda` layer's function is converted by neither.
 KERAS_STEPS = frozenset({"train_step", "test_step", "predict_step"})
+# Symbolic inputs of a functional Keras model (never a concrete value).
+KERAS_INPUTS = ("keras.Input", "keras.layers.Input", "keras.layers.InputLayer")
 KERAS_METHODS = {
     "model": ("train_step", "test_step", "predict_step", "call"),
     "layer": ("call",),

@@ -7,7 +7,8 @@ a symbolic tensor has no ``numpy`` attribute (``hasattr(x, "numpy")`` is False),
 ``graph`` (``hasattr(x, "graph")`` is True, and False for an eager tensor or variable: the
 test asks "am I being traced?", verified with TensorFlow 2.21) and is no
 other framework's array (``isinstance(x, np.ndarray)``, ``torch.Tensor``, ``jax.Array``);
-``keras.config.backend()`` is ``"tensorflow"``; a parameter of a ``@tf.function`` without a
+``keras.config.backend()`` is ``"tensorflow"``; a Keras model's ``self.run_eagerly`` is
+False (Keras traces its steps and ``call`` only then); a parameter of a ``@tf.function`` without a
 default is a tensor (``tf.is_tensor(x)``) where a call in the module passes it a tensor or
 a NumPy array and none a Python literal or a loop's element.  A function of the
 module that only returns such a test (``def in_tf_function(): return not
@@ -88,6 +89,8 @@ class TracingGuards:
             return self._comparison(test)
         if isinstance(test, cst.Call):
             return self._call_value(test, depth)
+        if self._model_runs_eagerly(test):
+            return False
         if isinstance(test, cst.Name) and depth < _MAX_DEPTH:
             # `use_tf = self._use_tf_workflow() or ...; if use_tf:` — a local set once.
             found = self.ctx.bindings(test)
@@ -96,6 +99,20 @@ class TracingGuards:
                 if value is not None and not isinstance(found[0].scope, GlobalScope):
                     return self._value(value, depth + 1)
         return None
+
+    def _model_runs_eagerly(self, test: cst.BaseExpression) -> bool:
+        """``self.run_eagerly`` in a method of a Keras model: Keras traces the model's steps
+        and ``call`` only where it is False, and runs them eagerly where it is True."""
+        if not (
+            isinstance(test, cst.Attribute)
+            and test.attr.value == "run_eagerly"
+            and isinstance(test.value, cst.Name)
+            and test.value.value == "self"
+        ):
+            return False
+        method = self.ctx.enclosing_function(test)
+        cls = self.ctx.enclosing_class(method) if isinstance(method, cst.FunctionDef) else None
+        return cls is not None and "model" in self.definitions.keras_kinds(cls)
 
     def _call_value(self, call: cst.Call, depth: int) -> bool | None:
         ctx = self.ctx

@@ -267,7 +267,7 @@ class AttributeReaders:
             and ctx.enclosing_function(node) is fn
             and ctx.source_order(node) < at
             and _is_store(ctx, node)
-            and _top_level(ctx, node, fn)
+            and at_top_level(ctx, node, fn)
         ]
         if not stores:
             return False
@@ -761,7 +761,7 @@ def _is_store(ctx: ModuleContext, node: cst.Attribute) -> bool:
     return isinstance(parent, cst.AssignTarget)
 
 
-def _top_level(ctx: ModuleContext, node: cst.CSTNode, fn: cst.FunctionDef) -> bool:
+def at_top_level(ctx: ModuleContext, node: cst.CSTNode, fn: cst.FunctionDef) -> bool:
     """``node`` sits in a statement of ``fn``'s body itself (no ``if``, loop, ``try`` or
     ``with`` around it)."""
     for anc in ctx.ancestors(node):

@@ -26,6 +26,7 @@ from tflint_graph.model.scopes import GlobalScope
 from tflint_graph.model.state import one_literal
 from tflint_graph.model.values import (
     assigned_value,
+    attributes_by_name,
     conjuncts,
     is_container_literal,
     mentions,
@@ -200,7 +201,14 @@ class ArgumentGuards:
         if truth is None:
             return None
         bound = self.ctx.enclosing_class(fn) is not None
-        for use in mentions(self.ctx, fn):
+        # A method is called through an attribute (`self.process(x, do_aug)`), which names
+        # no binding: every call of an attribute of its name counts.
+        uses: list[cst.CSTNode] = (
+            list(attributes_by_name(self.ctx).get(fn.name.value, []))
+            if bound
+            else list(mentions(self.ctx, fn))
+        )
+        for use in uses:
             call = self.ctx.parent(use)
             if not (isinstance(call, cst.Call) and call.func is use):
                 continue
