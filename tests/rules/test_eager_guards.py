@@ -353,6 +353,13 @@ CASES = {
                     print("batch", x.numpy().mean())
                 return x
 
+        class Decorated(keras.Model):
+            @tf.function
+            def call(self, x):
+                if self.run_eagerly:
+                    print("eager batch", x)  # TFG101
+                return x
+
         class Trainer(tf.Module):
             def __init__(self, run_eagerly):
                 self.run_eagerly = run_eagerly

@@ -873,6 +873,31 @@ CASES = {
                 self.losses.update(late=x)  # TFG102
                 self.reset_losses()
                 return x
+
+        class Running:
+            def __init__(self):
+                self.totals = {}
+                self.sums = {}
+
+            def maybe_reset(self):
+                if self.totals:
+                    return
+                self.totals = {"loss": 0.0}
+
+            def reset_sums(self):
+                self.sums = {"loss": 0.0}
+
+            @tf.function
+            def step(self, x):
+                self.maybe_reset()
+                self.totals["loss"] += tf.reduce_sum(x)  # TFG102
+                self.reset_sums()
+                self.sums["loss"] += tf.reduce_sum(x)  # TFG102
+                return x
+
+        class Keeping(Running):
+            def reset_sums(self):
+                pass
     """,
     "a state output wired from the layer's own keras.Input": """
         import tensorflow as tf
@@ -912,6 +937,24 @@ CASES = {
         class Plain(tf.keras.layers.Layer):
             def call(self, x):
                 self.output_state = x * 2  # TFG106
+                return x
+
+            def get_output_state(self):
+                return [self.output_state]
+
+        class TwoModes(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                if self.external:
+                    self.input_state = tf.keras.Input(shape=input_shape[1:])
+                else:
+                    self.states = tf.Variable(tf.zeros(input_shape))
+
+            def call(self, x):
+                if self.external:
+                    memory = tf.concat([self.input_state, x], 1)
+                else:
+                    memory = tf.concat([self.states, x], 1)
+                self.output_state = memory[:, -1:]  # TFG106
                 return x
 
             def get_output_state(self):

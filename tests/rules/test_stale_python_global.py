@@ -184,15 +184,15 @@ CASES = {
                 soft = tf.function(self._soft)  # a new trace per epoch, TFG302's finding
                 print(float(soft()), float(self.kept()))
     """,
-    "a setter that only the constructor calls is setup": """
+    "a private setter that only the constructor calls is setup": """
         import tensorflow as tf
 
         class Synth(tf.keras.Model):
             def __init__(self, rate):
                 super().__init__()
-                self.configure(rate)
+                self._configure(rate)
 
-            def configure(self, rate):
+            def _configure(self, rate):
                 self.hop = rate // 250
                 self._frames()
 
@@ -206,9 +206,9 @@ CASES = {
         class Preview(tf.keras.Model):
             def __init__(self, rate):
                 super().__init__()
-                self.configure(rate)
+                self._configure(rate)
 
-            def configure(self, rate):
+            def _configure(self, rate):
                 self.hop = rate // 100
 
             @tf.function
@@ -218,9 +218,9 @@ CASES = {
         class Resampler(tf.keras.Model):
             def __init__(self, rate):
                 super().__init__()
-                self.set_rate(rate)
+                self._set_rate(rate)
 
-            def set_rate(self, rate):
+            def _set_rate(self, rate):
                 self.hop = rate // 250
 
             @tf.function
@@ -229,7 +229,33 @@ CASES = {
 
         r = Resampler(16000)
         r(tf.zeros([1, 16000]))
-        r.set_rate(8000)
+        r._set_rate(8000)
+
+        class Framer(tf.keras.Model):
+            def __init__(self, rate):
+                super().__init__()
+                self.set_rate(rate)
+
+            def set_rate(self, rate):  # public: another module may call it after a trace
+                self.step = rate // 250
+
+            @tf.function
+            def call(self, x):
+                return tf.signal.frame(x, 4, self.step)  # TFG109
+
+        class Aliased(tf.keras.Model):
+            def __init__(self, rate):
+                super().__init__()
+                self._set_size(rate)
+
+            def _set_size(self, rate):
+                self.size = rate // 250
+
+            resize = _set_size  # the public name of the same method
+
+            @tf.function
+            def call(self, x):
+                return tf.signal.frame(x, 4, self.size)  # TFG109
     """,
     "a pipeline made again after the change traces with the new value": """
         import tensorflow as tf

@@ -371,7 +371,7 @@ def test_a_message_under_a_guard_that_holds_only_while_tracing_is_meant_per_trac
                 if not self.run_eagerly:
                     logging.info(f"tracing train_step: data={data}")
                 else:
-                    logging.info(f"eager train_step: data={data}")  # runs eagerly: Keras traces only when False
+                    logging.info(f"eager train_step: data={data}")  # eager only
                 return {}
         """
     )

@@ -310,6 +310,21 @@ def test_a_tf_function_methods_switch_turned_on_by_a_call(call: str, reported: b
     assert got == (expected(source) if reported else set())
 
 
+def test_a_method_of_another_class_does_not_turn_the_switch_on() -> None:
+    source = dedent(METHOD_SWITCH).replace("CALL", "return self.process(images)")
+    source += dedent(
+        """
+        class Writer:
+            def process(self, record, flush):
+                if flush:
+                    print(record)
+
+        Writer().process("done", True)
+        """
+    )
+    assert found(source) == set()
+
+
 @pytest.mark.parametrize(
     ("init", "reported"),
     [

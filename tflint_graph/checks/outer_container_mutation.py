@@ -202,7 +202,7 @@ def step(x, outputs=[]):
             if (
                 isinstance(where, cst.FunctionDef)
                 and is_container_literal(self.ctx, value)
-                and at_top_level(self.ctx, value, where)
+                and self._always_rebinds(value, where)
             ):
                 resets.add(where.name.value)
         if resets and self._reset_call_before(fn.node, resets, order):
@@ -222,6 +222,23 @@ def step(x, outputs=[]):
                 ):
                     return True
         return False
+
+    def _always_rebinds(self, value: cst.BaseExpression, method: cst.FunctionDef) -> bool:
+        """``self.x = <value>`` runs on every call of ``method``: a statement of its own body
+        with no ``return``/``raise`` before it, and no other method of the module has that
+        name (a subclass's override would reset nothing)."""
+        ctx = self.ctx
+        if not at_top_level(ctx, value, method) or not isinstance(method.body, cst.IndentedBlock):
+            return False
+        if sum(1 for f in traced_of(ctx).facts.functions if f.name.value == method.name.value) > 1:
+            return False
+        at = ctx.source_order(value)
+        for stmt in method.body.body:
+            if ctx.source_order(stmt) >= at:
+                return True
+            if any(isinstance(n, cst.Return | cst.Raise) for n in walk.descendants(stmt)):
+                return False
+        return True
 
     def _reset_call_before(self, fn: FunctionNode, resets: set[str], order: int) -> bool:
         """A statement of ``fn``'s own body before ``order`` is ``self.<m>()`` with ``m`` a

@@ -383,13 +383,12 @@ class Model(tf.keras.Model):
                 and node.value.value == "self"
             ):
                 return True
-            if (
-                isinstance(node, cst.Name)
-                and depth < 3
-                and node.value != "self"
-                and any(self._reads_self(v, attrs, depth + 1) for v in name_values(self.ctx, node))
-            ):
-                return True
+            if isinstance(node, cst.Name) and depth < 3 and node.value != "self":
+                # every value the name may hold (`memory` made from the input in one mode and
+                # from a variable in another is no wiring in the other mode)
+                values = list(name_values(self.ctx, node))
+                if values and all(self._reads_self(v, attrs, depth + 1) for v in values):
+                    return True
         return False
 
     def _emptied_then_filled(

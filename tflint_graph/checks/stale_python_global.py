@@ -16,6 +16,7 @@ from tflint_graph.model.values import (
     assigned_value,
     attributes_by_name,
     declared_outer_names,
+    names_by_text,
     sole_name_target,
     statement_of,
 )
@@ -371,9 +372,15 @@ def _eager_writer(ctx: ModuleContext, cls: cst.ClassDef, attr: str) -> tuple[str
 
 
 def _setup_only(ctx: ModuleContext, method: str, depth: int = 0) -> bool:
-    """Every mention of ``method`` in the module is a ``self.method(...)`` call in a setup
-    method of a class (``__init__``, ``build``), or in a method only those call: it runs
-    while the object is made, before anything is traced."""
+    """``method`` is private (other modules and users do not call it) and every mention of
+    it in the module is a ``self.method(...)`` call in a setup method of a class
+    (``__init__``, ``build``), or in a method only those call: it runs while the object is
+    made, before anything is traced."""
+    if not method.startswith("_") or method.startswith("__"):
+        return False
+    for name in names_by_text(ctx).get(method, ()):
+        if not isinstance(ctx.parent(name), cst.FunctionDef | cst.Attribute):
+            return False  # `set_rate = _configure`, `property(None, _set)`: another name
     mentions = attributes_by_name(ctx).get(method, [])
     for node in mentions:
         call = ctx.parent(node)

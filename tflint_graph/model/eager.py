@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tflint_graph.core.vocabulary import KERAS_METHODS
 from tflint_graph.model.calls import passed_for
 from tflint_graph.model.certain import calls_of, passed_a_tensor
 from tflint_graph.model.collect import FunctionNode
@@ -101,8 +102,8 @@ class TracingGuards:
         return None
 
     def _model_runs_eagerly(self, test: cst.BaseExpression) -> bool:
-        """``self.run_eagerly`` in a method of a Keras model: Keras traces the model's steps
-        and ``call`` only where it is False, and runs them eagerly where it is True."""
+        """``self.run_eagerly`` in a Keras model's own ``call`` or step (undecorated): Keras
+        traces them only where it is False, and runs them eagerly where it is True."""
         if not (
             isinstance(test, cst.Attribute)
             and test.attr.value == "run_eagerly"
@@ -111,7 +112,13 @@ class TracingGuards:
         ):
             return False
         method = self.ctx.enclosing_function(test)
-        cls = self.ctx.enclosing_class(method) if isinstance(method, cst.FunctionDef) else None
+        if not (
+            isinstance(method, cst.FunctionDef)
+            and method.name.value in KERAS_METHODS["model"]
+            and not method.decorators  # a user's @tf.function traces whatever Keras runs
+        ):
+            return False
+        cls = self.ctx.enclosing_class(method)
         return cls is not None and "model" in self.definitions.keras_kinds(cls)
 
     def _call_value(self, call: cst.Call, depth: int) -> bool | None:

@@ -212,6 +212,8 @@ class ArgumentGuards:
             call = self.ctx.parent(use)
             if not (isinstance(call, cst.Call) and call.func is use):
                 continue
+            if bound and self._calls_another(call, fn):
+                continue  # `Writer().process(...)`: a method of another class
             if any(a.star for a in call.args):
                 return None
             passed = passed_for(call, fn.params, param, bound=bound)
@@ -220,6 +222,12 @@ class ArgumentGuards:
                 if self._truth_of(passed, at, _MAX_DEPTH) is not truth:
                     return None
         return truth
+
+    def _calls_another(self, call: cst.Call, fn: FunctionNode) -> bool:
+        """``call`` resolves to functions of the module, none of which is ``fn``."""
+        at = self.ctx.enclosing_function(call) or fn
+        found = [f for f, _ in self.definitions.callables(call.func, at)]
+        return bool(found) and fn not in found
 
     def traced_callers(self, fn: FunctionNode) -> list[tuple[TracedFunction, cst.Call]]:
         """Every call of ``fn`` from traced code of this module, with its traced caller."""
