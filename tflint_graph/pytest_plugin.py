@@ -341,12 +341,13 @@ def _analyse(config: pytest.Config) -> tuple[list[Finding], Config]:
 
 def _probe_for(findings: Sequence[Finding]) -> SuiteProbe | None:
     from tflint_graph.core.finding import TOOL_CODES
-    from tflint_graph.dynamic.suite import watch_target
+    from tflint_graph.dynamic.suite import body_line, watch_target
     from tflint_graph.dynamic.verdicts import WATCH_CODES
 
     wanted: set[tuple[str, int]] = set()
     watches: dict[tuple[str, int], tuple[str, ...]] = {}
     stale: dict[tuple[str, int], str] = {}
+    bodies: dict[tuple[str, int], tuple[str, int]] = {}
     sources: dict[str, str] = {}
 
     def source(real: str) -> str:
@@ -366,6 +367,18 @@ def _probe_for(findings: Sequence[Finding]) -> SuiteProbe | None:
             names = watch_target(source(real), f.line)
             if names is not None:
                 watches[(real, f.line)] = names
+        elif f.code in ("TFG206", "TFG305"):
+            # The block it is about: a try body run while tracing, a loop body run many
+            # times while one graph is built.
+            body = body_line(source(real), f.line)
+            if body is not None:
+                wanted.add((real, body))
+                bodies[(real, f.line)] = (real, body)
+        elif f.code == "TFG209":
+            # `ta.write(i, v)` with the result dropped: the array's flow stays the same.
+            names = watch_target(source(real), f.line)
+            if names is not None:
+                watches[(real, f.line)] = (*names, "flow")
         elif f.code == "TFG109":
             # The global read is the name the finding points at (`LEARNING_RATE`).
             lines = source(real).splitlines()
@@ -385,7 +398,7 @@ def _probe_for(findings: Sequence[Finding]) -> SuiteProbe | None:
     # TensorFlow from here on: the flag asked for it.
     from tflint_graph.dynamic.suite_probe import SuiteProbe
 
-    return SuiteProbe({p for p, _ in wanted}, wanted, watches, stale)
+    return SuiteProbe({p for p, _ in wanted}, wanted, watches, stale, bodies)
 
 
 def _device() -> str | None:

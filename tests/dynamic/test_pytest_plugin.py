@@ -16,13 +16,16 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import DATA, PROJECTS, REPO
+from tests.helpers import DATA, PROJECTS, REPO, dedent
 from tflint_graph.dynamic.suite import (
     NOT_REACHED,
+    CallSite,
+    Change,
     Entry,
     Raised,
     Seen,
     SessionRecord,
+    body_line,
     judge,
     watch_target,
 )
@@ -307,6 +310,45 @@ def test_tests_that_run_functions_eagerly_leave_findings_unverified_and_sarif_va
     assert log["runs"][0]["properties"]["dynamic"]["source"] == "pytest"
 
 
+@needs_tensorflow
+def test_the_tests_confirm_cost_findings_each_by_its_own_effect(
+    pytester: pytest.Pytester,
+) -> None:
+    # Unrolled loops, tiny helpers, graphs without work, tf.functions made per call, timers
+    # around a first call, XLA with varying shapes, dropped TensorArray writes and handlers
+    # of graph errors: each confirmed by what the tests made TensorFlow do at the line.
+    project = PROJECTS / "pytest_costs_pkg"
+    shutil.copytree(project, pytester.path, dirs_exist_ok=True)
+    result = pytester.runpytest_subprocess(*PLUGIN, "--tflint-graph", timeout=TIMEOUT)
+    result.assert_outcomes(passed=8)
+    section = _section(result.outlines)
+    assert section[1].startswith("tflint-graph: 8 confirmed, 0 not-reproduced, 0 unverified")
+    listed = _listed(section)
+    marked = {}
+    for number, line in enumerate(
+        (project / "costkit" / "ops.py").read_text(encoding="utf-8").splitlines(), start=1
+    ):
+        if match := MARKER.search(line):
+            marked[("costkit/ops.py", number, match.group(1))] = "confirmed"
+    assert {key: status for key, (status, _) in listed.items()} == marked
+    evidence = {code: text for (_, _, code), (_, text) in listed.items()}
+    assert evidence["TFG305"].startswith(
+        "the loop body (line 30) ran 120 times while one graph was built"
+    )
+    assert evidence["TFG302"].startswith(
+        "3 tf.function objects were made from this definition, and each traced on its first call"
+    )
+    assert "(only inputs, constants and outputs)" in evidence["TFG404"]
+    assert "while another tf.function was traced, and inlined" in evidence["TFG401"]
+    assert evidence["TFG304"].startswith("scores() was called with 2 input shapes")
+    assert (
+        "1 time it traced first: the time measured around that call includes tracing"
+        in (evidence["TFG403"])
+    )
+    assert "(parts.flow unchanged)" in evidence["TFG209"]
+    assert evidence["TFG206"].startswith("the try body (line 46) ran 1 time while a graph")
+
+
 # -- verdicts from records (no TensorFlow) ----------------------------------------------
 
 FILE = "/project/pkg/step.py"
@@ -454,3 +496,56 @@ def test_a_report_path_outside_the_project_does_not_widen_what_is_analysed(
     assert listed and all(path.startswith("tinytrain/") for path, _, _ in listed)
     doc = json.loads((outside / "r.json").read_text(encoding="utf-8"))
     assert not any("decoy" in f["path"] for f in doc["findings"])
+
+
+def test_cost_codes_without_the_effect_stay_unverified() -> None:
+    once = CallSite("make", calls=3, traced=1, objects=1)
+    assert judge(FILE, 4, "TFG302", SessionRecord(defs={(FILE, 4): once})).status == "unverified"
+    warm = CallSite("step", calls=5, traced=0)
+    verdict = judge(FILE, 9, "TFG403", SessionRecord(sites={(FILE, 9): warm}))
+    assert (verdict.status, verdict.evidence) == (
+        "unverified",
+        "step() called 5 times from line 9 and never traced there (a warm-up came first)",
+    )
+    eager_only = CallSite("helper", calls=4, traced=1)
+    verdict = judge(FILE, 2, "TFG401", SessionRecord(defs={(FILE, 2): eager_only}))
+    assert verdict.status == "unverified" and "never inlined" in verdict.evidence
+    one_shape = CallSite("score", calls=3, traced=1, inputs=["float32[2, 8]"])
+    assert judge(FILE, 6, "TFG304", SessionRecord(defs={(FILE, 6): one_shape})).status == (
+        "unverified"
+    )
+    # A loop whose body ran once per graph was not unrolled in these tests.
+    body = _seen(graph=2, most=1)
+    record = SessionRecord(lines={(FILE, 8): body}, bodies={(FILE, 7): (FILE, 8)})
+    assert judge(FILE, 7, "TFG305", record).status == "unverified"
+    # A TensorArray changed by the statement (an eager one, written in place) proves nothing.
+    changed = SessionRecord(
+        lines={(FILE, 5): _seen(graph=1)},
+        changes={(FILE, 5): [Change("parts.flow", True, "Tensor", "Tensor", True)]},
+    )
+    assert judge(FILE, 5, "TFG209", changed).status == "unverified"
+
+
+def test_a_graph_that_computes_is_no_function_without_work() -> None:
+    site = CallSite("frames", calls=2, traced=1, work=2, work_ops=["AddV2", "FloorDiv"])
+    verdict = judge(FILE, 3, "TFG404", SessionRecord(defs={(FILE, 3): site}))
+    assert (verdict.status, verdict.evidence) == (
+        "not-reproduced",
+        "frames()'s graph computes with TensorFlow ops (AddV2, FloorDiv)",
+    )
+
+
+def test_the_block_a_finding_is_about() -> None:
+    source = dedent(
+        """
+        for i in range(3):
+            x = i
+        try:
+            y = 1
+        except ValueError:
+            y = 2
+        """
+    )
+    assert body_line(source, 1) == 2
+    assert body_line(source, 5) == 4
+    assert body_line(source, 3) is None

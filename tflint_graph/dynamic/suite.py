@@ -43,6 +43,7 @@ __all__ = [
     "Seen",
     "SessionRecord",
     "StaleRead",
+    "body_line",
     "judge",
     "watch_target",
 ]
@@ -89,6 +90,10 @@ class Seen:
     entries: dict[int, Entry] = field(default_factory=dict)  # whose tracing saw it
     eager_entries: dict[int, Entry] = field(default_factory=dict)  # whose later calls saw it
     test: str | None = None  # the first test it happened in
+    # The most times it happened while one graph was built (a loop body unrolled, TFG305).
+    most: int = 0
+    run: int = 0  # times in the graph being built now (``run_of``)
+    run_of: int = 0  # serial number of the call building it
 
     def merge(self, other: Seen) -> None:
         self.graph += other.graph
@@ -98,6 +103,7 @@ class Seen:
         self.entries.update(other.entries)
         self.eager_entries.update(other.eager_entries)
         self.test = self.test or other.test
+        self.most = max(self.most, other.most)
 
 
 @dataclass(frozen=True)
@@ -137,11 +143,20 @@ class CallSite:
     traced: int = 0
     eager: int = 0  # calls that ran the Python function (run_functions_eagerly)
     values: list[str] = field(default_factory=list)  # distinct, at most _MAX_VALUES
+    # Of a flagged definition: the tf.function objects made from it (TFG302), its calls made
+    # while another graph was built (inlined there, TFG401), the most ops doing work in one
+    # of its graphs (None: never looked at; TFG404) and the input shapes of every call (TFG304).
+    objects: int = 0
+    nested: int = 0
+    work: int | None = None
+    work_ops: list[str] = field(default_factory=list)
+    inputs: list[str] = field(default_factory=list)
 
-    def note(self, shown: str) -> None:
+    def note(self, shown: str, into: list[str] | None = None) -> None:
         """Keep ``shown`` (the values or shapes of a call that traced) if it is new."""
-        if shown and shown not in self.values and len(self.values) < _MAX_VALUES:
-            self.values.append(shown)
+        kept = self.values if into is None else into
+        if shown and shown not in kept and len(kept) < _MAX_VALUES:
+            kept.append(shown)
 
 
 _MAX_VALUES = 8
@@ -172,6 +187,9 @@ class SessionRecord:
     # TFG301: the calls of a tf.function by its def line, with the input shapes that traced.
     defs: dict[tuple[str, int], CallSite] = field(default_factory=dict)
     stale: dict[tuple[str, int], StaleRead] = field(default_factory=dict)
+    # TFG305/TFG206: the first line of the loop body or the ``try`` body a finding is about
+    # (recorded in ``lines`` like flagged lines).
+    bodies: dict[tuple[str, int], tuple[str, int]] = field(default_factory=dict)
     # Empty while lines are recorded; else why not (another tracer owns sys.settrace).
     no_lines: str = ""
 
@@ -210,6 +228,11 @@ def judge(path: str, line: int, code: str, record: SessionRecord) -> Verdict:
         return _new_shapes(key, record)
     if code == "TFG109" and key in record.stale:
         return _stale(record.stale[key])
+    cheap = _CHEAP.get(code)
+    if cheap is not None:
+        verdict = cheap(key, record)
+        if verdict is not None:
+            return verdict
     unreached = _unreached(key, record, ran)
     if unreached is not None:
         return unreached
@@ -258,6 +281,152 @@ def _new_shapes(key: tuple[str, int], record: SessionRecord) -> Verdict:
     if site.eager == site.calls:
         return Verdict(UNVERIFIED, f"{where}: all ran eagerly (run_functions_eagerly)")
     return Verdict(UNVERIFIED, f"{where}: the tests gave it one input shape")
+
+
+def _timed_trace(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
+    """TFG403: a call of the tf.function at the timed line traced, so the time taken around
+    it includes tracing."""
+    site = record.sites.get(key)
+    if site is None or not site.calls:
+        return None
+    where = f"{site.name}() called {_times(site.calls)} from line {key[1]}"
+    if site.traced:
+        return Verdict(
+            CONFIRMED,
+            f"{where}, and {_times(site.traced)} it traced first: the time measured around "
+            "that call includes tracing",
+        )
+    return Verdict(UNVERIFIED, f"{where} and never traced there (a warm-up came first)")
+
+
+def _made_per_call(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
+    """TFG302: every tf.function object made from the definition traced on its first call."""
+    site = record.defs.get(key)
+    if site is None or not site.calls or site.eager == site.calls:
+        return None
+    made = f"{site.objects} tf.function objects were made from this definition"
+    traces = f"{_times(site.traced)} over {site.calls} calls"
+    if site.objects >= 2 and site.traced >= site.objects:
+        return Verdict(CONFIRMED, f"{made}, and each traced on its first call ({traces})")
+    return Verdict(UNVERIFIED, f"{made} in the tests ({site.name}() traced {traces})")
+
+
+def _inlined(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
+    """TFG401: the helper was called while other graphs were built (inlined into them)."""
+    site = record.defs.get(key)
+    if site is None or not (site.calls or site.nested):
+        return None
+    if site.nested:
+        own = f"; its own graph cache traced {_times(site.traced)}" if site.traced else ""
+        return Verdict(
+            CONFIRMED,
+            f"{site.name}() was called {_times(site.nested)} while another tf.function was "
+            f"traced, and inlined into that graph{own}",
+        )
+    return Verdict(
+        UNVERIFIED, f"{site.name}() was called only from eager code in the tests, never inlined"
+    )
+
+
+def _no_work(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
+    """TFG404: the graphs traced from the function hold no op that computes."""
+    site = record.defs.get(key)
+    if site is None or site.work is None:
+        return None
+    if site.work == 0:
+        return Verdict(
+            CONFIRMED,
+            f"{site.name}() traced {_times(site.traced)} and its graphs hold no op that "
+            "computes (only inputs, constants and outputs): each trace ran plain Python once",
+        )
+    ops = ", ".join(site.work_ops[:5])
+    return Verdict(NOT_REPRODUCED, f"{site.name}()'s graph computes with TensorFlow ops ({ops})")
+
+
+def _recompiled(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
+    """TFG304: the jit-compiled function was called with more than one input shape."""
+    site = record.defs.get(key)
+    if site is None or not site.calls or site.eager == site.calls:
+        return None
+    if len(site.inputs) >= 2:
+        shapes = "; ".join(site.inputs[:4]) + ("; ..." if len(site.inputs) > 4 else "")
+        return Verdict(
+            CONFIRMED,
+            f"{site.name}() was called with {len(site.inputs)} input shapes ({shapes}): XLA "
+            "compiles it again for each",
+        )
+    return Verdict(UNVERIFIED, f"the tests called {site.name}() with one input shape")
+
+
+def _unrolled(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
+    """TFG305: the loop's body ran many times while one graph was built."""
+    body = record.bodies.get(key)
+    seen = record.lines.get(body) if body is not None else None
+    if seen is None or not seen.graph:
+        return None
+    if seen.most >= 2:
+        return Verdict(
+            CONFIRMED,
+            f"the loop body (line {body[1]}) ran {seen.most} times while one graph was built: "
+            f"the loop was unrolled into {seen.most} copies{_in(seen.test)}",
+        )
+    return Verdict(UNVERIFIED, "the loop body ran once per graph in the tests")
+
+
+def _handler_bypassed(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
+    """TFG206: the ``try`` body of the handler ran while a graph was built, so an op that
+    fails when the graph runs raises after this ``try`` is over."""
+    body = record.bodies.get(key)
+    seen = record.lines.get(body) if body is not None else None
+    if seen is None or not seen.graph:
+        return None
+    return Verdict(
+        CONFIRMED,
+        f"the try body (line {body[1]}) ran {_times(seen.graph)} while a graph was built: "
+        "its ops run, and fail, when the graph runs, after this try has finished"
+        f"{_in(seen.test)}",
+    )
+
+
+def _lost_write(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
+    """TFG209: the TensorArray written at the line, while a graph was built, was the same
+    array afterwards (``write`` returned the updated one, which was dropped)."""
+    kept = [c for c in record.changes.get(key, ()) if c.graph and not c.changed]
+    if not kept:
+        return None
+    return Verdict(
+        CONFIRMED,
+        f"{kept[0].label.rsplit('.', 1)[0]} was the same TensorArray after the write at line "
+        f"{key[1]} while a graph was built ({kept[0].label} unchanged): the written array "
+        "returned by write() was dropped",
+    )
+
+
+_CHEAP = {
+    "TFG206": _handler_bypassed,
+    "TFG209": _lost_write,
+    "TFG302": _made_per_call,
+    "TFG304": _recompiled,
+    "TFG305": _unrolled,
+    "TFG401": _inlined,
+    "TFG403": _timed_trace,
+    "TFG404": _no_work,
+}
+
+
+def body_line(source: str, line: int) -> int | None:
+    """The line of the first statement of the block a finding at ``line`` is about: the
+    body of the ``for`` there (TFG305), the ``try`` body of the ``except`` there (TFG206)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.For | ast.AsyncFor) and node.lineno == line and node.body:
+            return node.body[0].lineno
+        if isinstance(node, ast.Try) and any(h.lineno == line for h in node.handlers):
+            return node.body[0].lineno
+    return None
 
 
 def _stale(read: StaleRead) -> Verdict:

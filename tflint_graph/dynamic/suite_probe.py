@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import itertools
 import linecache
 import sys
 import threading
@@ -64,32 +65,47 @@ def _library(filename: str) -> bool:
     return filename.startswith(_TF_DIR) or filename == __file__ or filename.endswith("functools.py")
 
 
-def _def_line(python: Any) -> tuple[str, int] | None:
-    """(real path, line of ``def``) of a Python function: its code starts at its first
-    decorator."""
+def _def_lines(python: Any) -> tuple[tuple[str, int], ...]:
+    """(real path, line) of a Python function's ``def`` and of its first decorator, where
+    its code starts (a finding about the whole function is on the ``def``, one about the
+    ``@tf.function`` that makes it on the decorator)."""
     with contextlib.suppress(Exception):  # a method's tf.function wraps a TF-made function
         python = inspect.unwrap(python)
     code = getattr(python, "__code__", None)
     if code is None:
-        return None
+        return ()
     line = code.co_firstlineno
+    path = child._real(code.co_filename)
     for offset in range(50):
         text = linecache.getline(code.co_filename, line + offset).lstrip()
         if text.startswith(("def ", "async def ")):
-            return child._real(code.co_filename), line + offset
+            return ((path, line + offset), (path, line)) if offset else ((path, line),)
         if not text:
             break
-    return None
+    return ()
 
 
-def _add_shapes(site: CallSite, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    """Record the shapes and dtypes of the tensors a tracing call passed."""
-    site.note(
-        ", ".join(
-            f"{getattr(a.dtype, 'name', a.dtype)}{list(a.shape)}"
-            for a in (*args, *kwargs.values())
-            if hasattr(a, "shape") and hasattr(a, "dtype")
-        )
+# Ops of any graph: its inputs, constants and outputs, which compute nothing (TFG404).
+_NO_WORK_OPS = frozenset({"Placeholder", "Const", "Identity", "IdentityN", "NoOp"})
+
+
+def _note_work(site: CallSite, fn: Any) -> None:
+    """The most ops that compute in one graph of ``fn`` traced so far (TFG404)."""
+    with contextlib.suppress(Exception):  # a private listing: absent or changed, no verdict
+        for concrete in fn._list_all_concrete_functions():
+            ops = [op.type for op in concrete.graph.get_operations()]
+            work = [t for t in ops if t not in _NO_WORK_OPS]
+            if site.work is None or len(work) > site.work:
+                site.work = len(work)
+                site.work_ops = list(dict.fromkeys(work))
+
+
+def _shapes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    """The shapes and dtypes of the tensors a call passed."""
+    return ", ".join(
+        f"{getattr(a.dtype, 'name', a.dtype)}{list(a.shape)}"
+        for a in (*args, *kwargs.values())
+        if hasattr(a, "shape") and hasattr(a, "dtype")
     )
 
 
@@ -107,13 +123,15 @@ def _add_values(site: CallSite, args: tuple[Any, ...], kwargs: dict[str, Any]) -
 class _Call:
     """One outermost call being counted: of a tf.function, or a tf.data function's trace."""
 
-    __slots__ = ("entry", "forced", "raised", "saw_graph")
+    __slots__ = ("entry", "forced", "raised", "saw_graph", "serial")
+    _made = itertools.count(1)
 
     def __init__(self, entry: Entry, forced: bool = False) -> None:
         self.entry = entry
         self.forced = forced
         self.raised = False
         self.saw_graph = False
+        self.serial = next(_Call._made)  # unlike id(), never reused by a later call
 
 
 def _entry_name(fn: Any) -> str:
@@ -133,6 +151,7 @@ class SuiteProbe(child.Probe):
         wanted: set[tuple[str, int]],
         watches: Mapping[tuple[str, int], tuple[str, ...]],
         stale: Mapping[tuple[str, int], str] | None = None,
+        bodies: Mapping[tuple[str, int], tuple[str, int]] | None = None,
     ) -> None:
         super().__init__(None, files)
         self.redirect_writes = False  # the tests' files stay where the tests put them
@@ -142,7 +161,7 @@ class SuiteProbe(child.Probe):
         self.stale = dict(stale or {})
         # Per tf.function entry: (line, the module's globals, name, value when traced).
         self._reads: dict[int, list[tuple[tuple[str, int], dict[str, Any], str, Any]]] = {}
-        self.record = SessionRecord()
+        self.record = SessionRecord(bodies=dict(bodies or {}))
         self.on = False
         self.test: str | None = None
         self._threads = threading.local()  # each thread has its own calls in progress
@@ -205,15 +224,23 @@ class SuiteProbe(child.Probe):
             __tracebackhide__ = True  # pytest shows the user's frames, not the probe's
             stack = probe._stack
             if stack or not probe.on or ops.inside_function():
+                if probe.on and (stack or ops.inside_function()):
+                    nested = probe._defined(fn, _entry_name(fn))
+                    if nested is not None:
+                        nested.nested += 1  # inlined into the graph being built (TFG401)
                 return original(fn, *args, **kwargs)
             entry = getattr(fn, "_tflint_graph_entry", None)
+            new = entry is None
             if entry is None:
                 entry = Entry(_entry_name(fn))
                 with contextlib.suppress(Exception):  # kept on the object: one per function
                     fn._tflint_graph_entry = entry
             call = _Call(entry, forced=bool(getattr(fn, "_run_functions_eagerly", False)))
             site = probe._site(entry)
-            defined = probe._defined(fn, entry)
+            defined = probe._defined(fn, entry.name)
+            if defined is not None:
+                defined.objects += new
+                defined.note(_shapes(args, kwargs), defined.inputs)
             before = fn.experimental_get_tracing_count()
             stack.append(call)
             try:
@@ -237,7 +264,8 @@ class SuiteProbe(child.Probe):
                         _add_values(site, args, kwargs)
                     if defined is not None:
                         defined.traced += 1
-                        _add_shapes(defined, args, kwargs)
+                        defined.note(_shapes(args, kwargs))
+                        _note_work(defined, fn)
                 else:
                     probe._later_call(entry)
                 if site is not None:
@@ -264,18 +292,20 @@ class SuiteProbe(child.Probe):
             site = self.record.sites[key] = CallSite(entry.name)
         return site
 
-    def _defined(self, fn: Any, entry: Entry) -> CallSite | None:
-        """The record of calls of a tf.function whose ``def`` line is flagged (TFG301)."""
+    def _defined(self, fn: Any, name: str) -> CallSite | None:
+        """The record of calls of a tf.function whose ``def`` line (or decorator line) is
+        flagged (TFG301, TFG302, TFG304, TFG401, TFG404)."""
         key = getattr(fn, "_tflint_graph_def", None)
         if key is None:
-            key = _def_line(getattr(fn, "_python_function", None)) or ()
+            lines = _def_lines(getattr(fn, "_python_function", None))
+            key = next((k for k in lines if k in self.wanted), ())
             with contextlib.suppress(Exception):
                 fn._tflint_graph_def = key
-        if not key or key not in self.wanted:
+        if not key:
             return None
         found = self.record.defs.get(key)
         if found is None:
-            found = self.record.defs[key] = CallSite(entry.name)
+            found = self.record.defs[key] = CallSite(name)
         return found
 
     def _later_call(self, entry: Entry) -> None:
@@ -333,6 +363,10 @@ class SuiteProbe(child.Probe):
         call = stack[0] if stack else None
         if graph:
             seen.graph += 1
+            building = call.serial if call is not None else 0
+            seen.run = seen.run + 1 if seen.run_of == building else 1
+            seen.run_of = building
+            seen.most = max(seen.most, seen.run)
             if call is not None:
                 call.saw_graph = True
                 seen.entries[id(call.entry)] = call.entry
