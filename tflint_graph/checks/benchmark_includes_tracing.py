@@ -16,6 +16,7 @@ from tflint_graph.model.calls import argument, keyword
 from tflint_graph.model.context import FunctionNode, ModuleContext
 from tflint_graph.model.scopes import ImportAssignment
 from tflint_graph.model.timing import CLOCKS, assigned_names, call_events, timed_block
+from tflint_graph.model.values import assigned_value
 from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import TfFunctionRef, module_tf_functions, tf_function_of
 
@@ -242,6 +243,7 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
                     not self._counted(a.iter)
                     or _slices_by_target(a)
                     or self._fed_by_a_loader(a, call)
+                    or self._pulls_batches(call)
                 )
             )
             if isinstance(a, cst.For) and id(a) not in around and self._does_more(a, call):
@@ -307,6 +309,24 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
                 and not self.traced.resolve(node.value.func).startswith("tensorflow.", "numpy.")
                 and self.ctx.source_order(node) < limit
                 and any(n.value in wanted for t in node.targets for n in _names(t.target))
+            ):
+                return True
+        return False
+
+    def _pulls_batches(self, call: cst.Call) -> bool:
+        """The call takes its data from an iterator (``step(iterator)`` with ``iterator =
+        iter(dataset)``, or ``step(next(it))``): each call gets the next batch, so a loop
+        of such calls goes over the data (a custom training or evaluation loop)."""
+        for arg in call.args:
+            value = arg.value
+            if isinstance(value, cst.Call) and self.traced.resolve(value.func).is_builtin("next"):
+                return True
+            if not isinstance(value, cst.Name):
+                continue
+            values = [assigned_value(self.ctx, a.node) for a in self.ctx.bindings(value)]
+            if values and all(
+                isinstance(v, cst.Call) and self.traced.resolve(v.func).is_builtin("iter")
+                for v in values
             ):
                 return True
         return False
