@@ -348,6 +348,9 @@ def _probe_for(findings: Sequence[Finding]) -> SuiteProbe | None:
     watches: dict[tuple[str, int], tuple[str, ...]] = {}
     stale: dict[tuple[str, int], str] = {}
     bodies: dict[tuple[str, int], tuple[str, int]] = {}
+    handlers: dict[tuple[str, int], tuple[str, int]] = {}
+    unroll_max: dict[tuple[str, int], int] = {}
+    timed: dict[tuple[str, int], str] = {}
     sources: dict[str, str] = {}
 
     def source(real: str) -> str:
@@ -368,12 +371,26 @@ def _probe_for(findings: Sequence[Finding]) -> SuiteProbe | None:
             if names is not None:
                 watches[(real, f.line)] = names
         elif f.code in ("TFG206", "TFG305"):
-            # The block it is about: a try body run while tracing, a loop body run many
-            # times while one graph is built.
+            # The block it is about: a try body run while tracing (and a handler that never
+            # ran then), a loop body run many times while one graph is built.
             body = body_line(source(real), f.line)
             if body is not None:
                 wanted.add((real, body))
                 bodies[(real, f.line)] = (real, body)
+            caught = body_line(source(real), f.line, handler=True)
+            if caught is not None:
+                wanted.add((real, caught))
+                handlers[(real, f.line)] = (real, caught)
+            limit = re.search(r"unroll-max=(\d+)", f.message)
+            if limit is not None:
+                unroll_max[(real, f.line)] = int(limit.group(1))
+        elif f.code == "TFG403":
+            # The function the finding names is called at its column (`step(x)`, `self.step`).
+            lines = source(real).splitlines()
+            text = lines[f.line - 1][f.column - 1 :] if f.line <= len(lines) else ""
+            called = re.match(r"[A-Za-z_][\w.]*", text)
+            if called is not None:
+                timed[(real, f.line)] = called.group().rsplit(".", 1)[-1]
         elif f.code == "TFG209":
             # `ta.write(i, v)` with the result dropped: the array's flow stays the same.
             names = watch_target(source(real), f.line)
@@ -398,7 +415,11 @@ def _probe_for(findings: Sequence[Finding]) -> SuiteProbe | None:
     # TensorFlow from here on: the flag asked for it.
     from tflint_graph.dynamic.suite_probe import SuiteProbe
 
-    return SuiteProbe({p for p, _ in wanted}, wanted, watches, stale, bodies)
+    probe = SuiteProbe({p for p, _ in wanted}, wanted, watches, stale, bodies)
+    probe.record.handlers.update(handlers)
+    probe.record.unroll_max.update(unroll_max)
+    probe.record.timed.update(timed)
+    return probe
 
 
 def _device() -> str | None:

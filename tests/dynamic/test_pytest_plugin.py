@@ -339,14 +339,16 @@ def test_the_tests_confirm_cost_findings_each_by_its_own_effect(
         "3 tf.function objects were made from this definition, and each traced on its first call"
     )
     assert "(only inputs, constants and outputs)" in evidence["TFG404"]
-    assert "while another tf.function was traced, and inlined" in evidence["TFG401"]
+    assert "while another function's graph was being built, and inlined" in evidence["TFG401"]
     assert evidence["TFG304"].startswith("scores() was called with 2 input shapes")
     assert (
         "1 time it traced first: the time measured around that call includes tracing"
         in (evidence["TFG403"])
     )
     assert "(parts.flow unchanged)" in evidence["TFG209"]
-    assert evidence["TFG206"].startswith("the try body (line 46) ran 1 time while a graph")
+    assert evidence["TFG206"].startswith(
+        "the try body (line 46) ran 1 time while a graph was built and the handler never did"
+    )
 
 
 # -- verdicts from records (no TensorFlow) ----------------------------------------------
@@ -502,11 +504,20 @@ def test_cost_codes_without_the_effect_stay_unverified() -> None:
     once = CallSite("make", calls=3, traced=1, objects=1)
     assert judge(FILE, 4, "TFG302", SessionRecord(defs={(FILE, 4): once})).status == "unverified"
     warm = CallSite("step", calls=5, traced=0)
-    verdict = judge(FILE, 9, "TFG403", SessionRecord(sites={(FILE, 9): warm}))
+    traced = CallSite("normalize", calls=5, traced=1)
+    # Per function at the line: `step(normalize(x))` timed for `step`, which never traced.
+    record = SessionRecord(
+        named_sites={(FILE, 9): {"step": warm, "normalize": traced}},
+        timed={(FILE, 9): "step"},
+    )
+    verdict = judge(FILE, 9, "TFG403", record)
     assert (verdict.status, verdict.evidence) == (
         "unverified",
-        "step() called 5 times from line 9 and never traced there (a warm-up came first)",
+        "step() called 5 times from line 9 and never traced there (traced before the timer)",
     )
+    forced = CallSite("step", calls=5, eager=5)
+    record = SessionRecord(named_sites={(FILE, 9): {"step": forced}}, timed={(FILE, 9): "step"})
+    assert "ran eagerly in all 5 calls" in judge(FILE, 9, "TFG403", record).evidence
     eager_only = CallSite("helper", calls=4, traced=1)
     verdict = judge(FILE, 2, "TFG401", SessionRecord(defs={(FILE, 2): eager_only}))
     assert verdict.status == "unverified" and "never inlined" in verdict.evidence
@@ -514,16 +525,34 @@ def test_cost_codes_without_the_effect_stay_unverified() -> None:
     assert judge(FILE, 6, "TFG304", SessionRecord(defs={(FILE, 6): one_shape})).status == (
         "unverified"
     )
-    # A loop whose body ran once per graph was not unrolled in these tests.
-    body = _seen(graph=2, most=1)
-    record = SessionRecord(lines={(FILE, 8): body}, bodies={(FILE, 7): (FILE, 8)})
-    assert judge(FILE, 7, "TFG305", record).status == "unverified"
-    # A TensorArray changed by the statement (an eager one, written in place) proves nothing.
-    changed = SessionRecord(
-        lines={(FILE, 5): _seen(graph=1)},
-        changes={(FILE, 5): [Change("parts.flow", True, "Tensor", "Tensor", True)]},
+    # A loop whose body ran no more times per graph than unroll-max (a `break`, few items).
+    body = _seen(graph=6, most=3)
+    record = SessionRecord(
+        lines={(FILE, 8): body}, bodies={(FILE, 7): (FILE, 8)}, unroll_max={(FILE, 7): 100}
     )
-    assert judge(FILE, 5, "TFG209", changed).status == "unverified"
+    verdict = judge(FILE, 7, "TFG305", record)
+    assert (verdict.status, verdict.evidence) == (
+        "unverified",
+        "the loop body (line 8) ran 3 times while one graph was built, not more than 100",
+    )
+    # A TensorArray changed by the statement, or an eager one (written in place), proves
+    # nothing.
+    for change in (
+        Change("parts.flow", True, "SymbolicTensor", "SymbolicTensor", True),
+        Change("self.ta.flow", True, "EagerTensor", "EagerTensor", False),
+    ):
+        record = SessionRecord(lines={(FILE, 5): _seen(graph=1)}, changes={(FILE, 5): [change]})
+        assert judge(FILE, 5, "TFG209", record).status == "unverified"
+    # A handler that ran while tracing caught an error raised then.
+    record = SessionRecord(
+        lines={(FILE, 4): _seen(graph=1), (FILE, 6): _seen(graph=1)},
+        bodies={(FILE, 5): (FILE, 4)},
+        handlers={(FILE, 5): (FILE, 6)},
+    )
+    verdict = judge(FILE, 5, "TFG206", record)
+    assert verdict.status == "unverified" and "caught an error raised while tracing" in (
+        verdict.evidence
+    )
 
 
 def test_a_graph_that_computes_is_no_function_without_work() -> None:
@@ -548,4 +577,5 @@ def test_the_block_a_finding_is_about() -> None:
     )
     assert body_line(source, 1) == 2
     assert body_line(source, 5) == 4
+    assert body_line(source, 5, handler=True) == 6
     assert body_line(source, 3) is None

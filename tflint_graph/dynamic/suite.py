@@ -52,6 +52,7 @@ __all__ = [
 # ``unverified`` with this evidence.
 NOT_REACHED = "not-reached"
 NOT_REACHED_EVIDENCE = "not reached by the tests"
+NOT_REACHED_VERDICT = Verdict(NOT_REACHED, NOT_REACHED_EVIDENCE)
 
 # Exception classes worth recording when they pass through a flagged line.
 INTERESTING = frozenset(t for types in RAISES.values() for t in types)
@@ -187,9 +188,15 @@ class SessionRecord:
     # TFG301: the calls of a tf.function by its def line, with the input shapes that traced.
     defs: dict[tuple[str, int], CallSite] = field(default_factory=dict)
     stale: dict[tuple[str, int], StaleRead] = field(default_factory=dict)
-    # TFG305/TFG206: the first line of the loop body or the ``try`` body a finding is about
-    # (recorded in ``lines`` like flagged lines).
+    # TFG305/TFG206: the first line of the loop body or the ``try`` body a finding is about,
+    # and of the flagged handler's own body (recorded in ``lines`` like flagged lines).
     bodies: dict[tuple[str, int], tuple[str, int]] = field(default_factory=dict)
+    handlers: dict[tuple[str, int], tuple[str, int]] = field(default_factory=dict)
+    # TFG305: the unroll-max a loop's copies must exceed; TFG403: the function timed.
+    unroll_max: dict[tuple[str, int], int] = field(default_factory=dict)
+    timed: dict[tuple[str, int], str] = field(default_factory=dict)
+    # The calls from a flagged line, per tf.function called there (by name).
+    named_sites: dict[tuple[str, int], dict[str, CallSite]] = field(default_factory=dict)
     # Empty while lines are recorded; else why not (another tracer owns sys.settrace).
     no_lines: str = ""
 
@@ -230,9 +237,8 @@ def judge(path: str, line: int, code: str, record: SessionRecord) -> Verdict:
         return _stale(record.stale[key])
     cheap = _CHEAP.get(code)
     if cheap is not None:
-        verdict = cheap(key, record)
-        if verdict is not None:
-            return verdict
+        # No record: the tests never called the function, or never ran the block.
+        return cheap(key, record) or _unreached(key, record, None) or NOT_REACHED_VERDICT
     unreached = _unreached(key, record, ran)
     if unreached is not None:
         return unreached
@@ -283,12 +289,28 @@ def _new_shapes(key: tuple[str, int], record: SessionRecord) -> Verdict:
     return Verdict(UNVERIFIED, f"{where}: the tests gave it one input shape")
 
 
+def _all_eager(site: CallSite) -> Verdict | None:
+    """``unverified`` when every call of ``site`` ran its Python eagerly
+    (``tf.config.run_functions_eagerly(True)``): nothing was traced."""
+    if site.calls and site.eager == site.calls:
+        return Verdict(
+            UNVERIFIED,
+            f"{site.name}() ran eagerly in all {site.calls} calls "
+            "(tf.config.run_functions_eagerly(True)), so the tests never traced it",
+        )
+    return None
+
+
 def _timed_trace(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
-    """TFG403: a call of the tf.function at the timed line traced, so the time taken around
-    it includes tracing."""
-    site = record.sites.get(key)
+    """TFG403: a call of the timed tf.function at the timed line traced, so the time taken
+    around it includes tracing."""
+    name = record.timed.get(key)
+    site = record.named_sites.get(key, {}).get(name) if name else None
     if site is None or not site.calls:
         return None
+    eager = _all_eager(site)
+    if eager is not None:
+        return eager
     where = f"{site.name}() called {_times(site.calls)} from line {key[1]}"
     if site.traced:
         return Verdict(
@@ -296,14 +318,17 @@ def _timed_trace(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
             f"{where}, and {_times(site.traced)} it traced first: the time measured around "
             "that call includes tracing",
         )
-    return Verdict(UNVERIFIED, f"{where} and never traced there (a warm-up came first)")
+    return Verdict(UNVERIFIED, f"{where} and never traced there (traced before the timer)")
 
 
 def _made_per_call(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
     """TFG302: every tf.function object made from the definition traced on its first call."""
     site = record.defs.get(key)
-    if site is None or not site.calls or site.eager == site.calls:
+    if site is None or not site.calls:
         return None
+    eager = _all_eager(site)
+    if eager is not None:
+        return eager
     made = f"{site.objects} tf.function objects were made from this definition"
     traces = f"{_times(site.traced)} over {site.calls} calls"
     if site.objects >= 2 and site.traced >= site.objects:
@@ -312,7 +337,7 @@ def _made_per_call(key: tuple[str, int], record: SessionRecord) -> Verdict | Non
 
 
 def _inlined(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
-    """TFG401: the helper was called while other graphs were built (inlined into them)."""
+    """TFG401: the helper was called while another graph was built (inlined into it)."""
     site = record.defs.get(key)
     if site is None or not (site.calls or site.nested):
         return None
@@ -320,10 +345,10 @@ def _inlined(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
         own = f"; its own graph cache traced {_times(site.traced)}" if site.traced else ""
         return Verdict(
             CONFIRMED,
-            f"{site.name}() was called {_times(site.nested)} while another tf.function was "
-            f"traced, and inlined into that graph{own}",
+            f"{site.name}() was called {_times(site.nested)} while another function's graph "
+            f"was being built, and inlined into that graph{own}",
         )
-    return Verdict(
+    return _all_eager(site) or Verdict(
         UNVERIFIED, f"{site.name}() was called only from eager code in the tests, never inlined"
     )
 
@@ -331,8 +356,14 @@ def _inlined(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
 def _no_work(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
     """TFG404: the graphs traced from the function hold no op that computes."""
     site = record.defs.get(key)
-    if site is None or site.work is None:
+    if site is None:
         return None
+    if site.work is None:
+        return _all_eager(site) or (
+            Verdict(UNVERIFIED, f"{site.name}() was never traced in the tests")
+            if site.calls
+            else None
+        )
     if site.work == 0:
         return Verdict(
             CONFIRMED,
@@ -346,8 +377,11 @@ def _no_work(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
 def _recompiled(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
     """TFG304: the jit-compiled function was called with more than one input shape."""
     site = record.defs.get(key)
-    if site is None or not site.calls or site.eager == site.calls:
+    if site is None or not site.calls:
         return None
+    eager = _all_eager(site)
+    if eager is not None:
+        return eager
     if len(site.inputs) >= 2:
         shapes = "; ".join(site.inputs[:4]) + ("; ..." if len(site.inputs) > 4 else "")
         return Verdict(
@@ -355,22 +389,28 @@ def _recompiled(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
             f"{site.name}() was called with {len(site.inputs)} input shapes ({shapes}): XLA "
             "compiles it again for each",
         )
-    return Verdict(UNVERIFIED, f"the tests called {site.name}() with one input shape")
+    return Verdict(
+        UNVERIFIED, f"the tests called {site.name}() with one input shape (among calls that ran)"
+    )
 
 
 def _unrolled(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
     """TFG305: the loop's body ran many times while one graph was built."""
     body = record.bodies.get(key)
     seen = record.lines.get(body) if body is not None else None
-    if seen is None or not seen.graph:
+    if seen is None:
         return None
-    if seen.most >= 2:
+    if not seen.graph:
+        return Verdict(UNVERIFIED, "the loop body ran only outside graphs in the tests")
+    limit = record.unroll_max.get(key, 1)
+    copies = f"the loop body (line {body[1]}) ran {seen.most} times while one graph was built"
+    if seen.most > limit:
         return Verdict(
             CONFIRMED,
-            f"the loop body (line {body[1]}) ran {seen.most} times while one graph was built: "
-            f"the loop was unrolled into {seen.most} copies{_in(seen.test)}",
+            f"{copies}: the loop was unrolled into {seen.most} copies (more than {limit})"
+            f"{_in(seen.test)}",
         )
-    return Verdict(UNVERIFIED, "the loop body ran once per graph in the tests")
+    return Verdict(UNVERIFIED, f"{copies}, not more than {limit}")
 
 
 def _handler_bypassed(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
@@ -378,21 +418,35 @@ def _handler_bypassed(key: tuple[str, int], record: SessionRecord) -> Verdict | 
     fails when the graph runs raises after this ``try`` is over."""
     body = record.bodies.get(key)
     seen = record.lines.get(body) if body is not None else None
-    if seen is None or not seen.graph:
+    if seen is None:
         return None
+    if not seen.graph:
+        return Verdict(UNVERIFIED, f"the try body (line {body[1]}) ran only outside graphs")
+    handler = record.handlers.get(key)
+    caught = record.lines.get(handler) if handler is not None else None
+    if caught is not None and caught.graph:
+        return Verdict(
+            UNVERIFIED,
+            f"the handler (line {handler[1]}) ran while a graph was built: it caught an error "
+            "raised while tracing",
+        )
     return Verdict(
         CONFIRMED,
-        f"the try body (line {body[1]}) ran {_times(seen.graph)} while a graph was built: "
-        "its ops run, and fail, when the graph runs, after this try has finished"
-        f"{_in(seen.test)}",
+        f"the try body (line {body[1]}) ran {_times(seen.graph)} while a graph was built and "
+        "the handler never did: an op that fails when the graph runs raises after this try "
+        f"has finished{_in(seen.test)}",
     )
 
 
 def _lost_write(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
     """TFG209: the TensorArray written at the line, while a graph was built, was the same
     array afterwards (``write`` returned the updated one, which was dropped)."""
-    kept = [c for c in record.changes.get(key, ()) if c.graph and not c.changed]
+    changes = record.changes.get(key, ())
+    # A TensorArray made eagerly (in `__init__`) is written in place: its write loses nothing.
+    kept = [c for c in changes if c.graph and not c.changed and "Eager" not in c.before]
     if not kept:
+        if changes:
+            return Verdict(UNVERIFIED, "the write changed the TensorArray, or it was no graph's")
         return None
     return Verdict(
         CONFIRMED,
@@ -414,18 +468,21 @@ _CHEAP = {
 }
 
 
-def body_line(source: str, line: int) -> int | None:
+def body_line(source: str, line: int, *, handler: bool = False) -> int | None:
     """The line of the first statement of the block a finding at ``line`` is about: the
-    body of the ``for`` there (TFG305), the ``try`` body of the ``except`` there (TFG206)."""
+    body of the ``for`` there (TFG305), the ``try`` body of the ``except`` there (TFG206),
+    or with ``handler`` that ``except``'s own body."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.For | ast.AsyncFor) and node.lineno == line and node.body:
-            return node.body[0].lineno
-        if isinstance(node, ast.Try) and any(h.lineno == line for h in node.handlers):
-            return node.body[0].lineno
+            return None if handler else node.body[0].lineno
+        if isinstance(node, ast.Try):
+            for h in node.handlers:
+                if h.lineno == line:
+                    return h.body[0].lineno if handler else node.body[0].lineno
     return None
 
 

@@ -72,8 +72,8 @@ def _def_lines(python: Any) -> tuple[tuple[str, int], ...]:
     with contextlib.suppress(Exception):  # a method's tf.function wraps a TF-made function
         python = inspect.unwrap(python)
     code = getattr(python, "__code__", None)
-    if code is None:
-        return ()
+    if code is None or code.co_name == "<lambda>":
+        return ()  # `tf.function(lambda x: ...)`: the next `def` is not its definition
     line = code.co_firstlineno
     path = child._real(code.co_filename)
     for offset in range(50):
@@ -100,10 +100,10 @@ def _note_work(site: CallSite, fn: Any) -> None:
                 site.work_ops = list(dict.fromkeys(work))
 
 
-def _shapes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
-    """The shapes and dtypes of the tensors a call passed."""
+def _shapes(args: tuple[Any, ...], kwargs: dict[str, Any], *, dtypes: bool = True) -> str:
+    """The shapes (and dtypes) of the tensors a call passed."""
     return ", ".join(
-        f"{getattr(a.dtype, 'name', a.dtype)}{list(a.shape)}"
+        f"{getattr(a.dtype, 'name', a.dtype) if dtypes else ''}{list(a.shape)}"
         for a in (*args, *kwargs.values())
         if hasattr(a, "shape") and hasattr(a, "dtype")
     )
@@ -162,6 +162,8 @@ class SuiteProbe(child.Probe):
         # Per tf.function entry: (line, the module's globals, name, value when traced).
         self._reads: dict[int, list[tuple[tuple[str, int], dict[str, Any], str, Any]]] = {}
         self.record = SessionRecord(bodies=dict(bodies or {}))
+        self._bodies = set(self.record.bodies.values())
+        self._last: dict[FrameType, tuple[str, int]] = {}  # the last body line per frame
         self.on = False
         self.test: str | None = None
         self._threads = threading.local()  # each thread has its own calls in progress
@@ -224,10 +226,15 @@ class SuiteProbe(child.Probe):
             __tracebackhide__ = True  # pytest shows the user's frames, not the probe's
             stack = probe._stack
             if stack or not probe.on or ops.inside_function():
-                if probe.on and (stack or ops.inside_function()):
+                if probe.on and ops.inside_function():
                     nested = probe._defined(fn, _entry_name(fn))
                     if nested is not None:
                         nested.nested += 1  # inlined into the graph being built (TFG401)
+                elif probe.on and stack and stack[0].forced:
+                    nested = probe._defined(fn, _entry_name(fn))
+                    if nested is not None:  # run eagerly inside an eager call: no graph
+                        nested.calls += 1
+                        nested.eager += 1
                 return original(fn, *args, **kwargs)
             entry = getattr(fn, "_tflint_graph_entry", None)
             new = entry is None
@@ -236,11 +243,10 @@ class SuiteProbe(child.Probe):
                 with contextlib.suppress(Exception):  # kept on the object: one per function
                     fn._tflint_graph_entry = entry
             call = _Call(entry, forced=bool(getattr(fn, "_run_functions_eagerly", False)))
-            site = probe._site(entry)
+            sites = probe._sites(entry)
             defined = probe._defined(fn, entry.name)
             if defined is not None:
                 defined.objects += new
-                defined.note(_shapes(args, kwargs), defined.inputs)
             before = fn.experimental_get_tracing_count()
             stack.append(call)
             try:
@@ -253,13 +259,13 @@ class SuiteProbe(child.Probe):
                 entry.calls += 1
                 if call.forced:
                     entry.eager += 1
-                    if site is not None:
+                    for site in sites:
                         site.eager += 1
                 elif call.raised:
                     entry.raised += 1
                 elif call.saw_graph or fn.experimental_get_tracing_count() > before:
                     entry.traced += 1
-                    if site is not None:
+                    for site in sites:
                         site.traced += 1
                         _add_values(site, args, kwargs)
                     if defined is not None:
@@ -268,44 +274,53 @@ class SuiteProbe(child.Probe):
                         _note_work(defined, fn)
                 else:
                     probe._later_call(entry)
-                if site is not None:
+                for site in sites:
                     site.calls += 1
                 if defined is not None:
                     defined.calls += 1
                     defined.eager += call.forced
+                    if not call.raised:  # a call the input_signature refused ran nothing
+                        defined.note(_shapes(args, kwargs, dtypes=False), defined.inputs)
 
         polymorphic_function.Function.__call__ = __call__
 
-    def _site(self, entry: Entry) -> CallSite | None:
-        """The record of calls of ``entry`` from the flagged line of user code that is
-        calling it (TFG303's call sites); None from any other line."""
+    def _sites(self, entry: Entry) -> tuple[CallSite, ...]:
+        """The records of calls from the flagged line of user code that is calling ``entry``:
+        of every tf.function called there (TFG303's call sites), and of ``entry`` alone
+        (TFG403's timed call); none from any other line."""
         frame = sys._getframe(2)
         while frame is not None and _library(frame.f_code.co_filename):
             frame = frame.f_back
         if frame is None:
-            return None
+            return ()
         key = (child._real(frame.f_code.co_filename), frame.f_lineno)
         if key not in self.wanted:
-            return None
+            return ()
         site = self.record.sites.get(key)
         if site is None:
             site = self.record.sites[key] = CallSite(entry.name)
-        return site
+        named = self.record.named_sites.setdefault(key, {})
+        own = named.get(entry.name)
+        if own is None:
+            own = named[entry.name] = CallSite(entry.name)
+        return (site, own)
 
     def _defined(self, fn: Any, name: str) -> CallSite | None:
         """The record of calls of a tf.function whose ``def`` line (or decorator line) is
         flagged (TFG301, TFG302, TFG304, TFG401, TFG404)."""
-        key = getattr(fn, "_tflint_graph_def", None)
-        if key is None:
+        keys = getattr(fn, "_tflint_graph_def", None)
+        if keys is None:
             lines = _def_lines(getattr(fn, "_python_function", None))
-            key = next((k for k in lines if k in self.wanted), ())
+            keys = tuple(k for k in lines if k in self.wanted)
             with contextlib.suppress(Exception):
-                fn._tflint_graph_def = key
-        if not key:
+                fn._tflint_graph_def = keys
+        if not keys:
             return None
-        found = self.record.defs.get(key)
+        found = next((self.record.defs[k] for k in keys if k in self.record.defs), None)
         if found is None:
-            found = self.record.defs[key] = CallSite(name)
+            found = CallSite(name)
+        for key in keys:  # one record under its def line and its decorator line
+            self.record.defs.setdefault(key, found)
         return found
 
     def _later_call(self, entry: Entry) -> None:
@@ -363,7 +378,7 @@ class SuiteProbe(child.Probe):
         call = stack[0] if stack else None
         if graph:
             seen.graph += 1
-            building = call.serial if call is not None else 0
+            building = (call.serial if call is not None else 0, id(ops.get_default_graph()))
             seen.run = seen.run + 1 if seen.run_of == building else 1
             seen.run_of = building
             seen.most = max(seen.most, seen.run)
@@ -398,12 +413,18 @@ class SuiteProbe(child.Probe):
         pending = self._pending.pop(frame, None) if self._pending else None
         if event == "line":
             where = self.locate(frame.f_code.co_filename, frame.f_lineno)
+            if self._last and where is not None and self._last.get(frame, where) != where:
+                del self._last[frame]  # another statement ran since the body line
             if pending is not None:
                 if pending[0] == where:
                     self._pending[frame] = pending  # AutoGraph made several lines of it
                     return self._local
                 self._change(pending, frame)
             if where is not None and where in self.wanted:
+                if where in self._bodies:
+                    if self._last.get(frame) == where:
+                        return self._local  # the same statement, another generated line
+                    self._last[frame] = where
                 graph = self._count(self.record.lines.setdefault(where, Seen()))
                 if graph and where in self.stale:
                     self._read_stale(where, frame)
@@ -413,6 +434,8 @@ class SuiteProbe(child.Probe):
                     self._pending[frame] = (where, state, ".".join(names), graph)
         elif pending is not None:  # return or exception: the statement is over
             self._change(pending, frame)
+        if event == "return" and self._last:
+            self._last.pop(frame, None)
         if event == "exception":
             self._exception(frame, arg[1])
         return self._local
