@@ -23,7 +23,13 @@ from tflint_graph.core.noqa import is_suppressed, source_lines
 from tflint_graph.run.gc_pause import gc_paused
 from tflint_graph.source import prefilter
 from tflint_graph.source.eager_use import eager_instances
-from tflint_graph.source.notebook import Notebook, is_notebook, parse_notebook, read_notebook
+from tflint_graph.source.notebook import (
+    Notebook,
+    ipython_script,
+    is_notebook,
+    parse_notebook,
+    read_notebook,
+)
 from tflint_graph.source.parse import parse, python_error_finding, verdict_of
 from tflint_graph.source.reading import read_regular_file, read_source
 from tflint_graph.source.store import STORE
@@ -64,6 +70,13 @@ def _analyse_source(
     summary: ModuleSummary | None = None
     full = bool(config.extra_function_decorators) or view.tells_anything()
     verdict = verdict_of(source, python_tree)
+    if verdict.error is not None and path.endswith(".py"):
+        script = ipython_script(source)
+        if script is not None:
+            # A notebook exported as a script: its Python is analysed as the notebook's
+            # would be; no fix is offered (the file itself does not parse to rewrite).
+            findings, summary = _analyse_source(script, path, config, view, noqa, None)
+            return [dataclasses.replace(f, fix_safety=None) for f in findings], summary
     tree, scan = verdict.tree, None
     rules: list[type[Rule]] | None = None  # the enabled rules, once looked up
     if not full and prefilter.MAY_TRACE.search(source) is not None:

@@ -586,6 +586,22 @@ def python_lines(lines: Sequence[str]) -> CellPython:
     return CellPython(tuple(out), frozenset(placeholders), indent)
 
 
+def ipython_script(source: str) -> str | None:
+    """``source``, a ``.py`` file that Python rejects, as the IPython it is: a notebook
+    exported as a script (Colab's *Download .py* keeps ``!pip install x``, ``%matplotlib
+    inline`` and ``pip install y``) with those lines as placeholders, as in a notebook's cell
+    (same line count, same columns); None when it has no IPython line or still does not
+    parse."""
+    from tflint_graph.source.syntax import judge_source  # CPython's parser, cheaply
+
+    cell = python_lines(source.splitlines())
+    if not cell.placeholders or cell.indent:
+        return None
+    text = "".join(line + "\n" for line in cell.lines)
+    verdict = judge_source(text)
+    return text if verdict.error is None and verdict.too_deep is None else None
+
+
 def _placeholder(line: str) -> str | None:
     """The Python that stands for ``line`` (the start of a statement) when it is IPython
     syntax, else None."""
