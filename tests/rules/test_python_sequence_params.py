@@ -110,3 +110,26 @@ def test_other_evidence_of_a_tensor_outweighs_a_loose_annotation(source: str) ->
     source = dedent(source)
     got = {(f.line, f.code) for f in lint_source(source, "ops.py") if f.code == "TFG203"}
     assert got == expected(source)
+
+
+def test_a_parameter_narrowed_to_a_python_number_is_one() -> None:
+    # No tensor is an `int`: after `isinstance(factor, int) and`, `factor` is a Python int.
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def upsample(x, factor):
+            assert isinstance(factor, int) and factor >= 1
+            return tf.repeat(x, factor, axis=1)
+
+        @tf.function
+        def crop(x, size):
+            if isinstance(size, (int, float)) and size > 0:
+                x = x[:size]
+            assert isinstance(size, list) or size > 0  # TFG201
+            return x
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source, "m.py")}
+    assert got == expected(source)

@@ -605,6 +605,34 @@ def test_dynamic_layer_is_not_traced() -> None:
 
 
 @pytest.mark.parametrize(
+    ("init", "traced"),
+    [
+        ("super().__init__(trainable, name, dtype, True)", False),  # Keras 2's order
+        ("super().__init__(trainable, name, dtype, dynamic)", False),
+        ("super(Embed, self).__init__(trainable, name, dtype, dynamic)", False),
+        ("super().__init__(trainable, name, dtype, False)", True),
+        ("super().__init__(trainable, name, dtype)", True),
+        ("helper(trainable, name, dtype, True)", True),  # not the base's constructor
+    ],
+)
+def test_dynamic_passed_by_position(init: str, traced: bool) -> None:
+    source = """
+        import tensorflow as tf
+
+        def helper(*args):
+            return args
+
+        class Embed(tf.keras.layers.Layer):
+            def __init__(self, trainable=True, name=None, dtype=None, dynamic=True):
+                INIT
+
+            def call(self, x):
+                return x
+        """.replace("INIT", init)
+    assert bool(names(source)) is traced
+
+
+@pytest.mark.parametrize(
     ("signature", "traced"),
     [
         ("self, size, dynamic=True, **kwargs", False),  # the default decides

@@ -786,9 +786,10 @@ class Definitions:
         return frozenset(kinds), legacy
 
     def dynamic_layer(self, cls: cst.ClassDef) -> bool:
-        """``super().__init__(dynamic=True)``, or ``dynamic=dynamic`` from a parameter of
-        ``__init__`` that defaults to True: Keras 2 runs the layer eagerly (Keras 3 refuses
-        the argument, so the layer is never traced there either)."""
+        """``super().__init__(dynamic=True)`` (or fourth positionally, Keras 2's order), or
+        ``dynamic=dynamic`` from a parameter of ``__init__`` that defaults to True: Keras 2
+        runs the layer eagerly (Keras 3 refuses the argument, so the layer is never traced
+        there either)."""
         init = self.find_method(cls, "__init__")
         if init is None:
             return False
@@ -799,6 +800,10 @@ class Definitions:
         }
         for call in self.facts.bodies.get(init, FunctionFacts()).calls:
             value = keyword(call, "dynamic")
+            if value is None and _super_init(call) and len(call.args) > 3:
+                # `super().__init__(trainable, name, dtype, dynamic)`: Keras 2's order
+                positional = call.args[3]
+                value = None if positional.keyword or positional.star else positional.value
             if isinstance(value, cst.Name) and value.value in defaults:
                 value = defaults[value.value]
             if is_true(value):
@@ -1080,3 +1085,15 @@ class Definitions:
         if method is not None:
             return [(method, True)], []
         return [], [f"{base}.{name}" for base in self.foreign_bases(cls)]
+
+
+def _super_init(call: cst.Call) -> bool:
+    """``super().__init__(...)`` (with or without ``super``'s arguments)."""
+    func = call.func
+    return (
+        isinstance(func, cst.Attribute)
+        and func.attr.value == "__init__"
+        and isinstance(func.value, cst.Call)
+        and isinstance(func.value.func, cst.Name)
+        and func.value.func.value == "super"
+    )

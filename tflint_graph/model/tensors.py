@@ -220,6 +220,8 @@ def _not_a_tensor(name: str) -> bool:
 
 # Builtin types an `isinstance` test narrows a value to: a Python container, no tensor.
 _PYTHON_CONTAINERS = ("list", "tuple", "dict")
+# Types no tensor is an instance of: a name narrowed to them holds a Python value.
+_PYTHON_TYPES = (*_PYTHON_CONTAINERS, "int", "float", "bool", "str")
 
 
 # Kinds whose items are tensors when a Python loop iterates them.
@@ -414,9 +416,10 @@ class TensorInference:
     # -- names --------------------------------------------------------------------------
     def _narrowed_to_python(self, name: cst.Name) -> bool:
         """``name`` is read in the body of ``if isinstance(name, (list, tuple)):`` (alone or
-        in an ``and``): whatever its annotation says, it is a Python container there."""
+        in an ``and``: ``assert isinstance(factor, int) and factor >= 1``): whatever its
+        annotation says, it is a Python container or number there (no tensor is one)."""
         return any(
-            all(any(self.ctx.resolve(t).is_builtin(b) for b in _PYTHON_CONTAINERS) for t in types)
+            all(any(self.ctx.resolve(t).is_builtin(b) for b in _PYTHON_TYPES) for t in types)
             for types in narrowing_types(self.ctx, name, self.fn.node)
         )
 
