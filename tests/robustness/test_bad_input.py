@@ -271,6 +271,10 @@ def test_a_notebook_exported_as_a_script_is_analysed_as_the_notebook(tmp_path: P
     assert [(f.line, f.code) for f in lint_source(broken.replace("!", "# "), "m.py")] == [
         (3, "TFG001")
     ]
+    # A line that only looks like IPython (`% (loss, step)` continuing a statement) is no
+    # export's: the file stays a syntax error.
+    wrapped = 'def describe(loss, step):\n    message = "%.3f %d"\n    % (loss, step)\n'
+    assert [(f.line, f.code) for f in lint_source(wrapped, "m.py")] == [(3, "TFG001")]
 
 
 # -- deep nesting and size -------------------------------------------------------------------

@@ -133,3 +133,21 @@ def test_a_parameter_narrowed_to_a_python_number_is_one() -> None:
     )
     got = {(f.line, f.code) for f in lint_source(source, "m.py")}
     assert got == expected(source)
+
+
+def test_a_name_rebound_inside_the_narrowed_block_is_what_it_was_bound_to() -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        @tf.function(autograph=False)
+        def scale(x, factor):
+            if isinstance(factor, (int, float)):
+                factor = tf.constant(factor, tf.float32) * tf.reduce_max(x)
+                if factor > 1.0:  # TFG201
+                    x = x / factor
+            return x
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source, "m.py")}
+    assert got == expected(source)

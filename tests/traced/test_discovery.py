@@ -633,6 +633,29 @@ def test_dynamic_passed_by_position(init: str, traced: bool) -> None:
 
 
 @pytest.mark.parametrize(
+    "base",
+    ["tf.keras.layers.LayerNormalization", "tf.keras.Model", "Block"],
+)
+def test_a_fourth_argument_to_another_constructor_is_not_dynamic(base: str) -> None:
+    # Only Keras's own Layer takes (trainable, name, dtype, dynamic) in that order.
+    source = """
+        import tensorflow as tf
+
+        class Block(tf.keras.layers.Layer):
+            def __init__(self, units, activation=None, name=None, use_bias=True):
+                super().__init__(name=name)
+
+        class Head(BASE):
+            def __init__(self, a=-1, b=1e-3, c=True, d=True):
+                super().__init__(a, b, c, d)
+
+            def call(self, x):
+                return x
+        """.replace("BASE", base)
+    assert names(source) == {"call()"}
+
+
+@pytest.mark.parametrize(
     ("signature", "traced"),
     [
         ("self, size, dynamic=True, **kwargs", False),  # the default decides

@@ -320,15 +320,33 @@ print(timeit.timeit(lambda: step(x), number=100))  # TFG403
         for arg in call.args:
             value = arg.value
             if isinstance(value, cst.Call) and self.traced.resolve(value.func).is_builtin("next"):
-                return True
+                return not self._one_batch(value)
             if not isinstance(value, cst.Name):
                 continue
             values = [assigned_value(self.ctx, a.node) for a in self.ctx.bindings(value)]
             if values and all(
-                isinstance(v, cst.Call) and self.traced.resolve(v.func).is_builtin("iter")
+                isinstance(v, cst.Call)
+                and self.traced.resolve(v.func).is_builtin("iter")
+                and not self._one_batch(v)
                 for v in values
             ):
                 return True
+        return False
+
+    def _one_batch(self, pull: cst.Call) -> bool:
+        """``next(...)``/``iter(...)`` of what yields one batch again and again
+        (``itertools.repeat(x)``, ``Dataset.from_tensors(x).repeat()``): a benchmark's."""
+        source = pull.args[0].value if pull.args else None
+        if isinstance(source, cst.Name):
+            found = [assigned_value(self.ctx, a.node) for a in self.ctx.bindings(source)]
+            source = found[0] if len(found) == 1 else None
+        for node in (source, *walk.descendants(source)) if source is not None else ():
+            if isinstance(node, cst.Call):
+                res = self.traced.resolve(node.func)
+                if res.is_("itertools.repeat") or (
+                    isinstance(node.func, cst.Attribute) and node.func.attr.value == "from_tensors"
+                ):
+                    return True
         return False
 
     def _accumulates(self, loop: cst.CSTNode, start: cst.CSTNode) -> bool:

@@ -800,7 +800,7 @@ class Definitions:
         }
         for call in self.facts.bodies.get(init, FunctionFacts()).calls:
             value = keyword(call, "dynamic")
-            if value is None and _super_init(call) and len(call.args) > 3:
+            if value is None and _super_init(call) and len(call.args) > 3 and self._layer_base(cls):
                 # `super().__init__(trainable, name, dtype, dynamic)`: Keras 2's order
                 positional = call.args[3]
                 value = None if positional.keyword or positional.star else positional.value
@@ -809,6 +809,15 @@ class Definitions:
             if is_true(value):
                 return True
         return False
+
+    def _layer_base(self, cls: cst.ClassDef) -> bool:
+        """``cls`` derives from Keras's ``Layer`` itself (whose constructor takes
+        ``trainable, name, dtype, dynamic`` in that order), not from a layer or a class of
+        the project with a constructor of its own."""
+        bases = [base for base in cls.bases if base.keyword is None]
+        return bool(bases) and all(
+            self.ctx.resolve(base.value).is_("keras.layers.Layer") for base in bases
+        )
 
     # -- tf.data ----------------------------------------------------------------------
     def is_dataset(self, expr: cst.BaseExpression) -> bool:

@@ -382,7 +382,8 @@ def narrowing_types(
         if anc is stop:
             break
         tests: list[cst.BaseExpression] = []
-        if isinstance(anc, cst.If) and child is anc.body:
+        if isinstance(anc, cst.If) and child is anc.body and not _bound_within(ctx, name, anc.body):
+            # (`if isinstance(f, int): f = tf.constant(f)`: the name no longer holds it)
             tests = conjuncts(anc.test)
         elif (
             isinstance(anc, cst.BooleanOperation)
@@ -404,6 +405,11 @@ def narrowing_types(
                     found.append([e.value for e in kinds.elements] if tuple_ else [kinds])
         child = anc
     return found
+
+
+def _bound_within(ctx: ModuleContext, name: cst.Name, block: cst.CSTNode) -> bool:
+    """Some binding of ``name`` lies inside ``block``."""
+    return any(any(anc is block for anc in ctx.ancestors(a.node)) for a in ctx.bindings(name))
 
 
 def names_by_text(ctx: ModuleContext) -> dict[str, list[cst.Name]]:

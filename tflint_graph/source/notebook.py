@@ -586,6 +586,13 @@ def python_lines(lines: Sequence[str]) -> CellPython:
     return CellPython(tuple(out), frozenset(placeholders), indent)
 
 
+_EXPORTED = re.compile(
+    r"!\s*[\w./~-]|%%?[A-Za-z_]\w*|[A-Za-z_][\w.]*\s*=\s*[!%]|(?:"
+    + "|".join(sorted(AUTOMAGICS))
+    + r")\b"
+)
+
+
 def ipython_script(source: str) -> str | None:
     """``source``, a ``.py`` file that Python rejects, as the IPython it is: a notebook
     exported as a script (Colab's *Download .py* keeps ``!pip install x``, ``%matplotlib
@@ -594,9 +601,16 @@ def ipython_script(source: str) -> str | None:
     parse."""
     from tflint_graph.source.syntax import judge_source  # CPython's parser, cheaply
 
-    cell = python_lines(source.splitlines())
+    lines = source.splitlines()
+    cell = python_lines(lines)
     if not cell.placeholders or cell.indent:
         return None
+    # Only what an export keeps: a shell escape, a named magic, `x = !cmd`, an automagic
+    # (`% (loss, step)` continuing a statement is a syntax error, not a magic).
+    for i in cell.placeholders:
+        continued = i > 0 and lines[i - 1].endswith("\\")  # a magic's continuation line
+        if lines[i].strip() and not continued and not _EXPORTED.match(lines[i].lstrip()):
+            return None
     text = "".join(line + "\n" for line in cell.lines)
     verdict = judge_source(text)
     return text if verdict.error is None and verdict.too_deep is None else None
