@@ -151,3 +151,34 @@ def test_a_name_rebound_inside_the_narrowed_block_is_what_it_was_bound_to() -> N
     )
     got = {(f.line, f.code) for f in lint_source(source, "m.py")}
     assert got == expected(source)
+
+
+@pytest.mark.parametrize(
+    ("call", "reported"),
+    [
+        ("step([tf.ones([2]), tf.zeros([2])])", False),
+        ("images = [train[k] for k in keys]\n    step(images)", False),
+        ("step(list(train.values()))", False),
+        # another call passes a tensor: the loop over it is a graph loop
+        ("step([tf.ones([2])])\n    step(tf.ones([3, 2]))", True),
+        ("step(batch)", True),  # unknown
+    ],
+)
+def test_a_parameter_every_call_passes_a_python_list(call: str, reported: bool) -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def step(image_list):
+            processed = []
+            for img in image_list:
+                processed.append(img * 2)  # TFG207
+            return tf.concat(processed, 0)
+
+        def train(train, keys, batch):
+            CALL
+        """
+    ).replace("CALL", call)
+    got = {(f.line, f.code) for f in lint_source(source, "m.py")}
+    assert got == (expected(source) if reported else set())

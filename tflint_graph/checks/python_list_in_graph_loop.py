@@ -5,6 +5,7 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.messages import shorten
 from tflint_graph.model.autograph import converts, is_graph_loop
+from tflint_graph.model.certain import passed_python_sequences
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.tensors import TensorInference, iterated_in_python, tensors
 from tflint_graph.model.values import (
@@ -126,9 +127,13 @@ total(tf.data.Dataset.range(4))
     def _python_sequence_param(self, it: cst.BaseExpression, fn: TracedFunction) -> bool:
         """``for v in variables`` over a parameter the body also iterates as only a Python
         sequence can be (``zip(variables, ...)``, a comprehension): a list, whose loop
-        unrolls, or a tensor, which raises at that other iteration first (TFG203)."""
+        unrolls, or a tensor, which raises at that other iteration first (TFG203); or one
+        every call of the module passes a Python list or tuple."""
         param = sole_parameter(self.ctx, it)
-        return param is not None and iterated_in_python(self.ctx, fn, param)
+        return param is not None and (
+            iterated_in_python(self.ctx, fn, param)
+            or passed_python_sequences(self.ctx, traced_of(self.ctx).definitions, fn.node, param)
+        )
 
     def _enclosing_loop(self, node: cst.CSTNode, fn: TracedFunction) -> cst.For | cst.While | None:
         inference = tensors(self.ctx, fn)

@@ -212,6 +212,32 @@ def passed_a_tensor(
     return False
 
 
+def passed_python_sequences(
+    ctx: ModuleContext, definitions: Definitions, fn: FunctionNode, param: cst.Param
+) -> bool:
+    """Every call of ``fn`` in the module (one at least) gives ``param`` a Python list or
+    tuple: a display, a comprehension, ``list(...)``, or a name bound only to those
+    (``images = [train[k] for k in keys]; step(images, ...)``): a ``for`` over it unrolls."""
+    sites = calls_of(ctx, definitions).get(fn, ())
+    for site in sites:
+        value = passed_for(site.call, fn.params, param, bound=site.bound)
+        if value is None or value is param.default or not _sequence(ctx, value, 0):
+            return False
+    return bool(sites)
+
+
+def _sequence(ctx: ModuleContext, expr: cst.BaseExpression, depth: int) -> bool:
+    if isinstance(expr, cst.List | cst.Tuple | cst.ListComp):
+        return True
+    if isinstance(expr, cst.Call):
+        res = ctx.resolve(expr.func)
+        return res.is_builtin("list") or res.is_builtin("tuple") or res.is_builtin("sorted")
+    if isinstance(expr, cst.Name) and depth < _MAX_DEPTH:
+        values = [assigned_value(ctx, a.node, with_items=False) for a in ctx.bindings(expr)]
+        return bool(values) and all(v is not None and _sequence(ctx, v, depth + 1) for v in values)
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class Site:
     """A call of a function: ``bound`` when it binds ``self``, ``concrete`` for
