@@ -305,12 +305,9 @@ def _timed_trace(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
     """TFG403: a call of the timed tf.function at the timed line traced, so the time taken
     around it includes tracing."""
     name = record.timed.get(key)
-    site = record.named_sites.get(key, {}).get(name) if name else None
-    if site is None or not site.calls:
-        return None
-    eager = _all_eager(site)
-    if eager is not None:
-        return eager
+    site = _calls_traced(record.named_sites.get(key, {}).get(name) if name else None)
+    if not isinstance(site, CallSite):
+        return site
     where = f"{site.name}() called {_times(site.calls)} from line {key[1]}"
     if site.traced:
         return Verdict(
@@ -321,14 +318,19 @@ def _timed_trace(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
     return Verdict(UNVERIFIED, f"{where} and never traced there (traced before the timer)")
 
 
-def _made_per_call(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
-    """TFG302: every tf.function object made from the definition traced on its first call."""
-    site = record.defs.get(key)
+def _calls_traced(site: CallSite | None) -> CallSite | Verdict | None:
+    """``site`` when some of its calls could trace; None when there were no calls, and the
+    ``unverified`` verdict when all ran eagerly."""
     if site is None or not site.calls:
         return None
-    eager = _all_eager(site)
-    if eager is not None:
-        return eager
+    return _all_eager(site) or site
+
+
+def _made_per_call(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
+    """TFG302: every tf.function object made from the definition traced on its first call."""
+    site = _calls_traced(record.defs.get(key))
+    if not isinstance(site, CallSite):
+        return site
     made = f"{site.objects} tf.function objects were made from this definition"
     traces = f"{_times(site.traced)} over {site.calls} calls"
     if site.objects >= 2 and site.traced >= site.objects:
@@ -376,12 +378,9 @@ def _no_work(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
 
 def _recompiled(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
     """TFG304: the jit-compiled function was called with more than one input shape."""
-    site = record.defs.get(key)
-    if site is None or not site.calls:
-        return None
-    eager = _all_eager(site)
-    if eager is not None:
-        return eager
+    site = _calls_traced(record.defs.get(key))
+    if not isinstance(site, CallSite):
+        return site
     if len(site.inputs) >= 2:
         shapes = "; ".join(site.inputs[:4]) + ("; ..." if len(site.inputs) > 4 else "")
         return Verdict(
