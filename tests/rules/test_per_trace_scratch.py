@@ -960,6 +960,31 @@ CASES = {
             def get_output_state(self):
                 return [self.output_state]
     """,
+    "a layer's own loss and metric, given to compile, read what call stored": """
+        import tensorflow as tf
+
+        def likelihood(y_pred, y_true, lengths):
+            return tf.reduce_sum(y_pred) * tf.cast(tf.reduce_sum(lengths), tf.float32)
+
+        class CRF(tf.keras.layers.Layer):
+            def call(self, inputs, mask=None):
+                if mask is not None:
+                    self.lengths = tf.reduce_sum(tf.cast(mask, tf.int32), -1)
+                    self.mask = mask  # TFG106
+                else:
+                    self.lengths = tf.reduce_sum(tf.ones_like(inputs[:, :, 0], tf.int32), -1)
+                self.peak = tf.reduce_max(inputs)  # TFG106
+                return inputs
+
+            def loss(self, y_true, y_pred):
+                return -likelihood(y_pred, y_true, self.lengths)
+
+            def accuracy(self, y_true, y_pred):
+                return likelihood(y_pred, y_true, self.mask)
+
+            def report(self):
+                return self.peak
+    """,
     "autograph len of a tensor read eagerly": """
         import tensorflow as tf
 

@@ -11,6 +11,7 @@ from tflint_graph.model.certain import certain_tensors
 from tflint_graph.model.context import TracedFunction, TraceKind
 from tflint_graph.model.names import dotted, root_name
 from tflint_graph.model.state import (
+    assigns_on_every_branch,
     copied_here,
     is_constant,
     owned_by_self,
@@ -275,7 +276,7 @@ class Model(tf.keras.Model):
             return
         cls = owning_class(ctx, fn.node)
         reader = readers(ctx).eager_reader(
-            target.attr.value, cls, every_trace=self._runs_every_trace(statement, fn)
+            target.attr.value, cls, every_trace=self._runs_every_trace(statement, fn, target)
         )
         if reader is None:
             return  # per-trace scratch: set before any read of this trace, read by no eager code
@@ -423,12 +424,25 @@ class Model(tf.keras.Model):
                     return True
         return False
 
-    def _runs_every_trace(self, node: cst.CSTNode, fn: TracedFunction) -> bool:
+    def _runs_every_trace(
+        self, node: cst.CSTNode, fn: TracedFunction, target: cst.BaseExpression | None = None
+    ) -> bool:
+        child: cst.CSTNode = node
         for anc in self.ctx.ancestors(node):
             if anc is fn.node:
                 return True
-            if not isinstance(anc, cst.IndentedBlock | cst.SimpleStatementLine | cst.With):
+            if isinstance(anc, cst.Else):
+                pass
+            elif isinstance(anc, cst.If) and child is not anc.test and target is not None:
+                # `if mask is not None: self.lengths = ... else: self.lengths = ...`
+                head = anc
+                while isinstance(self.ctx.parent(head), cst.If):
+                    head = self.ctx.parent(head)  # type: ignore[assignment]
+                if not assigns_on_every_branch(self.ctx, head, target):
+                    return False
+            elif not isinstance(anc, cst.IndentedBlock | cst.SimpleStatementLine | cst.With):
                 return False  # `if t > 0: obj.flag = True`: a branch AutoGraph may trace too
+            child = anc
         return False
 
     def _idempotent(

@@ -166,8 +166,10 @@ class AttributeReaders:
         of ``cls`` count, and not its ``__init__``/``build`` (they run before any trace) nor
         its ``__call__`` (it runs where the object is called, in the trace when traced code
         calls it).  With ``every_trace`` (the write runs on every trace, in no branch), nor do
-        ``compute_loss``/``compute_metrics``, which Keras's steps call right after the model,
-        unless the module calls them itself.  Tests in a test module do not count."""
+        ``compute_loss``/``compute_metrics`` or a method with a loss's signature (``def
+        loss(self, y_true, y_pred)``, given to ``compile()``), which Keras's steps call right
+        after the model, unless the module calls them itself.  Tests in a test module do not
+        count."""
         ctx = self.ctx
         tests = is_test_file(ctx.path)
         for read in self.reads(attr):
@@ -201,7 +203,7 @@ class AttributeReaders:
                 every_trace
                 and mine
                 and method is not None
-                and method.name.value in _STEP_HOOKS
+                and (method.name.value in _STEP_HOOKS or _loss_signature(method))
                 and self._only_keras_calls(method.name.value)
             ):
                 # Keras's own train/test steps call them right after the model, in the
@@ -514,6 +516,18 @@ def copied_here(ctx: ModuleContext, expr: cst.BaseExpression, fn: FunctionNode) 
 _CALLED_WITH_CALL = frozenset({"__call__", "compute_mask"})
 # Hooks of `keras.Model` that the built-in steps (Keras 3 and tf_keras) call after the model.
 _STEP_HOOKS = frozenset({"compute_loss", "compute_metrics"})
+
+
+def _loss_signature(method: cst.FunctionDef) -> bool:
+    """``def loss(self, y_true, y_pred)``: a layer's loss or metric, which ``compile()`` takes
+    and the compiled step calls right after the model, in the step's trace."""
+    names = [p.name.value for p in method.params.params[1:3]]
+    return names == ["y_true", "y_pred"]
+
+
+def assigns_on_every_branch(ctx: ModuleContext, node: cst.If, target: cst.BaseExpression) -> bool:
+    """Every branch of the ``if`` chain ``node`` (an ``else`` included) assigns ``target``."""
+    return _assigns_on_every_branch(ctx, node, ctx.code(target))
 
 
 def stores_only(ctx: ModuleContext, attr: str, cls: cst.ClassDef | None, literal: str) -> bool:
