@@ -43,12 +43,20 @@ def test_python_lines_are_kept(python: str) -> None:
         ("pip install tensorflow", "pass"),
         ("ls -la", "pass"),
         ("cd ../data", "pass"),
+        ("ls .", "pass"),  # the current folder: `ls .` is no Python
+        ("cd ..", "pass"),
     ],
 )
 def test_ipython_syntax_becomes_a_placeholder(ipython: str, placeholder: str) -> None:
     converted = python_lines([ipython])
     assert converted.lines == (placeholder,)
     assert converted.placeholders == {0}
+
+
+def test_python_that_starts_like_an_automagic_stays_python() -> None:
+    # Attribute access may have spaces before the dot: `ls .real` is Python.
+    lines = ["ls .real", "cd = 1", "ls . real"]
+    assert python_lines(lines).lines == tuple(lines)
 
 
 def test_a_magic_in_a_block_keeps_its_indentation() -> None:

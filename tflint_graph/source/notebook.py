@@ -61,7 +61,7 @@ AUTOMAGICS = frozenset(
 # ``./data``, in practice: Python spells a subtraction with spaces).  A bare ``ls`` is Python.
 _AUTOMAGIC = re.compile(
     r"([A-Za-z_]\w*)(?![ \t]+(?:if|else|and|or|not|in|is|for)\b)"
-    r"[ \t]+(?:[^\s=(\[{.,:;)\]}+\-*/%&|^<>!~@#]|-[-\w]|\.\.?/)"
+    r"[ \t]+(?:[^\s=(\[{.,:;)\]}+\-*/%&|^<>!~@#]|-[-\w]|\.\.?(?:/|[ \t]*$))"
 )
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # What changes the scanner's state: in code, and inside each kind of string.
