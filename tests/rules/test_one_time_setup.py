@@ -15,6 +15,35 @@ from tflint_graph import lint_paths
 _CODES = ("TFG102", "TFG103", "TFG105", "TFG106", "TFG108", "TFG205", "TFG208")
 
 CASES = {
+    "a counter stepped on every call, tested for its first value": """
+        import tensorflow as tf
+
+        class Head(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.step = -1
+
+            def call(self, x):
+                self.step += 1  # TFG106
+                if self.step == 0:
+                    self.w = self.add_weight(shape=(x.shape[-1], 1))
+                    self.dense = tf.keras.layers.Dense(1)
+                return self.dense(x) + x @ self.w
+
+        class Rewound(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.calls = -1
+
+            def rewind(self):
+                self.calls = -1
+
+            def call(self, x):
+                self.calls += 1  # TFG106
+                if self.calls == 0:
+                    self.dense = tf.keras.layers.Dense(1)  # TFG208
+                return self.dense(x)
+    """,
     "a cache grown to the input's static size": """
         import numpy as np
         import tensorflow as tf

@@ -156,29 +156,64 @@ def test_a_name_rebound_inside_the_narrowed_block_is_what_it_was_bound_to() -> N
 @pytest.mark.parametrize(
     ("call", "reported"),
     [
-        ("step([tf.ones([2]), tf.zeros([2])])", False),
-        ("images = [train[k] for k in keys]\n    step(images)", False),
-        ("step(list(train.values()))", False),
+        ("_step([tf.ones([2]), tf.zeros([2])])", False),
+        ("images = [train[k] for k in keys]\n    _step(images)", False),
+        ("_step(list(train.values()))", False),
         # another call passes a tensor: the loop over it is a graph loop
-        ("step([tf.ones([2])])\n    step(tf.ones([3, 2]))", True),
-        ("step(batch)", True),  # unknown
+        ("_step([tf.ones([2])])\n    _step(tf.ones([3, 2]))", True),
+        ("_step(batch)", True),  # unknown
+        # handed on: tf.data calls it with tensors
+        ("_step([tf.ones([2])])\n    ds.map(_step)", True),
+        ("_step([tf.ones([2])])\n    run = functools.partial(_step)", True),
     ],
 )
 def test_a_parameter_every_call_passes_a_python_list(call: str, reported: bool) -> None:
     source = dedent(
         """
+        import functools
+
         import tensorflow as tf
 
         @tf.function
-        def step(image_list):
+        def _step(image_list):
             processed = []
             for img in image_list:
                 processed.append(img * 2)  # TFG207
             return tf.concat(processed, 0)
 
-        def train(train, keys, batch):
+        def train(train, keys, batch, ds):
             CALL
         """
     ).replace("CALL", call)
     got = {(f.line, f.code) for f in lint_source(source, "m.py")}
+    assert got == (expected(source) if reported else set())
+
+
+@pytest.mark.parametrize(
+    ("decorator", "name", "path", "reported"),
+    [
+        ("@tf.function", "step", "train-script.py", False),  # no module can import it
+        ("@tf.function", "step", "m.py", True),  # another module may call it with a tensor
+        ("@tf.function(input_signature=[tf.TensorSpec([None, 2])])", "_step", "m.py", True),
+    ],
+)
+def test_a_python_list_parameter_needs_every_call_in_sight(
+    decorator: str, name: str, path: str, reported: bool
+) -> None:
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        DECORATOR
+        def NAME(image_list):
+            processed = []
+            for img in image_list:
+                processed.append(img * 2)  # TFG207
+            return tf.concat(processed, 0)
+
+        NAME([tf.ones([2]), tf.zeros([2])])
+        """
+    )
+    source = source.replace("DECORATOR", decorator).replace("NAME", name)
+    got = {(f.line, f.code) for f in lint_source(source, path)}
     assert got == (expected(source) if reported else set())

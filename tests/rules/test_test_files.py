@@ -226,6 +226,13 @@ ON_PURPOSE_IN_TESTS = {
             for _ in range(2):
                 train_fn()
         """,
+    "TFG304": """
+        import tensorflow as tf
+
+        @tf.function(jit_compile=True, input_signature=[tf.TensorSpec([None, 8])])
+        def score(x):
+            return tf.nn.softmax(x)
+        """,
     "TFG208": """
         import tensorflow as tf
 

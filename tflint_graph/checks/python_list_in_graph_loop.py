@@ -132,7 +132,12 @@ total(tf.data.Dataset.range(4))
         param = sole_parameter(self.ctx, it)
         return param is not None and (
             iterated_in_python(self.ctx, fn, param)
-            or passed_python_sequences(self.ctx, traced_of(self.ctx).definitions, fn.node, param)
+            or (
+                fn.input_signature is None  # a TensorSpec makes the list a tensor
+                and passed_python_sequences(
+                    self.ctx, traced_of(self.ctx).definitions, fn.node, param
+                )
+            )
         )
 
     def _enclosing_loop(self, node: cst.CSTNode, fn: TracedFunction) -> cst.For | cst.While | None:

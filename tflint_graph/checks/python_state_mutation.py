@@ -276,7 +276,13 @@ class Model(tf.keras.Model):
             return
         cls = owning_class(ctx, fn.node)
         reader = readers(ctx).eager_reader(
-            target.attr.value, cls, every_trace=self._runs_every_trace(statement, fn, target)
+            target.attr.value,
+            cls,
+            every_trace=self._runs_every_trace(statement, fn, target),
+            keras_call=cls is not None
+            and fn.kind is TraceKind.KERAS
+            and isinstance(fn.node, cst.FunctionDef)
+            and fn.node.name.value == "call",
         )
         if reader is None:
             return  # per-trace scratch: set before any read of this trace, read by no eager code

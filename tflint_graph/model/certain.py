@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import libcst as cst
 
@@ -30,7 +31,7 @@ from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.tensors import Kind, TensorInference, api_kind, loose_annotation
-from tflint_graph.model.values import assigned_value
+from tflint_graph.model.values import assigned_value, mentions
 
 # What a tensor has and Python's tuples, lists, dicts and numbers lack.
 _TENSOR_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "get_shape"})
@@ -223,7 +224,21 @@ def passed_python_sequences(
         value = passed_for(site.call, fn.params, param, bound=site.bound)
         if value is None or value is param.default or not _sequence(ctx, value, 0):
             return False
-    return bool(sites)
+    return bool(sites) and _only_called(ctx, fn, len(sites))
+
+
+def _only_called(ctx: ModuleContext, fn: FunctionNode, calls: int) -> bool:
+    """``fn`` is a function no other module can import (a notebook's, a script's whose name
+    is no module name, a private one) and every mention of it is one of its ``calls``: not
+    handed to ``strategy.run``, ``ds.map`` or ``functools.partial``, whose calls pass other
+    values."""
+    if not isinstance(fn, cst.FunctionDef):
+        return False
+    path = Path(ctx.path)
+    importable = path.suffix != ".ipynb" and path.stem.isidentifier()
+    if importable and not fn.name.value.startswith("_"):
+        return False
+    return len(mentions(ctx, fn)) == calls
 
 
 def _sequence(ctx: ModuleContext, expr: cst.BaseExpression, depth: int) -> bool:

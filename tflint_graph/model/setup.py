@@ -237,6 +237,8 @@ class OneTimeSetup:
         """``anc`` makes its part ``child`` one-time setup."""
         ctx = self.ctx
         if isinstance(anc, cst.If) and child is not anc.test:
+            if child is anc.body and self._first_call_counter(anc.test, fn):
+                return True
             region = [anc.body] + ([anc.orelse] if anc.orelse is not None else [])
             present = _runs_when_present(anc.test)
             if present is not None and present == (child is anc.body):
@@ -267,6 +269,38 @@ class OneTimeSetup:
         return False
 
     # -- guards -----------------------------------------------------------------------
+    def _first_call_counter(self, test: cst.BaseExpression, fn: FunctionNode) -> bool:
+        """``if self.step == 0:`` where a statement of ``fn``'s own body steps the counter on
+        every call (``self.step += 1``) and nothing but ``__init__``/``build`` sets it
+        otherwise: the counter passes that value once, so the block runs on one call."""
+        if not (
+            isinstance(test, cst.Comparison)
+            and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Equal)
+            and isinstance(fn, cst.FunctionDef)
+            and isinstance(fn.body, cst.IndentedBlock)
+        ):
+            return False
+        sides = (test.left, test.comparisons[0].comparator)
+        counter = next((d for s in sides if (d := dotted(s)) and d.startswith("self.")), None)
+        if counter is None or not any(isinstance(s, cst.Integer) for s in sides):
+            return False
+        stepped = any(
+            isinstance(small, cst.AugAssign)
+            and isinstance(small.operator, cst.AddAssign)
+            and isinstance(small.value, cst.Integer)
+            and dotted(small.target) == counter
+            for stmt in fn.body.body
+            if isinstance(stmt, cst.SimpleStatementLine)
+            for small in stmt.body
+        )
+        cls = self.ctx.enclosing_class(fn)
+        return stepped and all(
+            f is fn or f.name.value in ("__init__", "build") or counter not in self.writes(f)
+            for f in self.definitions.facts.functions
+            if self.ctx.enclosing_class(f) is cls
+        )
+
     def _consumes(self, test: cst.BaseExpression, branch: cst.CSTNode, fn: FunctionNode) -> bool:
         """``branch`` sets the state ``test`` reads back to nothing (``self._pending =
         None``, ``False``, ``del``) in a statement of its own: it runs once per value."""

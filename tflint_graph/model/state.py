@@ -157,7 +157,12 @@ class AttributeReaders:
         return False
 
     def eager_reader(
-        self, attr: str, cls: cst.ClassDef | None, *, every_trace: bool = False
+        self,
+        attr: str,
+        cls: cst.ClassDef | None,
+        *,
+        every_trace: bool = False,
+        keras_call: bool = False,
     ) -> str | None:
         """Where code that runs eagerly reads ``.attr`` (``"summary()"``, ``"module
         level"``), for a write on ``self`` in a method of ``cls``; None when nothing does.
@@ -166,9 +171,10 @@ class AttributeReaders:
         of ``cls`` count, and not its ``__init__``/``build`` (they run before any trace) nor
         its ``__call__`` (it runs where the object is called, in the trace when traced code
         calls it).  With ``every_trace`` (the write runs on every trace, in no branch), nor do
-        ``compute_loss``/``compute_metrics`` or a method with a loss's signature (``def
-        loss(self, y_true, y_pred)``, given to ``compile()``), which Keras's steps call right
-        after the model, unless the module calls them itself.  Tests in a test module do not
+        ``compute_loss``/``compute_metrics`` or, for a write in a Keras class's ``call``
+        (``keras_call``), a method with a loss's signature (``def loss(self, y_true,
+        y_pred)``, given to ``compile()``), which Keras's steps call right after the model,
+        unless the module calls them itself.  Tests in a test module do not
         count."""
         ctx = self.ctx
         tests = is_test_file(ctx.path)
@@ -203,7 +209,7 @@ class AttributeReaders:
                 every_trace
                 and mine
                 and method is not None
-                and (method.name.value in _STEP_HOOKS or _loss_signature(method))
+                and (method.name.value in _STEP_HOOKS or (keras_call and _loss_signature(method)))
                 and self._only_keras_calls(method.name.value)
             ):
                 # Keras's own train/test steps call them right after the model, in the
