@@ -397,3 +397,35 @@ def test_a_call_in_a_dead_branch_traces_nothing_in_a_third_module(
     )
     got = {f.code for f in lint_paths([tmp_path]) if f.path.endswith("cpp.py")}
     assert got == ({"TFG101"} if reported else set())
+
+
+@pytest.mark.parametrize(
+    ("call", "reported"),
+    [
+        ('conv_block(x, {"filters": 4})', False),  # no trace passes bn_params
+        ('conv_block(x, {"filters": 4}, bn_params={"axis": -1})', True),
+        ('conv_block(x, {"filters": 4}, {"axis": -1})', True),
+    ],
+)
+def test_a_flag_named_for_an_optional_argument_is_that_test(call: str, reported: bool) -> None:
+    # `use_bn = bn_params is not None; if use_bn:` tests the argument, as `if bn_params:` does.
+    source = dedent(
+        """
+        import keras
+
+        def conv_block(x, conv_params, bn_params=None):
+            use_bn = bn_params is not None
+            no_bn = bn_params is None
+            if use_bn:
+                x = keras.layers.BatchNormalization(**bn_params)(x)  # TFG208
+            if not no_bn:
+                x = keras.layers.LayerNormalization()(x)  # TFG208
+            return x
+
+        class Neck(keras.layers.Layer):
+            def call(self, x):
+                return CALL
+        """
+    ).replace("CALL", call)
+    got = {(line, code) for line, code in found(source)}
+    assert got == (expected(source) if reported else set())

@@ -96,7 +96,7 @@ class ArgumentGuards:
             return None
         tests = conjuncts(node.test)
         for conjunct in tests:
-            found = _optional_test(conjunct)
+            found = self._aliased_test(conjunct, fn) or _optional_test(conjunct)
             if found is None:
                 continue
             name, runs_when_missing = found
@@ -116,6 +116,24 @@ class ArgumentGuards:
                 if len(tests) == 1 and self._may_be_missing(fn, param, 0) is False:
                     return node.orelse
         return None
+
+    def _aliased_test(
+        self, test: cst.BaseExpression, fn: FunctionNode
+    ) -> tuple[cst.Name, bool] | None:
+        """``use_bn`` (or ``not use_bn``) where ``fn`` binds ``use_bn = bn_params is not None``
+        once: the test on the parameter it names."""
+        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        alias = test.expression if negated else test  # type: ignore[attr-defined]
+        if not isinstance(alias, cst.Name):
+            return None
+        found = self.ctx.bindings(alias)
+        if len(found) != 1 or not isinstance(found[0].node, cst.Name):
+            return None
+        value = assigned_value(self.ctx, found[0].node, with_items=False)
+        if not isinstance(value, cst.Comparison) or self.ctx.enclosing_function(value) is not fn:
+            return None
+        inner = _optional_test(value)  # `p is None` / `p is not None`
+        return None if inner is None else (inner[0], inner[1] != negated)
 
     # -- literal settings --------------------------------------------------------------
     def _literal_test(self, test: cst.BaseExpression, fn: FunctionNode) -> bool | None:
