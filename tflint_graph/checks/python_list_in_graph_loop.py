@@ -156,8 +156,6 @@ total(tf.data.Dataset.range(4))
         return None
 
     # -- which list ---------------------------------------------------------------------
-    def _inside(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
-        return any(anc is container for anc in self.ctx.ancestors(node))
 
     def _is_list(self, value: cst.BaseExpression | None) -> bool:
         if isinstance(value, cst.List | cst.ListComp):
@@ -190,7 +188,7 @@ total(tf.data.Dataset.range(4))
 
     def _is_growth(self, target: cst.CSTNode, grow: cst.CSTNode) -> bool:
         """The binding ``target`` is the growing statement itself (``xs += ...``)."""
-        return self._inside(target, grow)
+        return self.ctx.inside(target, grow)
 
     def _grown_list(
         self,
@@ -204,9 +202,9 @@ total(tf.data.Dataset.range(4))
         body = loop.body
         if isinstance(receiver, cst.Attribute):
             values = list(attribute_values(self.ctx, receiver, fn))
-            if any(self._inside(v, body) and not self._is_growth(v, grow) for v in values):
+            if any(self.ctx.inside(v, body) and not self._is_growth(v, grow) for v in values):
                 return False
-            return any(self._is_list(v) and not self._inside(v, body) for v in values)
+            return any(self._is_list(v) and not self.ctx.inside(v, body) for v in values)
         if not isinstance(receiver, cst.Name):
             return False
         found = self.ctx.bindings(receiver)
@@ -218,7 +216,7 @@ total(tf.data.Dataset.range(4))
             if isinstance(target, cst.Param):
                 is_list = is_list or self._is_list(target.default)
                 continue
-            if self._inside(target, body):
+            if self.ctx.inside(target, body):
                 if not self._is_growth(target, grow):
                     return False  # rebound in the loop body: a fresh list per iteration
                 continue
@@ -229,7 +227,7 @@ total(tf.data.Dataset.range(4))
         if owner_of(self.ctx, receiver, fn) is not None or any(a.scope is not own for a in found):
             return True  # module-level, closure, default argument: outlives the loop
         # A local list: only its use after the loop shows the lost entries.
-        return any(not self._inside(ref.node, body) for a in found for ref in a.references)
+        return any(not self.ctx.inside(ref.node, body) for a in found for ref in a.references)
 
     # -- report -------------------------------------------------------------------------
     def _header(self, loop: cst.For | cst.While) -> str:

@@ -226,6 +226,10 @@ class ModuleContext:
             yield parent
             parent = self._parents.get(parent)
 
+    def inside(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+        """``container`` is an ancestor of ``node``."""
+        return any(anc is container for anc in self.ancestors(node))
+
     def scope(self, node: cst.CSTNode) -> Scope | None:
         return self._scopes.scope(node)
 

@@ -137,12 +137,12 @@ class AttributeReaders:
             statement = statement_of(ctx, write.node)
             if statement is write.node or ctx.source_order(statement) > at:
                 continue
-            if _inside(ctx, read, statement):
+            if ctx.inside(read, statement):
                 continue  # `self.x = self.x * k`: the read runs before this write
             block = ctx.parent(statement)
             if isinstance(block, cst.SimpleStatementLine):
                 block = ctx.parent(block)
-            if block is not None and _inside(ctx, read, block):
+            if block is not None and ctx.inside(read, block):
                 return True
             # `if cfg: self.w = A() else: self.w = B()`: the `if` as a whole assigns it.
             branch = _branching_if(ctx, block)
@@ -150,8 +150,8 @@ class AttributeReaders:
                 branch is not None
                 and _assigns_on_every_branch(ctx, branch, text)
                 and ctx.source_order(branch) < at
-                and not _inside(ctx, read, branch)
-                and _inside(ctx, read, ctx.parent(branch) or branch)
+                and not ctx.inside(read, branch)
+                and ctx.inside(read, ctx.parent(branch) or branch)
             ):
                 return True
         return False
@@ -726,7 +726,7 @@ def read_before(
     for read in known.reads(target.attr.value):
         if read.function is not fn or not read.owned or ctx.code(read.node) != text:
             continue
-        earlier = ctx.source_order(read.node) < limit or _inside(ctx, read.node, statement)
+        earlier = ctx.source_order(read.node) < limit or ctx.inside(read.node, statement)
         if earlier and not known.assigned_first(read.node, fn):
             return True
     return False
@@ -766,10 +766,6 @@ def _assigns_on_every_branch(ctx: ModuleContext, node: cst.If, text: str) -> boo
     if isinstance(orelse, cst.If):
         return _assigns_on_every_branch(ctx, orelse, text)
     return isinstance(orelse, cst.Else) and assigns(orelse.body)
-
-
-def _inside(ctx: ModuleContext, node: cst.CSTNode, container: cst.CSTNode) -> bool:
-    return any(anc is container for anc in ctx.ancestors(node))
 
 
 def _is_store(ctx: ModuleContext, node: cst.Attribute) -> bool:

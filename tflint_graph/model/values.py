@@ -409,7 +409,7 @@ def narrowing_types(
 
 def _bound_within(ctx: ModuleContext, name: cst.Name, block: cst.CSTNode) -> bool:
     """Some binding of ``name`` lies inside ``block``."""
-    return any(any(anc is block for anc in ctx.ancestors(a.node)) for a in ctx.bindings(name))
+    return any(ctx.inside(a.node, block) for a in ctx.bindings(name))
 
 
 def names_by_text(ctx: ModuleContext) -> dict[str, list[cst.Name]]:
