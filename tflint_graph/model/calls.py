@@ -44,6 +44,20 @@ def argument(
     return None if unknown else value
 
 
+def super_method(call: cst.Call) -> str | None:
+    """The method name of ``super().name(...)`` (or ``super(Cls, self).name(...)``); None for
+    any other call."""
+    func = call.func
+    if (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Call)
+        and isinstance(func.value.func, cst.Name)
+        and func.value.func.value == "super"
+    ):
+        return func.attr.value
+    return None
+
+
 def is_true(expr: cst.BaseExpression | None) -> bool:
     """``expr`` is the literal ``True``."""
     return isinstance(expr, cst.Name) and expr.value == "True"

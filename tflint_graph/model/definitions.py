@@ -31,7 +31,7 @@ from tflint_graph.core.vocabulary import (
     PARTIAL,
     TF_FUNCTION,
 )
-from tflint_graph.model.calls import argument, is_true, keyword
+from tflint_graph.model.calls import argument, is_true, keyword, super_method
 from tflint_graph.model.collect import FunctionFacts, FunctionNode, ModuleFacts
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.names import Resolution, canonical, dotted, keras_kinds_of
@@ -800,7 +800,12 @@ class Definitions:
         }
         for call in self.facts.bodies.get(init, FunctionFacts()).calls:
             value = keyword(call, "dynamic")
-            if value is None and _super_init(call) and len(call.args) > 3 and self._layer_base(cls):
+            if (
+                value is None
+                and super_method(call) == "__init__"
+                and len(call.args) > 3
+                and self._layer_base(cls)
+            ):
                 # `super().__init__(trainable, name, dtype, dynamic)`: Keras 2's order
                 positional = call.args[3]
                 value = None if positional.keyword or positional.star else positional.value
@@ -1094,15 +1099,3 @@ class Definitions:
         if method is not None:
             return [(method, True)], []
         return [], [f"{base}.{name}" for base in self.foreign_bases(cls)]
-
-
-def _super_init(call: cst.Call) -> bool:
-    """``super().__init__(...)`` (with or without ``super``'s arguments)."""
-    func = call.func
-    return (
-        isinstance(func, cst.Attribute)
-        and func.attr.value == "__init__"
-        and isinstance(func.value, cst.Call)
-        and isinstance(func.value.func, cst.Name)
-        and func.value.func.value == "super"
-    )

@@ -21,6 +21,7 @@ import libcst as cst
 
 from tflint_graph.core.facts import TraceKind
 from tflint_graph.model import walk
+from tflint_graph.model.calls import super_method
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
@@ -115,17 +116,6 @@ def _module_names(module: cst.Module) -> set[str]:
             elif isinstance(orelse, cst.If):
                 todo.append(orelse)
     return found
-
-
-def _calls_super(call: cst.Call) -> bool:
-    """``super().name(...)`` (or ``super(Cls, self).name(...)``)."""
-    func = call.func
-    return (
-        isinstance(func, cst.Attribute)
-        and isinstance(func.value, cst.Call)
-        and isinstance(func.value.func, cst.Name)
-        and func.value.func.value == "super"
-    )
 
 
 class OneTimeSetup:
@@ -338,13 +328,15 @@ class OneTimeSetup:
                 ):
                     return True
             for call in calls_in(part):
-                base_calls = base_calls or _calls_super(call)
+                base_calls = base_calls or super_method(call) is not None
                 if set(tested) & self._foreign(call.func, self.ctx.view.global_writes):
                     return True  # `options.warn_fallback(...)` switches the flag over there
                 for callee, _ in self.definitions.callables(call.func, fn):
                     if any(_related(w, t) for w in self.writes(callee) for t in tested):
                         return True
-                    base_calls = base_calls or any(_calls_super(c) for c in calls_in(callee))
+                    base_calls = base_calls or any(
+                        super_method(c) is not None for c in calls_in(callee)
+                    )
         # `if not self._built_from_signature: self._build_from_signature(q, v)`, whose
         # `super()._build_from_signature(...)` (a library base) sets the flag: a flag nothing
         # in this module writes is the base's own, and the region hands over to the base.
