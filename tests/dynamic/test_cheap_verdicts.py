@@ -134,3 +134,27 @@ def test_one_call_that_raised_neither_confirms_nor_refutes_a_recreated_function(
     attempt = {"source": "guessed", "inputs": "float32[2,3]", "calls": calls}
     report = {"targets": [{"id": 0, "error": None, "attempts": [attempt], "chosen": 0}]}
     assert verdicts_from_report(report, [target])[(9, "TFG302")].status == UNVERIFIED
+
+
+def _handler(lines: list[list[int]], exception: dict[str, Any] | None = None) -> Verdict:
+    # `try:` on line 5, its body from line 6, `except` on line 8, the handler from line 9.
+    target = Target("safe", ((8, "TFG206"),), kind="function", handlers=((8, 6, 9),))
+    calls = [
+        {"exception": exception if i == 0 else None, "hits": {}, "lines": ran, "traced": i == 0}
+        for i, ran in enumerate(lines)
+    ]
+    attempt = {"source": "guessed", "inputs": "float32[2,3]", "calls": calls, "experiments": {}}
+    return _judge(target, {}, attempts=[attempt])
+
+
+def test_handler_bypassed_when_only_tracing_ran_the_try_body() -> None:
+    verdict = _handler([[6, 7], [], []])
+    assert verdict.status == CONFIRMED
+    assert verdict.evidence.startswith("the try body (line 6) ran while tracing on the first")
+    # The handler ran: it caught something while tracing, not what the rule is about.
+    assert _handler([[6, 9], [], []]).status == UNVERIFIED
+    # The body ran on calls that did not trace: Python at call time, where except works.
+    assert _handler([[6, 7], [6, 7], [6, 7]]).status == NOT_REPRODUCED
+    assert _handler([[], [], []]).status == UNVERIFIED
+    raised = {"type": "ValueError", "message": "boom", "line": 7}
+    assert _handler([[6, 7]], raised).status == UNVERIFIED

@@ -179,12 +179,37 @@ class Plain(keras.layers.Layer):
         return inputs * 2.0
 """
 
+HANDLERS = """
+import tensorflow as tf
+
+
+@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+def checked_mean(x):
+    try:
+        tf.debugging.assert_all_finite(x, "bad input")
+        m = tf.reduce_mean(x)
+    except tf.errors.InvalidArgumentError:  # TFG206
+        m = tf.constant(0.0)
+    return m
+
+
+@tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+def known_shape(x):
+    try:
+        tf.debugging.assert_equal(x.shape[0], 3)
+        n = tf.reduce_sum(x)
+    except tf.errors.InvalidArgumentError as err:  # TFG206
+        n = tf.constant(-1.0)
+    return n
+"""
+
 MODULES = {
     "probes.py": PROBES,
     "cheap.py": CHEAP,
     "eager.py": EAGER,
     "switched.py": SWITCHED_BACK,
     "contexts.py": CONTEXTS,
+    "handlers.py": HANDLERS,
 }
 
 
@@ -315,3 +340,17 @@ def test_named_lambdas_static_methods_reducers_and_plain_calls_are_reached(
 ) -> None:
     found = _at(run, "contexts.py", text)
     assert found["status"] == "confirmed", found
+
+
+def test_a_handler_bypassed_by_tracing_is_confirmed(run: dict) -> None:
+    found = _at(run, "handlers.py", "InvalidArgumentError:  # TFG206")
+    assert found["status"] == "confirmed", found
+    assert "ran while tracing" in found["evidence"]
+    assert "the handler never did" in found["evidence"]
+
+
+def test_a_handler_that_caught_a_trace_time_error_is_not_confirmed(run: dict) -> None:
+    # Static sizes make assert_equal fail while tracing: the handler runs then.
+    found = _at(run, "handlers.py", "InvalidArgumentError as err:  # TFG206")
+    assert found["status"] == "unverified", found
+    assert "caught an error raised while tracing" in found["evidence"]

@@ -11,10 +11,11 @@ from collections.abc import Iterable
 import pytest
 
 from tflint_graph import lint_source
+from tflint_graph.core.codes import RULE_CODES
 from tflint_graph.core.config import Config
 from tflint_graph.core.examples import PyValue, TensorSpecLite, parse_example
 from tflint_graph.core.finding import Finding, Severity
-from tflint_graph.dynamic.plan import GUESSED_SHAPES, NOT_CHECKED, ModulePlan, plan_module
+from tflint_graph.dynamic.plan import CHECKED, GUESSED_SHAPES, ModulePlan, plan_module
 from tflint_graph.dynamic.verdicts import (
     UNVERIFIED,
     Attempt,
@@ -928,10 +929,15 @@ def test_checked_finding_outside_traced_code_is_unverified() -> None:
     assert_unverified(plan, key, "not inside")
 
 
-# -- codes without a dynamic check ------------------------------------------------------------
+# -- every code has a dynamic check -----------------------------------------------------------
 
-UNCHECKED_SOURCES = {
-    "TFG206": (
+
+def test_every_rule_code_has_a_dynamic_check() -> None:
+    assert set(RULE_CODES) <= CHECKED
+
+
+def test_a_handler_around_ops_asks_the_child_for_the_try_body_and_handler_lines() -> None:
+    source = src(
         """
         import tensorflow as tf
 
@@ -943,26 +949,14 @@ UNCHECKED_SOURCES = {
             except tf.errors.InvalidArgumentError:
                 y = tf.zeros_like(x)
             return y
-        """,
-        "except tf.errors",
-    ),
-}
-
-
-@pytest.mark.parametrize("code", sorted(UNCHECKED_SOURCES))
-def test_codes_without_dynamic_check_are_unverified(code: str) -> None:
-    text, needle = UNCHECKED_SOURCES[code]
-    source = src(text)
+        """
+    )
     plan, found = plan_for(source)
-    lines = {line for line, c in found if c == code}
-    assert lines, f"the static analyzer did not report {code}"
-    assert code in NOT_CHECKED
-    for line in lines:
-        evidence = assert_unverified(plan, (line, code))
-        assert evidence.startswith(f"no dynamic check for {code}: ")
-        assert evidence != f"no dynamic check for {code}: "
-    assert all(c != code for t in plan.targets for _, c in t.findings)
-    assert line_of(source, needle) in lines
+    line = line_of(source, "except tf.errors")
+    assert (line, "TFG206") in found
+    (target,) = [t for t in plan.targets if (line, "TFG206") in t.findings]
+    assert target.handlers == ((line, line - 1, line + 1),)
+    assert (line, "TFG206") not in plan.verdicts
 
 
 def test_a_body_without_ops_asks_the_child_for_the_graphs_op_types() -> None:
@@ -1012,7 +1006,7 @@ def test_xla_with_unknown_dims_asks_the_child_to_time_new_shapes() -> None:
     assert (target.kind, target.path) == ("wrap", "_norm")
 
 
-def test_unchecked_code_beside_checked_one_in_the_same_function() -> None:
+def test_a_handler_and_a_print_in_one_function_share_its_target() -> None:
     source = src(
         """
         import tensorflow as tf
@@ -1033,8 +1027,8 @@ def test_unchecked_code_beside_checked_one_in_the_same_function() -> None:
     printed = line_of(source, "print(")
     assert {(caught, "TFG206"), (printed, "TFG101")} <= found
     target = only_target(plan, "accumulate")
-    assert target.findings == ((printed, "TFG101"),)
-    assert_unverified(plan, (caught, "TFG206"), "TFG206")
+    assert target.findings == ((printed, "TFG101"), (caught, "TFG206"))
+    assert target.handlers == ((caught, caught - 1, caught + 1),)
     assert (printed, "TFG101") not in plan.verdicts
 
 

@@ -23,8 +23,10 @@ from tflint_graph.dynamic.suite import (
     Change,
     Entry,
     Raised,
+    SavedFunction,
     Seen,
     SessionRecord,
+    StaleRead,
     body_line,
     judge,
     watch_target,
@@ -320,16 +322,16 @@ def test_the_tests_confirm_cost_findings_each_by_its_own_effect(
     project = PROJECTS / "pytest_costs_pkg"
     shutil.copytree(project, pytester.path, dirs_exist_ok=True)
     result = pytester.runpytest_subprocess(*PLUGIN, "--tflint-graph", timeout=TIMEOUT)
-    result.assert_outcomes(passed=8)
+    result.assert_outcomes(passed=10)
     section = _section(result.outlines)
-    assert section[1].startswith("tflint-graph: 8 confirmed, 0 not-reproduced, 0 unverified")
+    assert section[1].startswith("tflint-graph: 10 confirmed, 0 not-reproduced, 0 unverified")
     listed = _listed(section)
     marked = {}
-    for number, line in enumerate(
-        (project / "costkit" / "ops.py").read_text(encoding="utf-8").splitlines(), start=1
-    ):
-        if match := MARKER.search(line):
-            marked[("costkit/ops.py", number, match.group(1))] = "confirmed"
+    for name in ("ops.py", "export.py"):
+        text = (project / "costkit" / name).read_text(encoding="utf-8")
+        for number, line in enumerate(text.splitlines(), start=1):
+            if match := MARKER.search(line):
+                marked[(f"costkit/{name}", number, match.group(1))] = "confirmed"
     assert {key: status for key, (status, _) in listed.items()} == marked
     evidence = {code: text for (_, _, code), (_, text) in listed.items()}
     assert evidence["TFG305"].startswith(
@@ -348,6 +350,16 @@ def test_the_tests_confirm_cost_findings_each_by_its_own_effect(
     assert "(parts.flow unchanged)" in evidence["TFG209"]
     assert evidence["TFG206"].startswith(
         "the try body (line 46) ran 1 time while a graph was built and the handler never did"
+    )
+    # The tests never rebind the global nor call the saved method: both are staged or read
+    # from what TensorFlow kept, without running the tests' code again.
+    assert evidence["TFG109"].startswith(
+        "TEMPERATURE was 1.0 when calibrated() traced; staged, as the tests never rebound it: "
+        "with TEMPERATURE = 3.0 the arguments of a later call still selected the graph built "
+        "with 1.0 (no new trace)"
+    )
+    assert evidence["TFG301"].startswith(
+        "tf.saved_model.save wrote it with no traced graph (nothing had called it)"
     )
 
 
@@ -444,6 +456,40 @@ def test_a_layer_built_per_trace_raises_at_its_first_call_further_on() -> None:
     assert judge(FILE, 12, "TFG208", before).status != "confirmed"
     other = SessionRecord(lines=ran, raised=[raised(14, "Shapes (2, 3) and (3,) are incompatible")])
     assert judge(FILE, 12, "TFG208", other).status != "confirmed"
+
+
+def _saved(saved: SavedFunction, calls: int = 0) -> Any:
+    site = CallSite("serve", calls=calls, traced=min(calls, 1), saved=saved)
+    return judge(FILE, 4, "TFG301", SessionRecord(defs={(FILE, 4): site}))
+
+
+def test_a_saved_function_is_judged_by_the_graphs_the_savedmodel_kept() -> None:
+    nothing = _saved(SavedFunction((), True, test="t::x"))
+    assert nothing.status == "confirmed"
+    assert "wrote it with no traced graph" in nothing.evidence and "(in t::x)" in nothing.evidence
+    fixed = _saved(SavedFunction(("float32[2, 3]",), True), calls=1)
+    assert fixed.status == "confirmed"
+    assert "fixed input shapes (float32[2, 3]): loaded back, it refuses" in fixed.evidence
+    # A graph traced with unknown dims serves every size of them: no claim.
+    relaxed = _saved(SavedFunction(("float32[None, 3]",), False))
+    assert relaxed.status == "unverified"
+    # ...and the calls' own shapes decide when the tests called it.
+    assert _saved(SavedFunction(("float32[None, 3]",), False), calls=1).status == "unverified"
+    refused = _saved(SavedFunction((), False, "ValueError: Expected a TensorFlow function"))
+    assert refused.status == "confirmed"
+    assert refused.evidence.startswith("tf.saved_model.save raised ValueError: Expected")
+
+
+def test_a_global_the_tests_never_rebind_is_confirmed_only_when_staged() -> None:
+    read = StaleRead("RATE", "step()", "0.5", later=3)
+    key = (FILE, 9)
+    left = judge(FILE, 9, "TFG109", SessionRecord(stale={key: read}))
+    assert left.status == "unverified" and "the tests never rebound it" in left.evidence
+    staged = StaleRead("RATE", "step()", "0.5", later=3, staged="2.0", test="t::x")
+    verdict = judge(FILE, 9, "TFG109", SessionRecord(stale={key: staged}))
+    assert verdict.status == "confirmed"
+    assert "staged, as the tests never rebound it: with RATE = 2.0" in verdict.evidence
+    assert "so every later call keeps 0.5 (in t::x)" in verdict.evidence
 
 
 def test_a_state_write_without_a_visible_change_is_not_claimed() -> None:

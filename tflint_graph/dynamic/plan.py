@@ -42,6 +42,7 @@ from tflint_graph.core.finding import Finding
 from tflint_graph.dynamic.calls import ModuleCalls
 from tflint_graph.dynamic.homes import Home, home_of, imported_homes, view_with
 from tflint_graph.dynamic.project import builder_source, constructor_elsewhere, model_builders
+from tflint_graph.dynamic.suite import body_line
 from tflint_graph.dynamic.verdicts import (
     PROBE_KINDS,
     RAISES,
@@ -73,6 +74,7 @@ CHECKED = (
     | frozenset(RAISES)
     | {
         "TFG109",
+        "TFG206",
         "TFG209",
         "TFG301",
         "TFG302",
@@ -85,9 +87,6 @@ CHECKED = (
         "TFG404",
     }
 )
-NOT_CHECKED: Mapping[str, str] = {
-    "TFG206": "it needs an input that makes the op fail at run time",
-}
 # Codes reported at a call of a tf.function in the calling code: the child calls the
 # tf.function itself and stages what the call site does (distinct Python values, a first
 # call).
@@ -136,11 +135,7 @@ def plan_module(
     wanted = []
     for f in findings:
         key = (f.line, f.code)
-        if f.code in NOT_CHECKED:
-            plan.verdicts[key] = Verdict(
-                UNVERIFIED, f"no dynamic check for {f.code}: {NOT_CHECKED[f.code]}"
-            )
-        elif f.code not in CHECKED:
+        if f.code not in CHECKED:
             plan.verdicts[key] = Verdict(UNVERIFIED, f"no dynamic check for {f.code}")
         else:
             wanted.append(f)
@@ -195,6 +190,12 @@ def plan_module(
             if isinstance(extra, str):
                 plan.verdicts[(f.line, f.code)] = Verdict(UNVERIFIED, extra)
                 continue
+        if f.code == "TFG206":
+            body, caught = body_line(source, f.line), body_line(source, f.line, handler=True)
+            if body is None or caught is None:
+                plan.verdicts[(f.line, f.code)] = Verdict(UNVERIFIED, "no except clause there")
+                continue
+            extra = ("handler", (f.line, body, caught))
         if extra is not None:
             extras[f] = extra
         holder_node = holder.node if holder is not None else entry.node
@@ -318,6 +319,7 @@ def plan_module(
                 retrace=retrace,
                 first_call=tuple(f.line for f in found if f.code == "TFG403"),
                 loops=tuple(e[1] for f in found if (e := extras.get(f)) and e[0] == "loop"),
+                handlers=tuple(e[1] for f in found if (e := extras.get(f)) and e[0] == "handler"),
                 ops="TFG404" in codes,
                 xla="TFG304" in codes,
             )

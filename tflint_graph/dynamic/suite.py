@@ -40,6 +40,7 @@ __all__ = [
     "Change",
     "Entry",
     "Raised",
+    "SavedFunction",
     "Seen",
     "SessionRecord",
     "StaleRead",
@@ -152,6 +153,8 @@ class CallSite:
     work: int | None = None
     work_ops: list[str] = field(default_factory=list)
     inputs: list[str] = field(default_factory=list)
+    # TFG301: what ``tf.saved_model.save`` kept of it, the first time a test saved it.
+    saved: SavedFunction | None = None
 
     def note(self, shown: str, into: list[str] | None = None) -> None:
         """Keep ``shown`` (the values or shapes of a call that traced) if it is new."""
@@ -161,6 +164,18 @@ class CallSite:
 
 
 _MAX_VALUES = 8
+
+
+@dataclass(frozen=True)
+class SavedFunction:
+    """A flagged tf.function that ``tf.saved_model.save`` wrote (TFG301): the input specs of
+    the graphs it held when written (shown; ``fixed`` when no dim was unknown), or the error
+    saving raised for it as a signature."""
+
+    specs: tuple[str, ...]
+    fixed: bool
+    raised: str = ""
+    test: str | None = None
 
 
 @dataclass
@@ -174,6 +189,9 @@ class StaleRead:
     later: int = 0  # later calls made after the trace
     changed: str = ""  # the value at the first later call that found another, shown
     test: str | None = None
+    # Staged when the tests never rebind it: the value set after a later call, whose
+    # arguments then still selected the graph built with the old one (shown).
+    staged: str = ""
 
 
 @dataclass
@@ -275,8 +293,13 @@ def _retraced(key: tuple[str, int], record: SessionRecord, ran: Seen | None) -> 
 
 
 def _new_shapes(key: tuple[str, int], record: SessionRecord) -> Verdict:
-    """TFG301: the function traced again for each new input shape the tests gave it."""
+    """TFG301: the function traced again for each new input shape the tests gave it, or a
+    test saved it with only the graphs of fixed shapes traced before (or none)."""
     site = record.defs.get(key)
+    if site is not None and site.saved is not None:
+        saved = _saved(site.saved)
+        if saved.status == CONFIRMED or not site.calls:
+            return saved
     if site is None or not site.calls:
         return Verdict(NOT_REACHED, NOT_REACHED_EVIDENCE)
     calls = f"{site.calls} call" if site.calls == 1 else f"{site.calls} calls"
@@ -287,6 +310,29 @@ def _new_shapes(key: tuple[str, int], record: SessionRecord) -> Verdict:
     if site.eager == site.calls:
         return Verdict(UNVERIFIED, f"{where}: all ran eagerly (run_functions_eagerly)")
     return Verdict(UNVERIFIED, f"{where}: the tests gave it one input shape")
+
+
+def _saved(saved: SavedFunction) -> Verdict:
+    if saved.raised:
+        return Verdict(CONFIRMED, f"tf.saved_model.save raised {saved.raised}{_in(saved.test)}")
+    if not saved.specs:
+        return Verdict(
+            CONFIRMED,
+            "tf.saved_model.save wrote it with no traced graph (nothing had called it): "
+            "loaded back, it cannot be called at all (no concrete function was saved)"
+            f"{_in(saved.test)}",
+        )
+    shown = "; ".join(saved.specs[:4]) + ("; ..." if len(saved.specs) > 4 else "")
+    if saved.fixed:
+        return Verdict(
+            CONFIRMED,
+            f"tf.saved_model.save wrote only the graphs traced before for fixed input shapes "
+            f"({shown}): loaded back, it refuses any other shape{_in(saved.test)}",
+        )
+    return Verdict(
+        UNVERIFIED,
+        f"tf.saved_model.save wrote graphs with unknown dims ({shown}){_in(saved.test)}",
+    )
 
 
 def _all_eager(site: CallSite) -> Verdict | None:
@@ -496,6 +542,13 @@ def _stale(read: StaleRead) -> Verdict:
         )
     if not read.later:
         return Verdict(UNVERIFIED, f"{where}; no later call of it followed")
+    if read.staged:
+        return Verdict(
+            CONFIRMED,
+            f"{where}; staged, as the tests never rebound it: with {read.name} = {read.staged} "
+            f"the arguments of a later call still selected the graph built with {read.traced} "
+            f"(no new trace), so every later call keeps {read.traced}{_in(read.test)}",
+        )
     return Verdict(
         UNVERIFIED,
         f"{where}; it was the same at the {_calls(read.later)}: the tests never rebound it",

@@ -38,6 +38,8 @@ from typing import Any
 from tensorflow.python.data.ops import structured_function
 from tensorflow.python.eager.polymorphic_function import polymorphic_function
 from tensorflow.python.framework import ops
+from tensorflow.python.saved_model import save as saved_model_save
+from tensorflow.python.util import nest
 
 from tflint_graph.dynamic import child
 from tflint_graph.dynamic.suite import (
@@ -46,6 +48,7 @@ from tflint_graph.dynamic.suite import (
     Change,
     Entry,
     Raised,
+    SavedFunction,
     Seen,
     SessionRecord,
     StaleRead,
@@ -98,6 +101,29 @@ def _note_work(site: CallSite, fn: Any) -> None:
             if site.work is None or len(work) > site.work:
                 site.work = len(work)
                 site.work_ops = list(dict.fromkeys(work))
+
+
+def _saved_graphs(fn: Any, test: str | None) -> SavedFunction | None:
+    """The input specs of the graphs ``fn`` holds (what a SavedModel keeps of it)."""
+    try:
+        concrete = fn._list_all_concrete_functions()
+        signatures = [c.structured_input_signature for c in concrete]
+    except Exception:  # a private listing: absent or changed, no record
+        return None
+    shown: list[str] = []
+    fixed = True
+    for args, kwargs in signatures:
+        specs = [
+            s for s in nest.flatten((args, kwargs)) if hasattr(s, "shape") and hasattr(s, "dtype")
+        ]
+        fixed = fixed and all(s.shape.is_fully_defined() for s in specs)
+        text = ", ".join(
+            f"{s.dtype.name}{s.shape.as_list() if s.shape.rank is not None else '[...]'}"
+            for s in specs
+        )
+        if text not in shown:
+            shown.append(text)
+    return SavedFunction(tuple(shown), fixed, "", test)
 
 
 def _shapes(args: tuple[Any, ...], kwargs: dict[str, Any], *, dtypes: bool = True) -> str:
@@ -186,6 +212,7 @@ class SuiteProbe(child.Probe):
         self.install_probes()
         self._count_functions()
         self._name_dataset_functions()
+        self._watch_saves()
         for module in list(sys.modules.values()):  # imported already (by a conftest.py)
             if (
                 isinstance(module, ModuleType)
@@ -273,7 +300,7 @@ class SuiteProbe(child.Probe):
                         defined.note(_shapes(args, kwargs))
                         _note_work(defined, fn)
                 else:
-                    probe._later_call(entry)
+                    probe._later_call(entry, fn, args, kwargs)
                 for site in sites:
                     site.calls += 1
                 if defined is not None:
@@ -323,17 +350,45 @@ class SuiteProbe(child.Probe):
             self.record.defs.setdefault(key, found)
         return found
 
-    def _later_call(self, entry: Entry) -> None:
+    def _later_call(self, entry: Entry, fn: Any, args: tuple[Any, ...], kwargs: Any) -> None:
         """A call of ``entry`` that ran its graph without tracing: what the globals its graph
-        read while it was built hold now (TFG109)."""
+        read while it was built hold now (TFG109); one the tests left alone is staged."""
         for key, scope, name, value in self._reads.get(id(entry), ()):
             read = self.record.stale[key]
             read.later += 1
-            if not read.changed and name in scope:
-                now = child._fingerprint(scope[name])
-                if now[0] != value[0]:
-                    read.changed = now[1]
-                    read.test = read.test or self.test
+            if read.changed or name not in scope:
+                continue
+            now = child._fingerprint(scope[name])
+            if now[0] != value[0]:
+                read.changed = now[1]
+                read.test = read.test or self.test
+            elif not read.staged:
+                read.staged = self._stage_stale(fn, args, kwargs, scope, name)
+                read.test = read.test or self.test
+
+    def _stage_stale(
+        self, fn: Any, args: tuple[Any, ...], kwargs: Any, scope: dict[str, Any], name: str
+    ) -> str:
+        """Rebind the global for a moment and ask ``fn`` for the graph its last call's
+        arguments select (no call: the tests' state stays as it was): the shown new value
+        when that is still the graph built before, with no new trace; else ''."""
+        old = scope[name]
+        values = child._staged_values(old)
+        if not values:
+            return ""
+        self.on = False  # a trace made here is none of the tests'
+        try:
+            count = fn.experimental_get_tracing_count()
+            before = fn.get_concrete_function(*args, **kwargs)
+            scope[name] = values[0]
+            after = fn.get_concrete_function(*args, **kwargs)
+            same = after is before and fn.experimental_get_tracing_count() == count
+        except Exception:
+            return ""
+        finally:
+            scope[name] = old
+            self.on = True
+        return repr(values[0]) if same else ""
 
     def _read_stale(self, where: tuple[str, int], frame: FrameType) -> None:
         """A flagged line reads a module global while a graph is built (TFG109)."""
@@ -370,6 +425,59 @@ class SuiteProbe(child.Probe):
                 stack.pop()
 
         wrapper_class.__init__ = __init__  # type: ignore[method-assign]
+
+    def _watch_saves(self) -> None:
+        """What ``tf.saved_model.save`` (and Keras's export, which calls it) writes of each
+        flagged tf.function of the saved object: the graphs it holds once written, those
+        saving traced included (TFG301)."""
+        original = saved_model_save.save_and_return_nodes
+        probe = self
+
+        @functools.wraps(original)
+        def save_and_return_nodes(
+            obj: Any, export_dir: Any, signatures: Any = None, *a: Any, **k: Any
+        ) -> Any:
+            __tracebackhide__ = True
+            found = probe._saved_functions(obj, signatures) if probe.on else []
+            try:
+                result = original(obj, export_dir, signatures, *a, **k)
+            except ValueError as exc:
+                for site, _, signed in found:
+                    if signed and site.saved is None:
+                        text = str(exc).splitlines()[0] if str(exc) else ""
+                        site.saved = SavedFunction((), False, f"ValueError: {text}", probe.test)
+                raise
+            for site, fn, _ in found:
+                if site.saved is None:
+                    site.saved = _saved_graphs(fn, probe.test)
+            return result
+
+        saved_model_save.save_and_return_nodes = save_and_return_nodes
+
+    def _saved_functions(self, obj: Any, signatures: Any) -> list[tuple[CallSite, Any, bool]]:
+        """The flagged tf.functions saving ``obj`` writes: its methods and attributes that
+        are tf.functions, and the signatures (whether each was given as one)."""
+        functions: dict[int, tuple[Any, bool]] = {}
+        with contextlib.suppress(Exception):  # an object that refuses to be looked at
+            for name in dir(type(obj)):
+                if isinstance(
+                    inspect.getattr_static(type(obj), name, None), polymorphic_function.Function
+                ):
+                    fn = getattr(obj, name)
+                    functions[id(fn)] = (fn, False)
+            for value in vars(obj).values():
+                if isinstance(value, polymorphic_function.Function):
+                    functions[id(value)] = (value, False)
+        given = signatures.values() if isinstance(signatures, Mapping) else [signatures]
+        for fn in given:
+            if isinstance(fn, polymorphic_function.Function):
+                functions[id(fn)] = (fn, True)
+        found = []
+        for fn, signed in functions.values():
+            site = self._defined(fn, _entry_name(fn))
+            if site is not None:
+                found.append((site, fn, signed))
+        return found
 
     # -- recording
     def _count(self, seen: Seen) -> bool:

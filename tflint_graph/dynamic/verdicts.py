@@ -42,6 +42,9 @@ graph building (*eager*, at call time).  Per code:
 - TFG403 (at a first call in a timed block the rule still reports): a fresh copy of the
   tf.function, its first call (which traces) against the median warm call: ``confirmed``
   when it traced and took more than twice a warm call.
+- TFG206: ``confirmed`` when the ``try`` body ran while tracing, the handler never ran, and
+  no later call ran the body again (a traced graph runs no Python: the runtime error of an
+  op raises after the ``try`` is over); ``not-reproduced`` when later calls ran the body.
 - TFG305: the traced graph's ops, counted by the module line that created them:
   ``confirmed`` when the loop's lines created at least one op per iteration (unrolled); with
   a module global as the count, a fresh, timed trace with a tenth of it shows the graph
@@ -313,6 +316,8 @@ class Target:
     retrace: tuple[tuple[int, str, int | None, str], ...] = ()
     first_call: tuple[int, ...] = ()
     loops: tuple[tuple[int, int, int, str], ...] = ()
+    # TFG206: (except line, first line of the try body, first line of the handler's body).
+    handlers: tuple[tuple[int, int, int], ...] = ()
     # TFG404: read the op types of the traced graph.  TFG304: time first calls at new
     # shapes, with XLA and without.
     ops: bool = False
@@ -429,6 +434,7 @@ def params_for(
                 "retrace": [list(r) for r in t.retrace],
                 "first_call": list(t.first_call),
                 "loops": [list(loop) for loop in t.loops],
+                "handlers": [list(h) for h in t.handlers],
                 "ops": t.ops,
                 "xla": t.xla,
             }
@@ -547,6 +553,8 @@ class _Judge:
             return self._work(experiments.get("ops"))
         if code == "TFG304":
             return self._recompiled(experiments.get("xla"))
+        if code == "TFG206":
+            return self._bypassed(line, first)
         return Verdict(UNVERIFIED, f"no dynamic check for {code}")
 
     def _no_attempt(self) -> str:
@@ -865,6 +873,39 @@ class _Judge:
             )
         return Verdict(
             NOT_REPRODUCED, f"{shown}: tracing adds little to the first call{self.suffix}"
+        )
+
+    def _bypassed(self, line: int, first: dict[str, Any]) -> Verdict:
+        """TFG206: the ``try`` body ran while tracing and its handler never ran, so an op
+        that fails when the graph runs raises after the ``try`` is over."""
+        found = next((h for h in self.target.handlers if h[0] == line), None)
+        if found is None:
+            return Verdict(UNVERIFIED, "the try statement could not be found")
+        _, body, handler = found
+        if any(handler in c.get("lines", ()) for c in self.calls):
+            return Verdict(
+                UNVERIFIED,
+                f"the handler (line {handler}) ran: it caught an error raised while tracing"
+                f"{self.suffix}",
+            )
+        if any(body in c.get("lines", ()) for c in self._per_call()):
+            return Verdict(
+                NOT_REPRODUCED,
+                f"the try body (line {body}) ran again on later calls that did not trace: it "
+                f"runs as Python on every call, where the handler can catch{self.suffix}",
+            )
+        exc = first.get("exception")
+        if exc is not None:  # the try may not have finished: nothing to conclude
+            return Verdict(UNVERIFIED, f"the first call raised {_raised(exc)}{self.suffix}")
+        if body not in first.get("lines", ()):
+            return Verdict(UNVERIFIED, f"the try body (line {body}) never ran{self.suffix}")
+        if first.get("traced") is False:
+            return Verdict(UNVERIFIED, f"the first call did not trace{self.suffix}")
+        return Verdict(
+            CONFIRMED,
+            f"the try body (line {body}) ran {self._tracing()} and the handler never did: an "
+            "op that fails when the graph runs raises after this try has finished"
+            f"{self.suffix}",
         )
 
     def _graph(self, line: int, exp: dict[str, Any] | None) -> Verdict:
