@@ -275,6 +275,20 @@ MODULES = {
                     return tf.reduce_sum(x, axis=1) / count
                 return tf.reduce_mean(x, axis=1)
         """,
+    # Sizes the body slices with (through arithmetic) are ints; one listed in a static
+    # shape is a Python int (a tensor there raises while tracing).
+    "chunks.py": """
+        import tensorflow as tf
+
+
+        @tf.function
+        def chunked(wave, size, hop):
+            count = 1 + (tf.shape(wave)[0] - size) // hop
+            parts = tf.TensorArray(tf.float32, size=count, element_shape=[size])
+            for i in tf.range(count):
+                parts.write(i, wave[i * hop : i * hop + size])  # TFG209
+            return parts.stack()
+        """,
     # A script beside the package, importing it as it does when run from the checkout.
     "tools/__init__.py": "",
     "mypkg/__init__.py": "",
@@ -361,3 +375,8 @@ def test_a_factory_is_called_with_the_module_s_own_arguments(run: dict) -> None:
 def test_an_owner_the_module_builds_in_a_factory(run: dict) -> None:
     evidence = run[("factory_owner.py", 13, "TFG106")]["dynamic"]["evidence"]
     assert "Agent built by the module's build_agent()" in evidence
+
+
+def test_sizes_are_ints_and_a_static_one_a_python_int(run: dict) -> None:
+    dynamic = run[("chunks.py", 9, "TFG209")]["dynamic"]
+    assert ", py:2, int32[]" in dynamic["inputs"], dynamic

@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -1252,7 +1252,7 @@ def _attempts(
     single = _expanded(node, names)
     roles = tuple(
         "fixed"
-        if d is not None or name in optimizers or used_as.get(name) in ("count", "ids")
+        if d is not None or name in optimizers or used_as.get(name) in ("count", "ids", "size")
         else "model"
         if name in built or (name in passed and _MODEL_NAME.search(name))
         else "target"
@@ -1281,28 +1281,60 @@ _COUNT_ARGS: Mapping[str, tuple[int, str]] = {
 }
 
 
+# Calls whose argument at that position (or keyword) is a static shape: the sizes listed in
+# it must be Python ints while tracing (a tensor there raises TypeError).
+_STATIC_SHAPE_ARGS: Mapping[str, tuple[int, str]] = {
+    "TensorArray": (4, "element_shape"),
+    "ensure_shape": (1, "shape"),
+    "set_shape": (0, "shape"),
+    "TensorSpec": (0, "shape"),
+}
+
+
+def _sizes_in(expr: cst.BaseExpression | None) -> Iterator[cst.BaseExpression]:
+    """The operands of ``expr`` through arithmetic (``i * hop + size``): each a number in
+    the same place."""
+    if isinstance(expr, cst.BinaryOperation):
+        yield from _sizes_in(expr.left)
+        yield from _sizes_in(expr.right)
+    elif isinstance(expr, cst.UnaryOperation):
+        yield from _sizes_in(expr.expression)
+    elif expr is not None:
+        yield expr
+
+
 def _uses(node: FunctionNode, names: list[str]) -> dict[str, str]:
     """Parameters whose use in the body says what they hold, whatever their names:
-    ``"count"`` (a slice bound ``x[:, :n]``, ``range(n)``, ``tf.one_hot(_, n)``: an int
-    scalar), ``"ids"`` (``tf.gather(_, idx)``, ``tf.one_hot(idx, _)``, an embedding lookup:
-    int indices), ``"target"`` (a label-named parameter subtracted from or by another
-    parameter, ``y_true - y_pred``: a float tensor like the prediction, as in regression)."""
+    ``"count"`` (a slice bound ``x[:, :n]``, also in arithmetic ``x[i * hop : i * hop +
+    size]``, ``range(n)``, ``tf.one_hot(_, n)``: an int scalar), ``"size"`` (listed in a
+    static shape, ``element_shape=[size]``: a Python int), ``"ids"`` (``tf.gather(_, idx)``,
+    ``tf.one_hot(idx, _)``, an embedding lookup: int indices), ``"target"`` (a label-named
+    parameter subtracted from or by another parameter, ``y_true - y_pred``: a float tensor
+    like the prediction, as in regression)."""
     wanted = set(names)
     found: dict[str, str] = {}
 
     def mark(expr: cst.BaseExpression | None, use: str) -> None:
         if isinstance(expr, cst.Name) and expr.value in wanted:
+            if use == "size" and found.get(expr.value) == "count":
+                found[expr.value] = use  # a Python int serves as a count too
             found.setdefault(expr.value, use)
 
     for sub in walk.descendants(node):
         if isinstance(sub, cst.Slice):
-            mark(sub.lower, "count")
-            mark(sub.upper, "count")
+            for bound in (sub.lower, sub.upper):
+                for operand in _sizes_in(bound):
+                    mark(operand, "count")
         elif isinstance(sub, cst.Call):
             func = sub.func
             callee = (
                 func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
             )
+            if callee in _STATIC_SHAPE_ARGS:
+                shape = _argument(sub, *_STATIC_SHAPE_ARGS[callee])
+                if isinstance(shape, (cst.List, cst.Tuple)):
+                    for element in shape.elements:
+                        mark(element.value, "size")
             for table, use in ((_COUNT_ARGS, "count"), (_INDEX_ARGS, "ids")):
                 if callee in table:
                     index, word = table[callee]
@@ -1342,6 +1374,8 @@ def _argument(call: cst.Call, index: int, word: str) -> cst.BaseExpression | Non
 
 
 def _used_guess(use: str, shape: tuple[int, ...]) -> Spec:
+    if use == "size":
+        return PyValue(2)
     if use == "count":
         return TensorSpecLite("int32", (), values=(2, 4))
     if use == "ids":
