@@ -1953,7 +1953,7 @@ def test_a_parameter_the_body_zips_is_a_list_of_tensors_or_of_variables_it_assig
         assert isinstance(attempt.args[1], TupleSpec), attempt
 
 
-def test_a_finding_under_if_training_is_run_with_training_true() -> None:
+def test_a_finding_under_if_training_or_after_its_early_return_runs_with_training_true() -> None:
     source = src(
         """
         import random
@@ -1973,6 +1973,15 @@ def test_a_finding_under_if_training_is_run_with_training_true() -> None:
                 if not training:
                     print("inference")
                 return x
+
+
+        class Masking(keras.layers.Layer):
+            def call(self, x, training=None):
+                if not training:
+                    return x
+                if random.random() > 0.5:
+                    print("masked")
+                return x * 0.0
         """
     )
     plan, _ = plan_for(source)
@@ -1980,3 +1989,6 @@ def test_a_finding_under_if_training_is_run_with_training_true() -> None:
     assert all(a.kwargs.get("training") == PyValue(True) for a in drop.attempts)
     plain = only_target(plan, "Plain.call")
     assert all("training" not in a.kwargs for a in plain.attempts)
+    # After an early `if not training: return x`, the body runs only in training.
+    masking = only_target(plan, "Masking.call")
+    assert all(a.kwargs.get("training") == PyValue(True) for a in masking.attempts)

@@ -1579,8 +1579,9 @@ def _role(name: str) -> str:
 
 def _under_training(node: FunctionNode, lines: set[int], ctx: ModuleContext) -> bool:
     """A finding of ``node`` (a Keras ``call`` with ``training=None``) sits in the body of an
-    ``if`` that needs ``training`` true (``if training and ...:``): it runs only when the
-    caller passes ``training=True``, as ``fit`` does."""
+    ``if`` that needs ``training`` true (``if training and ...:``), or after an early ``if not
+    training: return x``: it runs only when the caller passes ``training=True``, as ``fit``
+    does."""
     if not isinstance(node, cst.FunctionDef) or not any(
         p.name.value == "training" and p.default is not None
         for p in [*node.params.params, *node.params.kwonly_params]
@@ -1592,6 +1593,20 @@ def _under_training(node: FunctionNode, lines: set[int], ctx: ModuleContext) -> 
         first, last = ctx.line(stmt), ctx.end_line(stmt.body)
         if any(first <= line <= last for line in lines):
             return True
+    # `if not training: return x` first: the rest of the body runs only in training.
+    for stmt in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
+        if (
+            isinstance(stmt, cst.If)
+            and stmt.orelse is None
+            and isinstance(stmt.test, cst.UnaryOperation)
+            and isinstance(stmt.test.operator, cst.Not)
+            and _needs_training(stmt.test.expression)
+            and isinstance(stmt.body, cst.IndentedBlock)
+            and isinstance(stmt.body.body[-1], cst.SimpleStatementLine)
+            and isinstance(stmt.body.body[-1].body[-1], (cst.Return, cst.Raise))
+        ):
+            end = ctx.end_line(stmt)
+            return any(line > end for line in lines)
     return False
 
 
