@@ -181,6 +181,24 @@ def test_staged_experiments_say_so() -> None:
     )
 
 
+def test_a_new_batch_size_that_traced_then_failed_to_run_still_shows_the_trace() -> None:
+    def shapes(counts: list[int], raised: str = "") -> Any:
+        exp: dict[str, Any] = {"before": 1, "counts": counts, "sizes": [3, 4][: len(counts)]}
+        if raised:
+            exp["raised"] = raised
+        target = _target([(2, "TFG301")], shapes=True)
+        return _judge(target, [_call(traced=True), _call()], experiments={"shapes": exp})[
+            (2, "TFG301")
+        ]
+
+    verdict = shapes([2], "InvalidArgumentError: Graph execution error:")
+    assert verdict.status == CONFIRMED
+    assert "the tracing count went 1 -> 2 (the last call then raised InvalidArgumentError" in (
+        verdict.evidence
+    )
+    assert shapes([1, 1]).status == NOT_REPRODUCED
+
+
 def test_the_inputs_actually_run_travel_with_each_verdict() -> None:
     calls = [_call(traced=True, hits={"5": {"print:print": 1}}, lines=[5]), _call()]
     verdict = _judge(_target([(5, "TFG101")]), calls)[(5, "TFG101")]

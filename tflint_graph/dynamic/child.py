@@ -1735,10 +1735,19 @@ def _shapes(
             runner.plain(args, kwargs)
             counts.append(runner.tracing_count())
     except Exception as exc:
-        return {
-            "error": f"a call with a new batch size raised {type(exc).__name__}: "
-            f"{_first_line(str(exc))[:150]}"
-        }
+        raised = f"{type(exc).__name__}: {_first_line(str(exc))[:150]}"
+        after = runner.tracing_count()
+        last = counts[-1] if counts else before
+        if after is not None and last is not None and after > last:
+            # The new size traced, then its guessed values failed when the graph ran.
+            counts.append(after)
+            return {
+                "before": before,
+                "counts": counts,
+                "sizes": sizes[: len(counts)],
+                "raised": raised,
+            }
+        return {"error": f"a call with a new batch size raised {raised}"}
     return {"before": before, "counts": counts, "sizes": sizes}
 
 

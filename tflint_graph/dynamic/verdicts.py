@@ -786,10 +786,16 @@ class _Judge:
         sizes_shown = ", ".join(str(s) for s in sizes)
         staged = f"staged: dynamic mode called it with new batch sizes {sizes_shown}"
         if counts[-1] > before:
+            raised = (
+                f" (the last call then raised {exp['raised']} when its graph ran, after the "
+                "trace)"
+                if exp.get("raised")
+                else ""
+            )
             return Verdict(
                 CONFIRMED,
-                f"{staged}: the tracing count went {before} -> {counts[-1]}: each new request "
-                f"shape traces again{self.suffix}",
+                f"{staged}: the tracing count went {before} -> {counts[-1]}{raised}: each new "
+                f"request shape traces again{self.suffix}",
             )
         return Verdict(
             NOT_REPRODUCED,
