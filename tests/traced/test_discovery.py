@@ -1304,6 +1304,30 @@ def test_py_function_bodies_are_not_traced() -> None:
     ) == {"step()", "both()"}
 
 
+def test_a_lambda_named_only_for_an_escape_hatch_is_not_traced() -> None:
+    # `seg = lambda y: ...; tf.py_function(func=seg, ...)`: the lambda is the eager body, as
+    # one written in the call would be; a named lambda the function also calls is traced.
+    assert names(
+        """
+        import tensorflow as tf
+
+        def segments(y, scale): return y
+        def kept(y): return y
+        def called(y): return y
+
+        def load(x):
+            seg = lambda y: segments(y, scale=1.0)
+            s = tf.py_function(func=seg, inp=(x,), Tout=tf.float32)
+            both = lambda y: called(y)
+            t = tf.numpy_function(both, [x], tf.float32)
+            kept_fn = lambda y: kept(y)
+            return x, s, t, both(x), kept_fn(x)
+
+        ds = tf.data.Dataset.range(3).map(load)
+        """
+    ) == {"load()", "lambda (line 10)", "called()", "lambda (line 12)", "kept()"}
+
+
 def test_py_function_inside_dataset_callback() -> None:
     assert traced(
         """

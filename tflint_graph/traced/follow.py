@@ -224,6 +224,27 @@ class Follower:
     def _from(self, info: TracedFunction) -> str:
         return f"called from {info.display} in {self.ctx.path}"
 
+    def _handed_lambda(self, name: cst.Name) -> set[cst.CSTNode]:
+        """A lambda bound to a local name (``seg = lambda y: ...``) that is only ever handed
+        to ``tf.py_function`` & co. (``func=seg``) runs eagerly, like one written there: the
+        lambda and the calls in it."""
+        found: set[cst.CSTNode] = set()
+        for a in self.ctx.bindings(name):
+            value = self.definitions.assigned_value(a.node) if type(a.node) is cst.Name else None
+            if type(value) is not cst.Lambda:
+                return set()
+            if not a.references or any(
+                not self._hatch_argument(ref.node) for ref in a.references
+            ):
+                return set()
+            found |= _never_traced(value)
+        return found
+
+    def _hatch_argument(self, node: cst.CSTNode) -> bool:
+        arg = self.ctx.parent(node)
+        call = self.ctx.parent(arg) if type(arg) is cst.Arg else None
+        return type(call) is cst.Call and self.definitions.is_escape_hatch(call.func)
+
     def _follow(self, info: TracedFunction) -> None:
         definitions = self.definitions
         facts = definitions.facts.bodies.get(info.node)
@@ -232,12 +253,17 @@ class Follower:
         # Everything inside the arguments of tf.py_function & co. runs eagerly: calls there
         # (`functools.partial(fn, k)`) and lambdas there are not traced.
         fenced: set[cst.CSTNode] = set()
+        handed: set[cst.CSTNode] = set()
         for call in facts.calls:
             if definitions.is_escape_hatch(call.func):
                 inner = _InnerNodes()
                 for arg in call.args:
                     inner.walk(arg.value)
+                    if type(arg.value) is cst.Name:
+                        handed.add(arg.value)
                 fenced |= inner.found
+        for name in handed:
+            fenced |= self._handed_lambda(name)
         for call in facts.calls:
             if call in fenced or self.guards.untraced(call, info.node):
                 continue
@@ -315,6 +341,12 @@ class Follower:
         for lam in facts.lambdas:
             if lam not in fenced and not self.guards.untraced(lam, info.node):
                 self.add(lam, TraceKind.CALLEE, f"lambda in {info.display}", info, info.autograph)
+
+
+def _never_traced(lam: cst.Lambda) -> set[cst.CSTNode]:
+    inner = _InnerNodes()
+    inner.walk(lam)
+    return inner.found
 
 
 def _parameter_of(call: cst.Call, arg: cst.Arg, fn: cst.FunctionDef, bound: bool) -> str | None:
