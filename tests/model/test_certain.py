@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from tests.helpers import dedent
+from tests.helpers import dedent, expected
+from tflint_graph import lint_source
 from tflint_graph.core.config import Config
 from tflint_graph.model.certain import certain_tensors
 from tflint_graph.model.context import ModuleContext
@@ -112,3 +113,30 @@ def test_a_method_called_through_self_maps_arguments_past_self() -> None:
         "step",
     )
     assert got == {"self": None, "x": Kind.STRUCTURE, "y": Kind.TENSOR}
+
+
+def test_arithmetic_on_an_unproven_parameter_proves_no_tensor() -> None:
+    # `epoch` may be the Python int every call passes: `epoch + 1` may be one too, and
+    # min() of it works while tracing; with evidence (`epoch.shape`) it is a tensor's sum.
+    source = dedent(
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x, epoch):
+            ramp = min(1.0, (epoch + 1) / 5)
+            return x * ramp
+
+        @tf.function
+        def shown(x, epoch):
+            rank = epoch.shape.rank
+            ramp = min(1.0, (epoch + 1) / 5)  # TFG203
+            return x * ramp
+
+        def fit(x):
+            for epoch in range(3):
+                step(x, epoch)
+        """
+    )
+    got = {(f.line, f.code) for f in lint_source(source, "m.py") if f.code.startswith("TFG20")}
+    assert got == expected(source)

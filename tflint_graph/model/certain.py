@@ -82,6 +82,7 @@ def certain_tensors(
                     and not _shown_tensor(ctx, definitions, fn.node, p)
                 ):
                     inference.set_param_kind(p, Kind.STRUCTURE)
+                    inference.unproven.add(p)
         inference.params_certain = True
         return inference
 
