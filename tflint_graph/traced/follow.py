@@ -233,9 +233,7 @@ class Follower:
             value = self.definitions.assigned_value(a.node) if type(a.node) is cst.Name else None
             if type(value) is not cst.Lambda:
                 return set()
-            if not a.references or any(
-                not self._hatch_argument(ref.node) for ref in a.references
-            ):
+            if not a.references or any(not self._hatch_argument(ref.node) for ref in a.references):
                 return set()
             found |= _never_traced(value)
         return found
