@@ -136,21 +136,38 @@ def test_one_call_that_raised_neither_confirms_nor_refutes_a_recreated_function(
     assert verdicts_from_report(report, [target])[(9, "TFG302")].status == UNVERIFIED
 
 
-def _handler(lines: list[list[int]], exception: dict[str, Any] | None = None) -> Verdict:
+def _handler(
+    lines: list[list[int]],
+    exception: dict[str, Any] | None = None,
+    ops: dict[str, int] | None = None,
+) -> Verdict:
     # `try:` on line 5, its body from line 6, `except` on line 8, the handler from line 9.
     target = Target("safe", ((8, "TFG206"),), kind="function", handlers=((8, 6, 9),))
     calls = [
         {"exception": exception if i == 0 else None, "hits": {}, "lines": ran, "traced": i == 0}
         for i, ran in enumerate(lines)
     ]
-    attempt = {"source": "guessed", "inputs": "float32[2,3]", "calls": calls, "experiments": {}}
+    experiments = {"try:8": {"ops": {"CheckNumerics": 7, "Mean": 6} if ops is None else ops}}
+    attempt = {
+        "source": "guessed",
+        "inputs": "float32[2,3]",
+        "calls": calls,
+        "experiments": experiments,
+    }
     return _judge(target, {}, attempts=[attempt])
 
 
 def test_handler_bypassed_when_only_tracing_ran_the_try_body() -> None:
     verdict = _handler([[6, 7], [], []])
     assert verdict.status == CONFIRMED
-    assert verdict.evidence.startswith("the try body (line 6) ran while tracing on the first")
+    assert verdict.evidence.startswith(
+        "the try body (line 6) ran while tracing on the first call and put CheckNumerics "
+        "(line 7) in the graph"
+    )
+    # Ops that check nothing at run time (a cast) leave the handler nothing to miss.
+    cast = _handler([[6, 7], [], []], ops={"Cast": 6})
+    assert cast.status == UNVERIFIED
+    assert "its graph ops (Cast) check no value at run time" in cast.evidence
     # The handler ran: it caught something while tracing, not what the rule is about.
     assert _handler([[6, 9], [], []]).status == UNVERIFIED
     # The body ran on calls that did not trace: Python at call time, where except works.

@@ -193,6 +193,15 @@ def checked_mean(x):
     return m
 
 
+@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+def as_ints(x):
+    try:
+        y = tf.cast(x, tf.int32)
+    except Exception:  # TFG206
+        y = tf.zeros_like(x, tf.int32)
+    return y
+
+
 @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
 def known_shape(x):
     try:
@@ -346,7 +355,14 @@ def test_a_handler_bypassed_by_tracing_is_confirmed(run: dict) -> None:
     found = _at(run, "handlers.py", "InvalidArgumentError:  # TFG206")
     assert found["status"] == "confirmed", found
     assert "ran while tracing" in found["evidence"]
-    assert "the handler never did" in found["evidence"]
+    assert "put CheckNumerics (line " in found["evidence"]
+    assert "the handler never ran" in found["evidence"]
+
+
+def test_a_handler_around_ops_that_cannot_fail_at_run_time_is_not_confirmed(run: dict) -> None:
+    found = _at(run, "handlers.py", "except Exception:  # TFG206")
+    assert found["status"] == "unverified", found
+    assert "its graph ops (Cast) check no value at run time" in found["evidence"]
 
 
 def test_a_handler_that_caught_a_trace_time_error_is_not_confirmed(run: dict) -> None:

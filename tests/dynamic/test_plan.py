@@ -1992,3 +1992,26 @@ def test_a_finding_under_if_training_or_after_its_early_return_runs_with_trainin
     # After an early `if not training: return x`, the body runs only in training.
     masking = only_target(plan, "Masking.call")
     assert all(a.kwargs.get("training") == PyValue(True) for a in masking.attempts)
+
+
+def test_a_finding_in_the_early_return_itself_runs_without_training() -> None:
+    source = src(
+        """
+        import random
+
+        import keras
+
+
+        class Masking(keras.layers.Layer):
+            def call(self, x, training=None):
+                if not training:
+                    print("inference")
+                    return x
+                if random.random() > 0.5:
+                    print("masked")
+                return x * 0.0
+        """
+    )
+    plan, _ = plan_for(source)
+    masking = only_target(plan, "Masking.call")
+    assert all("training" not in a.kwargs for a in masking.attempts)

@@ -322,18 +322,24 @@ def test_the_tests_confirm_cost_findings_each_by_its_own_effect(
     project = PROJECTS / "pytest_costs_pkg"
     shutil.copytree(project, pytester.path, dirs_exist_ok=True)
     result = pytester.runpytest_subprocess(*PLUGIN, "--tflint-graph", timeout=TIMEOUT)
-    result.assert_outcomes(passed=10)
+    result.assert_outcomes(passed=12)
     section = _section(result.outlines)
-    assert section[1].startswith("tflint-graph: 10 confirmed, 0 not-reproduced, 0 unverified")
+    assert section[1].startswith("tflint-graph: 12 confirmed, 0 not-reproduced, 0 unverified")
     listed = _listed(section)
     marked = {}
-    for name in ("ops.py", "export.py"):
+    for name in ("ops.py", "export.py", "lambdas.py"):
         text = (project / "costkit" / name).read_text(encoding="utf-8")
         for number, line in enumerate(text.splitlines(), start=1):
             if match := MARKER.search(line):
                 marked[(f"costkit/{name}", number, match.group(1))] = "confirmed"
     assert {key: status for key, (status, _) in listed.items()} == marked
-    evidence = {code: text for (_, _, code), (_, text) in listed.items()}
+    evidence = {
+        code: text for (path, _, code), (_, text) in listed.items() if "lambdas" not in path
+    }
+    # tf.functions made from lambdas: the line that makes one, the name that calls it.
+    lambdas = {code: text for (path, _, code), (_, text) in listed.items() if "lambdas" in path}
+    assert lambdas["TFG302"].startswith("3 tf.function objects were made from this definition")
+    assert lambdas["TFG403"].startswith("<lambda>() called 5 times from line 20, and 1 time")
     assert evidence["TFG305"].startswith(
         "the loop body (line 30) ran 120 times while one graph was built"
     )
@@ -349,7 +355,8 @@ def test_the_tests_confirm_cost_findings_each_by_its_own_effect(
     )
     assert "(parts.flow unchanged)" in evidence["TFG209"]
     assert evidence["TFG206"].startswith(
-        "the try body (line 46) ran 1 time while a graph was built and the handler never did"
+        "the try body (line 46) ran 1 time while a graph was built and put CheckNumerics "
+        "(line 46) in the graph"
     )
     # The tests never rebind the global nor call the saved method: both are staged or read
     # from what TensorFlow kept, without running the tests' code again.
@@ -599,6 +606,16 @@ def test_cost_codes_without_the_effect_stay_unverified() -> None:
     assert verdict.status == "unverified" and "caught an error raised while tracing" in (
         verdict.evidence
     )
+    # A try body whose graph ops check nothing at run time leaves the handler nothing to miss.
+    bypassed = SessionRecord(
+        lines={(FILE, 4): _seen(graph=1)},
+        bodies={(FILE, 5): (FILE, 4)},
+        handlers={(FILE, 5): (FILE, 6)},
+        try_ops={(FILE, 5): {"Cast": 4}},
+    )
+    assert judge(FILE, 5, "TFG206", bypassed).status == "unverified"
+    bypassed.try_ops[(FILE, 5)] = {"Cast": 4, "Assert": 4}
+    assert judge(FILE, 5, "TFG206", bypassed).status == "confirmed"
 
 
 def test_a_graph_that_computes_is_no_function_without_work() -> None:

@@ -2722,6 +2722,40 @@ def _graph_ops(graph: Any, modfile: str, first: int, last: int) -> tuple[int, in
     return total, in_lines
 
 
+def ops_by_lines(graph: Any, modfile: str, first: int, last: int) -> dict[str, int]:
+    """The op types created by module lines ``first`` to ``last`` in ``graph`` and the
+    functions it calls, each with the first such line that created one (TFG206)."""
+    found: dict[str, int] = {}
+    for current in _graphs(graph):
+        for op in current.get_operations():
+            with contextlib.suppress(Exception):
+                lines = [
+                    frame.lineno
+                    for frame in op.traceback
+                    if first <= frame.lineno <= last and _real(frame.filename) == modfile
+                ]
+                if lines:
+                    found[op.type] = min(found.get(op.type, lines[0]), lines[0])
+    return found
+
+
+def _try_ops(runner: TargetCaller, result: dict[str, Any], handler: list[int]) -> dict[str, Any]:
+    """TFG206: the op types the ``try`` body (its first line up to the ``except``) put in
+    the graph the calls traced."""
+    line, body, _ = handler
+    args, kwargs = runner.graph_args or result["sets"][0]
+    fn = _fresh(runner) if runner.kind == "map" else runner.fn
+    try:
+        concrete = fn.get_concrete_function(*args, **kwargs)
+    except Exception as exc:
+        return {
+            "error": f"reading the traced graph raised {type(exc).__name__}: "
+            f"{_first_line(str(exc))[:150]}"
+        }
+    modfile = _real(runner.module.__file__ or "")
+    return {"ops": ops_by_lines(concrete.graph, modfile, body, line - 1)}
+
+
 def _graphs(graph: Any) -> Iterator[Any]:
     """``graph`` and, once each, the graphs of the functions it (or one of them) calls."""
     seen: set[int] = set()
@@ -2997,6 +3031,8 @@ def _experiments(
             experiments["first_call"] = _first_call(runner, result)
         for loop in target.get("loops", []):
             experiments[f"graph:{loop[0]}"] = _graph_size(runner, result, loop)
+        for handler in target.get("handlers", []):
+            experiments[f"try:{handler[0]}"] = _try_ops(runner, result, handler)
         if target.get("ops"):
             experiments["ops"] = _graph_work(runner, result)
         if target.get("xla"):
@@ -3009,4 +3045,6 @@ def _experiments(
         # A Dataset.map callback's graph is measured too (traced with one element's specs).
         for loop in target.get("loops", []):
             experiments[f"graph:{loop[0]}"] = _graph_size(runner, result, loop)
+        for handler in target.get("handlers", []):
+            experiments[f"try:{handler[0]}"] = _try_ops(runner, result, handler)
     result["experiments"] = experiments

@@ -1605,8 +1605,10 @@ def _under_training(node: FunctionNode, lines: set[int], ctx: ModuleContext) -> 
             and isinstance(stmt.body.body[-1], cst.SimpleStatementLine)
             and isinstance(stmt.body.body[-1].body[-1], (cst.Return, cst.Raise))
         ):
-            end = ctx.end_line(stmt)
-            return any(line > end for line in lines)
+            first, end = ctx.line(stmt), ctx.end_line(stmt)
+            # A finding in the early-return block itself runs without training.
+            inside = any(first <= line <= end for line in lines)
+            return not inside and any(line > end for line in lines)
     return False
 
 

@@ -31,6 +31,7 @@ from tflint_graph.dynamic.verdicts import (
     UNVERIFIED,
     WATCH_CODES,
     Verdict,
+    try_verdict,
 )
 
 __all__ = [
@@ -210,6 +211,9 @@ class SessionRecord:
     # and of the flagged handler's own body (recorded in ``lines`` like flagged lines).
     bodies: dict[tuple[str, int], tuple[str, int]] = field(default_factory=dict)
     handlers: dict[tuple[str, int], tuple[str, int]] = field(default_factory=dict)
+    # TFG206: the op types (each with a line that made one) the ``try`` body put in the
+    # graphs it ran in.
+    try_ops: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)
     # TFG305: the unroll-max a loop's copies must exceed; TFG403: the function timed.
     unroll_max: dict[tuple[str, int], int] = field(default_factory=dict)
     timed: dict[tuple[str, int], str] = field(default_factory=dict)
@@ -351,7 +355,10 @@ def _timed_trace(key: tuple[str, int], record: SessionRecord) -> Verdict | None:
     """TFG403: a call of the timed tf.function at the timed line traced, so the time taken
     around it includes tracing."""
     name = record.timed.get(key)
-    site = _calls_traced(record.named_sites.get(key, {}).get(name) if name else None)
+    named = record.named_sites.get(key, {})
+    if name not in named and set(named) == {"<lambda>"}:
+        name = "<lambda>"  # `infer = tf.function(lambda x: ...)`: called by another name
+    site = _calls_traced(named.get(name) if name else None)
     if not isinstance(site, CallSite):
         return site
     where = f"{site.name}() called {_times(site.calls)} from line {key[1]}"
@@ -475,12 +482,13 @@ def _handler_bypassed(key: tuple[str, int], record: SessionRecord) -> Verdict | 
             f"the handler (line {handler[1]}) ran while a graph was built: it caught an error "
             "raised while tracing",
         )
-    return Verdict(
-        CONFIRMED,
-        f"the try body (line {body[1]}) ran {_times(seen.graph)} while a graph was built and "
-        "the handler never did: an op that fails when the graph runs raises after this try "
-        f"has finished{_in(seen.test)}",
-    )
+    ops = record.try_ops.get(key)
+    when = f"{_times(seen.graph)} while a graph was built"
+    if ops is None:
+        return Verdict(
+            UNVERIFIED, f"the try body (line {body[1]}) ran {when}, but its graph was not read"
+        )
+    return try_verdict(body[1], ops, when, _in(seen.test))
 
 
 def _lost_write(key: tuple[str, int], record: SessionRecord) -> Verdict | None:

@@ -75,10 +75,13 @@ def _def_lines(python: Any) -> tuple[tuple[str, int], ...]:
     with contextlib.suppress(Exception):  # a method's tf.function wraps a TF-made function
         python = inspect.unwrap(python)
     code = getattr(python, "__code__", None)
-    if code is None or code.co_name == "<lambda>":
-        return ()  # `tf.function(lambda x: ...)`: the next `def` is not its definition
+    if code is None:
+        return ()
     line = code.co_firstlineno
     path = child._real(code.co_filename)
+    if code.co_name == "<lambda>":
+        # `tf.function(lambda x: ...)`: the line that makes it (the next `def` is another).
+        return ((path, line),)
     for offset in range(50):
         text = linecache.getline(code.co_filename, line + offset).lstrip()
         if text.startswith(("def ", "async def ")):
@@ -198,6 +201,10 @@ class SuiteProbe(child.Probe):
         self._unnamed = Entry("a graph built outside any tf.function call")
         self._seen_raised: set[tuple[Any, ...]] = set()
         self._traced = False
+        # TFG109: per tf.function entry and flagged line, the values its traces read.
+        self._traced_values: dict[tuple[int, tuple[str, int]], dict[Any, str]] = {}
+        # TFG206: the graphs each finding's try body ran in (read when the session stops).
+        self._try_graphs: dict[tuple[str, int], list[Any]] = {}
 
     @property
     def _stack(self) -> list[_Call]:
@@ -243,6 +250,17 @@ class SuiteProbe(child.Probe):
         for pending in list(self._pending.values()):
             self._change(pending, None)
         self._pending.clear()
+        for key, graphs in self._try_graphs.items():
+            body = self.record.bodies[key]
+            found: dict[str, int] = {}
+            for graph in graphs:
+                with contextlib.suppress(Exception):  # a graph that cannot be read: no record
+                    for kind, line in child.ops_by_lines(
+                        graph, key[0], body[1], key[1] - 1
+                    ).items():
+                        found[kind] = min(found.get(kind, line), line)
+            self.record.try_ops[key] = found
+        self._try_graphs.clear()
 
     def _count_functions(self) -> None:
         original = polymorphic_function.Function.__call__
@@ -359,10 +377,11 @@ class SuiteProbe(child.Probe):
             if read.changed or name not in scope:
                 continue
             now = child._fingerprint(scope[name])
-            if now[0] != value[0]:
+            traced = self._traced_values.get((id(entry), key), {value[0]: value[1]})
+            if now[0] not in traced:  # whichever graph this call ran holds another value
                 read.changed = now[1]
                 read.test = read.test or self.test
-            elif not read.staged:
+            elif not read.staged and len(traced) == 1:  # the tests never rebound it
                 read.staged = self._stage_stale(fn, args, kwargs, scope, name)
                 read.test = read.test or self.test
 
@@ -390,6 +409,23 @@ class SuiteProbe(child.Probe):
             self.on = True
         return repr(values[0]) if same else ""
 
+    @functools.cached_property
+    def _try_bodies(self) -> dict[tuple[str, int], list[tuple[str, int]]]:
+        """The first line of each TFG206 finding's ``try`` body, with the findings."""
+        found: dict[tuple[str, int], list[tuple[str, int]]] = {}
+        for key in self.record.handlers:
+            body = self.record.bodies.get(key)
+            if body is not None:
+                found.setdefault(body, []).append(key)
+        return found
+
+    def _note_try_graph(self, body: tuple[str, int]) -> None:
+        graph = ops.get_default_graph()
+        for key in self._try_bodies[body]:
+            graphs = self._try_graphs.setdefault(key, [])
+            if len(graphs) < 3 and all(g is not graph for g in graphs):
+                graphs.append(graph)
+
     def _read_stale(self, where: tuple[str, int], frame: FrameType) -> None:
         """A flagged line reads a module global while a graph is built (TFG109)."""
         name = self.stale[where]
@@ -398,6 +434,12 @@ class SuiteProbe(child.Probe):
             return
         entry = stack[0].entry
         value = child._fingerprint(frame.f_globals[name])
+        seen = self._traced_values.setdefault((id(entry), where), {})
+        if value[0] not in seen:
+            seen[value[0]] = value[1]
+            read = self.record.stale.get(where)
+            if read is not None and len(seen) > 1:  # another trace saw another value
+                read.traced = " or ".join(seen.values())
         reads = self._reads.setdefault(id(entry), [])
         if any(r[0] == where for r in reads):
             return
@@ -536,6 +578,8 @@ class SuiteProbe(child.Probe):
                 graph = self._count(self.record.lines.setdefault(where, Seen()))
                 if graph and where in self.stale:
                     self._read_stale(where, frame)
+                if graph and where in self._try_bodies:
+                    self._note_try_graph(where)
                 names = self.watches.get(where)
                 if names is not None:
                     state = self._read(frame, names)

@@ -265,6 +265,56 @@ class Watch:
         return f"{self.name}.{self.attr}" if self.kind == "global_attr" else self.name
 
 
+# Ops that check the values they get when the graph runs and raise a tf.errors.OpError on
+# bad ones (TFG206): assertions, numeric checks, iterators at their end, lookups and
+# reshapes of data-dependent sizes, decoders and parsers, file reads, integer division,
+# factorizations.  An op outside this set (a Cast, an Add) gives a handler nothing to miss.
+RUNTIME_CHECKED_OPS = frozenset(
+    {
+        "Assert",
+        "CheckNumerics",
+        "CheckNumericsV2",
+        "EnsureShape",
+        "IteratorGetNext",
+        "IteratorGetNextSync",
+        "Reshape",
+        "GatherV2",
+        "GatherNd",
+        "ResourceGather",
+        "ResourceGatherNd",
+        "ScatterNd",
+        "TensorScatterUpdate",
+        "TensorScatterAdd",
+        "UnsortedSegmentSum",
+        "StridedSlice",
+        "Slice",
+        "ConcatV2",
+        "DecodeJpeg",
+        "DecodePng",
+        "DecodeImage",
+        "DecodeBmp",
+        "DecodeGif",
+        "DecodeRaw",
+        "DecodeCSV",
+        "ParseExample",
+        "ParseExampleV2",
+        "ParseSingleExample",
+        "ParseSequenceExample",
+        "ParseSequenceExampleV2",
+        "ParseTensor",
+        "StringToNumber",
+        "ReadFile",
+        "FloorDiv",
+        "FloorMod",
+        "TruncateDiv",
+        "Cholesky",
+        "MatrixInverse",
+        "MatrixSolve",
+        "Range",
+    }
+)
+
+
 @dataclass(frozen=True)
 class Target:
     """A callable of one module to run, how, and the findings it can confirm.
@@ -334,6 +384,25 @@ class ProbeRun:
     duration: float = 0.0
     reason: str = ""
     report: Any = None
+
+
+def try_verdict(body: int, ops: Mapping[str, int], when: str, suffix: str = "") -> Verdict:
+    """TFG206 from the op types (with a line each) the ``try`` body put in a graph."""
+    checked = {t: n for t, n in ops.items() if t in RUNTIME_CHECKED_OPS}
+    if not checked:
+        shown = ", ".join(sorted(ops)[:6]) or "no op"
+        return Verdict(
+            UNVERIFIED,
+            f"the try body (line {body}) ran {when}, but its graph ops ({shown}) check no value "
+            f"at run time: no run-time error is known for the handler to miss{suffix}",
+        )
+    shown = ", ".join(f"{t} (line {n})" for t, n in sorted(checked.items())[:4])
+    return Verdict(
+        CONFIRMED,
+        f"the try body (line {body}) ran {when} and put {shown} in the graph, which checks its "
+        "values when the graph runs; the handler never ran: such an op raises after this try "
+        f"has finished{suffix}",
+    )
 
 
 # -- the child's parameters ----------------------------------------------------------------
@@ -554,7 +623,7 @@ class _Judge:
         if code == "TFG304":
             return self._recompiled(experiments.get("xla"))
         if code == "TFG206":
-            return self._bypassed(line, first)
+            return self._bypassed(line, first, experiments.get(f"try:{line}"))
         return Verdict(UNVERIFIED, f"no dynamic check for {code}")
 
     def _no_attempt(self) -> str:
@@ -787,8 +856,7 @@ class _Judge:
         staged = f"staged: dynamic mode called it with new batch sizes {sizes_shown}"
         if counts[-1] > before:
             raised = (
-                f" (the last call then raised {exp['raised']} when its graph ran, after the "
-                "trace)"
+                f" (the last call then raised {exp['raised']} when its graph ran, after the trace)"
                 if exp.get("raised")
                 else ""
             )
@@ -881,9 +949,10 @@ class _Judge:
             NOT_REPRODUCED, f"{shown}: tracing adds little to the first call{self.suffix}"
         )
 
-    def _bypassed(self, line: int, first: dict[str, Any]) -> Verdict:
-        """TFG206: the ``try`` body ran while tracing and its handler never ran, so an op
-        that fails when the graph runs raises after the ``try`` is over."""
+    def _bypassed(self, line: int, first: dict[str, Any], exp: dict[str, Any] | None) -> Verdict:
+        """TFG206: the ``try`` body ran while tracing, put an op that checks its values at
+        run time in the graph, and its handler never ran: that op raises after the ``try``
+        is over."""
         found = next((h for h in self.target.handlers if h[0] == line), None)
         if found is None:
             return Verdict(UNVERIFIED, "the try statement could not be found")
@@ -907,12 +976,10 @@ class _Judge:
             return Verdict(UNVERIFIED, f"the try body (line {body}) never ran{self.suffix}")
         if first.get("traced") is False:
             return Verdict(UNVERIFIED, f"the first call did not trace{self.suffix}")
-        return Verdict(
-            CONFIRMED,
-            f"the try body (line {body}) ran {self._tracing()} and the handler never did: an "
-            "op that fails when the graph runs raises after this try has finished"
-            f"{self.suffix}",
-        )
+        if exp is None or exp.get("error"):
+            why = exp["error"] if exp else "its graph was not read"
+            return Verdict(UNVERIFIED, f"the try body (line {body}) traced, but {why}{self.suffix}")
+        return try_verdict(body, exp["ops"], self._tracing(), self.suffix)
 
     def _graph(self, line: int, exp: dict[str, Any] | None) -> Verdict:
         if exp is None:
