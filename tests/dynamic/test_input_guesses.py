@@ -289,6 +289,17 @@ MODULES = {
                 parts.write(i, wave[i * hop : i * hop + size])  # TFG209
             return parts.stack()
         """,
+    # A parameter whose items the body reads is a dict.
+    "summary.py": """
+        import tensorflow as tf
+
+
+        @tf.function
+        def summarize(values):
+            text = ", ".join(f"{key}={value}" for key, value in values.items())
+            print(text)  # TFG101
+            return tf.constant(len(text))
+        """,
     # A script beside the package, importing it as it does when run from the checkout.
     "tools/__init__.py": "",
     "mypkg/__init__.py": "",

@@ -68,9 +68,48 @@ def test_model_builders_of_other_modules_most_called_first(tmp_path: Path) -> No
     )
     found = project.model_builders(tmp_path, exclude="pkg.training")
     # Called by the training script: the project's main model.  Builders that need an
-    # argument, and private helpers, are not builders.
-    assert found == [("pkg.models", "build_forecaster"), ("pkg.models", "build_small")]
+    # argument, and private helpers, are not builders; a model class that needs none comes
+    # after the functions (which may build or compile it).
+    assert found == [
+        ("pkg.models", "build_forecaster"),
+        ("pkg.models", "build_small"),
+        ("pkg.models", "Forecaster"),
+    ]
     assert project.model_builders(tmp_path, exclude="pkg.models") == []
+
+
+def test_a_model_class_that_needs_no_argument_builds_one(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "nets.py": """
+                import keras
+
+                class SegNet(keras.Model):
+                    def __init__(self, filters=8, **kwargs):
+                        super().__init__(**kwargs)
+                        self.conv = keras.layers.Conv2D(filters, 3)
+
+                    def call(self, x):
+                        return self.conv(x)
+
+                class Sized(keras.Model):
+                    def __init__(self, units):
+                        super().__init__()
+
+                    def call(self, x):
+                        return x
+
+                class _Private(keras.Model):
+                    def call(self, x):
+                        return x
+
+                class NoCall(keras.Model):
+                    pass
+            """,
+        },
+    )
+    assert project.model_builders(tmp_path) == [("nets", "SegNet")]
 
 
 def test_a_module_that_runs_a_script_at_import_is_never_used(tmp_path: Path) -> None:

@@ -237,6 +237,8 @@ def plan_module(
             if elsewhere is not None:
                 scope, found_in, own = elsewhere
                 scope_path = str(found_in)
+        guessed_ctor: dict[str, PyValue | SourceExpr] | None = None
+        guessed_note = ""
         if ctor_example is not None:
             ctor, ctor_kwargs = tuple(ctor_example.args), dict(ctor_example.kwargs)
         else:
@@ -247,7 +249,6 @@ def plan_module(
                 if factory
                 else None
             )
-            guessed_note = ""
             if guessed_ctor:
                 shown = ", ".join(f"{k}={_shown_guess(v)}" for k, v in guessed_ctor.items())
                 guessed_note = _join(
@@ -267,10 +268,12 @@ def plan_module(
                     f"{'made' if factory else 'constructed'} as {own.shown(maker)}, as the "
                     f"{where} on line {own.line}",
                 )
-            elif guessed_ctor:
-                ctor_kwargs = dict(guessed_ctor)
-                note = guessed_note
         owner_factory = _owner_factory(ctx, class_name) if class_name and not factory else ""
+        if ctor_example is None and own is None and guessed_ctor and not owner_factory:
+            # Guessed arguments only where the module has no factory of its own, which
+            # builds the object as the project does (`build_agent()`).
+            ctor_kwargs = dict(guessed_ctor)
+            note = guessed_note
         watches = tuple(
             w
             for f in found
@@ -1754,15 +1757,17 @@ def _keyed_guess(keys: tuple[str, ...], shape: tuple[int, ...], per_element: boo
     return DictSpec(tuple((k, _guess(k, column, per_element=per_element)) for k in keys))
 
 
+# What only a dict (of the containers a body may get) has.
+_DICT_VIEWS = frozenset({"items", "keys", "values"})
 # Keras's helpers that split a step's `data` into (x, y, sample_weight).
 _UNPACKERS = frozenset({"unpack_x_y_sample_weight", "unpack_x_y"})
 
 
 class _DataUse(walk.Visitor):
     """How a function's body uses its parameters as containers: the string keys it
-    subscripts (``x["age"]``, ``x.get("age")``), the largest integer index it takes
-    (``data[1]``), and whether it hands one to Keras's unpacking helper or to a parent's
-    step (both take a tuple)."""
+    subscripts (``x["age"]``, ``x.get("age")``, made-up ones for ``x.items()``), the largest
+    integer index it takes (``data[1]``), and whether it hands one to Keras's unpacking
+    helper or to a parent's step (both take a tuple)."""
 
     def __init__(self, names: Sequence[str]) -> None:
         self.names = frozenset(names)
@@ -1808,6 +1813,17 @@ class _DataUse(walk.Visitor):
             ):
                 key = node.args[0].value.evaluated_value
                 if isinstance(key, str):
+                    self._key(func.value.value, key)
+            elif (
+                isinstance(func, cst.Attribute)
+                and func.attr.value in _DICT_VIEWS
+                and not node.args
+                and isinstance(func.value, cst.Name)
+                and func.value.value in self.names
+                and not self.keys.get(func.value.value)
+            ):
+                # `values.items()`: a dict, whatever its keys (two made-up ones).
+                for key in ("a", "b"):
                     self._key(func.value.value, key)
             called = (
                 func.attr.value

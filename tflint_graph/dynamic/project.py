@@ -176,20 +176,24 @@ def model_builders(root: Path, exclude: str = "", param: str = "") -> list[tuple
     whose own builders its plan found already."""
     modules = project_modules(root)
     found: list[tuple[str, str]] = []
+    classes: set[tuple[str, str]] = set()
     for module in modules:
         if module.name == exclude or not module.importable:
             continue
-        found += [(module.name, name) for name in _builders_of(module.tree)]
+        functions, models = _builders_of(module.tree)
+        found += [(module.name, name) for name in functions + models]
+        classes.update((module.name, name) for name in models)
     if not found:
         return []
     calls = _call_counts(modules, {name for _, name in found})
     return sorted(
         found,
-        key=lambda mf: (-calls.get(mf[1], 0), not (param and param in mf[1]), mf),
+        key=lambda mf: (mf in classes, -calls.get(mf[1], 0), not (param and param in mf[1]), mf),
     )
 
 
-def _builders_of(tree: ast.Module) -> list[str]:
+def _builders_of(tree: ast.Module) -> tuple[list[str], list[str]]:
+    """The module's builder functions, and its model classes that need no argument."""
     classes = {
         s.name for s in tree.body if isinstance(s, ast.ClassDef) and any(map(_model_base, s.bases))
     }
@@ -204,7 +208,31 @@ def _builders_of(tree: ast.Module) -> list[str]:
             continue
         if any(_builds_model(stmt, r.value, classes) for r in _returns(stmt)):
             out.append(stmt.name)
-    return out
+    # A model class that needs no argument builds one itself (`SegNet()`), where the
+    # project has no function for it: after the builder functions, which set it up.
+    models = [
+        s.name
+        for s in tree.body
+        if isinstance(s, ast.ClassDef) and s.name in classes and _no_arguments(s)
+    ]
+    return out, models
+
+
+def _no_arguments(cls: ast.ClassDef) -> bool:
+    """``cls()`` works and the result computes: the class is public, defines ``call``, and
+    its own ``__init__`` (if any) has a default for every parameter."""
+    if cls.name.startswith("_") or not any(
+        isinstance(s, ast.FunctionDef) and s.name == "call" for s in cls.body
+    ):
+        return False
+    init = next(
+        (s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None
+    )
+    if init is None:
+        return True
+    args = init.args
+    positional = [*args.posonlyargs, *args.args][1:]  # past `self`
+    return len(args.defaults) >= len(positional) and all(d is not None for d in args.kw_defaults)
 
 
 def _returns(fn: ast.FunctionDef) -> Iterator[ast.Return]:
