@@ -19,6 +19,7 @@ from tflint_graph.checks.messages import shorten
 from tflint_graph.core.finding import Severity
 from tflint_graph.core.vocabulary import COUNTING_ITERABLES, PASS_THROUGH_ITERABLES
 from tflint_graph.model import walk
+from tflint_graph.model.certain import indexes_python_sequence
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.scopes import ImportAssignment
 from tflint_graph.model.values import assigned_value, module_constant
@@ -183,8 +184,11 @@ def varying_arguments(
             continue
         loops = values.loops(arg.value, container=True)
         hit = next((r for r in regions if loops and r in loops), None)
-        if hit is not None:
-            culprits.append((arg, hit))
+        if hit is None:
+            continue
+        if ref.node is not None and indexes_python_sequence(ctx, ref.node, call, arg):
+            continue  # `variables[i]`: a tensor cannot pick a list's item; one trace per item
+        culprits.append((arg, hit))
     return culprits
 
 

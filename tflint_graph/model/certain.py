@@ -228,6 +228,43 @@ def passed_python_sequences(
     return bool(sites) and _only_called(ctx, fn, len(sites))
 
 
+def indexes_python_sequence(
+    ctx: ModuleContext, fn: FunctionNode, call: cst.Call, arg: cst.Arg
+) -> bool:
+    """The parameter of ``fn`` that ``arg`` of ``call`` fills is an index of a Python list or
+    tuple in ``fn``'s body (``variables[i]``, with ``variables`` a list the call passes or a
+    global list): only a Python int can pick the item, so each value needs its own trace."""
+    if not isinstance(fn, cst.FunctionDef):
+        return False
+    bound = binds_self(ctx, fn, call.func)
+    params = [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]
+    given = {p.name.value: passed_for(call, fn.params, p, bound=bound) for p in params}
+    param = next((p for p in params if given[p.name.value] is arg.value), None)
+    if param is None:
+        return False
+    for node in walk.descendants(fn.body):
+        if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+            continue
+        index = node.slice[0].slice
+        if not (isinstance(index, cst.Index) and _is_param(ctx, index.value, param)):
+            continue
+        base = node.value
+        if not isinstance(base, cst.Name):
+            continue
+        found = ctx.bindings(base)
+        if len(found) == 1 and isinstance(found[0].node, cst.Param):
+            value = given.get(found[0].node.name.value)
+            if value is not None and _sequence(ctx, value, 0):
+                return True
+        elif (
+            found
+            and all(not isinstance(a.node, cst.Param) for a in found)
+            and _sequence(ctx, base, 0)
+        ):
+            return True
+    return False
+
+
 def _only_called(ctx: ModuleContext, fn: FunctionNode, calls: int) -> bool:
     """``fn`` is a function no other module can import (a notebook's, a script's whose name
     is no module name, a private one) and every mention of it is one of its ``calls``: not
