@@ -994,6 +994,24 @@ CASES = {
             def confidence(self, y_true, y_pred):  # no Keras layer's loss: eager
                 return likelihood(y_pred, y_true, self.top)
     """,
+    "a value computed afresh and then added to is no accumulation": """
+        import keras
+
+        class Conv(keras.layers.Layer):
+            def __init__(self, use_bias=True):
+                super().__init__()
+                self.use_bias = use_bias
+                self.total = 0
+
+            def call(self, x):
+                self.params = 9 * x.shape[-1]
+                if self.use_bias:
+                    self.params += x.shape[-1]
+                if self.use_bias:
+                    self.total = 0
+                self.total += 1  # TFG106
+                return x
+    """,
     "autograph len of a tensor read eagerly": """
         import tensorflow as tf
 

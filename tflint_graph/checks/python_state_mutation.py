@@ -239,6 +239,10 @@ class Model(tf.keras.Model):
         # sublayer) can be shown to be per-trace scratch.
         if on_self and traced_of(ctx).self_is_fresh(fn):
             return  # `self` is an object the traced caller made in this call
+        if augmented and on_self and readers(ctx).assigned_first(target, fn.node):
+            # `self.params = k * d; self.params += b`: the call computes the value afresh
+            # before adding to it, so nothing accumulates across calls: one write.
+            augmented = False
         if (
             not augmented
             and on_self
