@@ -2508,6 +2508,11 @@ def _pick_device(requested: str | None) -> tuple[str | None, str]:
     return None, f"device {requested} not found; TensorFlow sees: {', '.join(seen) or 'none'}"
 
 
+# Guesses tried per target before giving up (a correction an error asks for is still
+# tried): a module whose guesses fail must not cost many times its import and one trace.
+_MAX_GUESSES = 6
+
+
 def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> None:
     params = json.loads(params_json)
     calls = int(params.get("calls", 3))
@@ -2537,10 +2542,16 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
         if target.get("roles") and target["kind"] in ("function", "wrap", "method") and attempts:
             attempts = _model_attempts(module, target, attempts[0]) + attempts
         adapted = 0
+        corrections: set[int] = set()  # the attempts that correct what an error showed
+        guesses = 0
         signature_read = False
         shaped = target["kind"] != "keras_step"  # step guesses shaped by its models added
         owner_shaped = False  # a method's guesses shaped by its object's models added
         for index, attempt in enumerate(attempts):
+            if id(attempt) not in corrections:
+                guesses += 1
+                if guesses > _MAX_GUESSES:
+                    break  # guesses that kept failing: more of them cost time, rarely run
             # A failed guess may have built a model for the wrong shape: start each target,
             # and each attempt when the module holds such objects, from a freshly executed
             # module, as the import left it.  Executing it again costs what importing it
@@ -2615,6 +2626,7 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
             retyped = _adapted(attempt, result, target)
             if retyped is not None and adapted < 6:
                 adapted += 1
+                corrections.add(id(retyped))
                 attempts.insert(attempts.index(attempt) + 1, retyped)
         if chosen is not None:
             _experiments(runner, target, *chosen, params)
