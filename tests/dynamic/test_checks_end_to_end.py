@@ -202,6 +202,31 @@ def as_ints(x):
     return y
 
 
+def _positive(v):
+    if (v.numpy() < 0).any():
+        raise ValueError("negative")
+    return v
+
+
+@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+def checked(x):
+    try:
+        y = tf.py_function(_positive, [x], tf.float32)
+    except tf.errors.InvalidArgumentError as bad:  # TFG206
+        y = tf.zeros_like(x)
+    return y
+
+
+@tf.function(input_signature=[tf.TensorSpec([4, 3], tf.float32)])
+def per_row(x):
+    try:
+        n = tf.gather(tf.shape(x), 0)
+        y = x / tf.cast(n, tf.float32)
+    except tf.errors.InvalidArgumentError as err2:  # TFG206
+        y = x
+    return y
+
+
 @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
 def known_shape(x):
     try:
@@ -362,7 +387,7 @@ def test_a_handler_bypassed_by_tracing_is_confirmed(run: dict) -> None:
 def test_a_handler_around_ops_that_cannot_fail_at_run_time_is_not_confirmed(run: dict) -> None:
     found = _at(run, "handlers.py", "except Exception:  # TFG206")
     assert found["status"] == "unverified", found
-    assert "its graph ops (Cast) check no value at run time" in found["evidence"]
+    assert "none of its graph ops (Cast) is one known to raise" in found["evidence"]
 
 
 def test_a_handler_that_caught_a_trace_time_error_is_not_confirmed(run: dict) -> None:
@@ -370,3 +395,16 @@ def test_a_handler_that_caught_a_trace_time_error_is_not_confirmed(run: dict) ->
     found = _at(run, "handlers.py", "InvalidArgumentError as err:  # TFG206")
     assert found["status"] == "unverified", found
     assert "caught an error raised while tracing" in found["evidence"]
+
+
+def test_a_python_function_that_raises_at_run_time_is_such_an_op(run: dict) -> None:
+    found = _at(run, "handlers.py", "InvalidArgumentError as bad:  # TFG206")
+    assert found["status"] == "confirmed", found
+    assert "put EagerPyFunc (line " in found["evidence"]
+
+
+def test_a_lookup_on_static_values_cannot_fail_at_run_time(run: dict) -> None:
+    # tf.gather of a fully known shape: its inputs are known while tracing.
+    found = _at(run, "handlers.py", "InvalidArgumentError as err2:  # TFG206")
+    assert found["status"] == "unverified", found
+    assert "GatherV2 on static values" in found["evidence"]

@@ -2015,3 +2015,32 @@ def test_a_finding_in_the_early_return_itself_runs_without_training() -> None:
     plan, _ = plan_for(source)
     masking = only_target(plan, "Masking.call")
     assert all("training" not in a.kwargs for a in masking.attempts)
+
+
+def test_a_module_factory_comes_before_guessed_constructor_arguments() -> None:
+    source = src(
+        """
+        import tensorflow as tf
+
+
+        class Agent:
+            def __init__(self, units, gamma):
+                self.units = units
+                self.gamma = gamma
+                self.updates = 0
+
+            @tf.function
+            def update(self, states):
+                self.updates += 1
+                return states * self.gamma
+
+
+        def build_agent(config="agent.yaml"):
+            return Agent(4, 0.9)
+        """
+    )
+    plan, _ = plan_for(source)
+    target = only_target(plan, "Agent.update")
+    assert target.owner_factory == "build_agent"
+    assert not target.ctor_kwargs  # the factory builds it as the project does...
+    assert set(target.fallback_ctor_kwargs) == {"units", "gamma"}  # ...the guess if it fails

@@ -106,6 +106,11 @@ def test_a_model_class_that_needs_no_argument_builds_one(tmp_path: Path) -> None
 
                 class NoCall(keras.Model):
                     pass
+
+                class BaseNet(keras.Model):
+                    def call(self, x):
+                        "Subclasses compute."
+                        raise NotImplementedError
             """,
         },
     )

@@ -182,6 +182,46 @@ def test_files_the_tests_write_stay_where_the_tests_put_them(pytester: pytest.Py
     assert not (pytester.path / "outside").exists()
 
 
+@needs_tensorflow
+def test_a_stale_global_is_judged_by_the_graph_the_call_ran(pytester: pytest.Pytester) -> None:
+    """Two traces read two values of the global; a later call that runs the first graph
+    after the global became the second value kept the first: stale, whatever the second
+    trace read."""
+    pytester.makepyfile(
+        scale="""
+        import tensorflow as tf
+
+        SCALE = 1.0
+
+
+        def set_scale(value):
+            global SCALE
+            SCALE = value
+
+
+        @tf.function
+        def scaled(x):
+            return x * SCALE
+        """,
+        test_scale="""
+        import tensorflow as tf
+
+        import scale
+
+        def test_the_scalar_graph_keeps_the_first_value():
+            scale.set_scale(1.0)
+            assert float(scale.scaled(tf.constant(3.0))) == 3.0
+            scale.set_scale(2.0)
+            assert scale.scaled(tf.constant([3.0, 3.0])).numpy().tolist() == [6.0, 6.0]
+            assert float(scale.scaled(tf.constant(3.0))) == 3.0
+        """,
+    )
+    result = pytester.runpytest_subprocess(*PLUGIN, "--tflint-graph", timeout=TIMEOUT)
+    result.assert_outcomes(passed=1)
+    line = next(line for line in result.outlines if "TFG109" in line)
+    assert "[dynamic: confirmed: SCALE was 1.0 when scaled() traced, and 2.0 at a later" in line
+
+
 # -- the fixture project, with TensorFlow -----------------------------------------------
 
 

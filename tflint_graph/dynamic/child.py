@@ -2508,8 +2508,8 @@ def _pick_device(requested: str | None) -> tuple[str | None, str]:
     return None, f"device {requested} not found; TensorFlow sees: {', '.join(seen) or 'none'}"
 
 
-# Guesses tried per target before giving up (a correction an error asks for is still
-# tried): a module whose guesses fail must not cost many times its import and one trace.
+# Planned guesses tried per target before giving up: a module whose guesses fail must not
+# cost many times its import and one trace.
 _MAX_GUESSES = 6
 
 
@@ -2542,13 +2542,15 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
         if target.get("roles") and target["kind"] in ("function", "wrap", "method") and attempts:
             attempts = _model_attempts(module, target, attempts[0]) + attempts
         adapted = 0
-        corrections: set[int] = set()  # the attempts that correct what an error showed
+        # Only the planned guesses count towards the cap: those shaped by the module's models
+        # and the corrections an error asks for come on top.
+        planned = {id(a) for a in target["attempts"]}
         guesses = 0
         signature_read = False
         shaped = target["kind"] != "keras_step"  # step guesses shaped by its models added
         owner_shaped = False  # a method's guesses shaped by its object's models added
         for index, attempt in enumerate(attempts):
-            if id(attempt) not in corrections:
+            if id(attempt) in planned:
                 guesses += 1
                 if guesses > _MAX_GUESSES:
                     break  # guesses that kept failing: more of them cost time, rarely run
@@ -2626,7 +2628,6 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
             retyped = _adapted(attempt, result, target)
             if retyped is not None and adapted < 6:
                 adapted += 1
-                corrections.add(id(retyped))
                 attempts.insert(attempts.index(attempt) + 1, retyped)
         if chosen is not None:
             _experiments(runner, target, *chosen, params)
@@ -2736,7 +2737,8 @@ def _graph_ops(graph: Any, modfile: str, first: int, last: int) -> tuple[int, in
 
 def ops_by_lines(graph: Any, modfile: str, first: int, last: int) -> dict[str, int]:
     """The op types created by module lines ``first`` to ``last`` in ``graph`` and the
-    functions it calls, each with the first such line that created one (TFG206)."""
+    functions it calls, each with the first such line that created one (TFG206); a type
+    whose ops there all take only static values (constants, known shapes) ends in ``*``."""
     found: dict[str, int] = {}
     for current in _graphs(graph):
         for op in current.get_operations():
@@ -2747,8 +2749,37 @@ def ops_by_lines(graph: Any, modfile: str, first: int, last: int) -> dict[str, i
                     if first <= frame.lineno <= last and _real(frame.filename) == modfile
                 ]
                 if lines:
-                    found[op.type] = min(found.get(op.type, lines[0]), lines[0])
-    return found
+                    key = op.type if _data_dependent(op) else op.type + "*"
+                    found[key] = min(found.get(key, lines[0]), lines[0])
+    return {k: n for k, n in found.items() if not (k.endswith("*") and k[:-1] in found)}
+
+
+# Ops whose output is known while tracing when their input's shape is fully defined.
+_SHAPE_OPS = frozenset({"Shape", "ShapeN", "Size", "Rank"})
+
+
+def _data_dependent(op: Any) -> bool:
+    """Some input of ``op`` depends on values only known when the graph runs (an argument,
+    a variable, an iterator), not on constants and fully known shapes alone."""
+    todo = [op]
+    seen: set[int] = set()
+    while todo:
+        current = todo.pop()
+        for tensor in current.inputs:
+            source = tensor.op
+            if id(source) in seen:
+                continue
+            seen.add(id(source))
+            if source.type == "Const":
+                continue
+            if source.type in _SHAPE_OPS:
+                if all(i.shape.is_fully_defined() for i in source.inputs):
+                    continue
+                return True
+            if not source.inputs or len(seen) > 500:
+                return True  # a placeholder, a variable's handle, or too far to tell
+            todo.append(source)
+    return False
 
 
 def _try_ops(runner: TargetCaller, result: dict[str, Any], handler: list[int]) -> dict[str, Any]:

@@ -269,11 +269,15 @@ def plan_module(
                     f"{where} on line {own.line}",
                 )
         owner_factory = _owner_factory(ctx, class_name) if class_name and not factory else ""
-        if ctor_example is None and own is None and guessed_ctor and not owner_factory:
-            # Guessed arguments only where the module has no factory of its own, which
-            # builds the object as the project does (`build_agent()`).
-            ctor_kwargs = dict(guessed_ctor)
-            note = guessed_note
+        if ctor_example is None and own is None and guessed_ctor:
+            if owner_factory:
+                # The module's own factory first (`build_agent()`), which builds the object
+                # as the project does; the guess if it fails.
+                fallback = dict(guessed_ctor)
+                fallback_note = guessed_note + ", as the module's own factory failed"
+            else:
+                ctor_kwargs = dict(guessed_ctor)
+                note = guessed_note
         watches = tuple(
             w
             for f in found

@@ -218,12 +218,23 @@ def _builders_of(tree: ast.Module) -> tuple[list[str], list[str]]:
     return out, models
 
 
+def _abstract(fn: ast.FunctionDef) -> bool:
+    """``fn`` only raises ``NotImplementedError`` (a base class's placeholder), after its
+    docstring if any."""
+    body = [
+        s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+    ]
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return False
+    exc = body[0].exc
+    return _last_name(exc.func if isinstance(exc, ast.Call) else exc) == "NotImplementedError"
+
+
 def _no_arguments(cls: ast.ClassDef) -> bool:
     """``cls()`` works and the result computes: the class is public, defines ``call``, and
     its own ``__init__`` (if any) has a default for every parameter."""
-    if cls.name.startswith("_") or not any(
-        isinstance(s, ast.FunctionDef) and s.name == "call" for s in cls.body
-    ):
+    call = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "call"), None)
+    if cls.name.startswith("_") or call is None or _abstract(call):
         return False
     init = next(
         (s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None

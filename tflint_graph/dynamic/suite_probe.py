@@ -203,6 +203,8 @@ class SuiteProbe(child.Probe):
         self._traced = False
         # TFG109: per tf.function entry and flagged line, the values its traces read.
         self._traced_values: dict[tuple[int, tuple[str, int]], dict[Any, str]] = {}
+        # ... and per graph being built (kept alive here: ids are not reused meanwhile).
+        self._graph_values: dict[tuple[tuple[str, int], int], tuple[Any, tuple[Any, str]]] = {}
         # TFG206: the graphs each finding's try body ran in (read when the session stops).
         self._try_graphs: dict[tuple[str, int], list[Any]] = {}
 
@@ -377,13 +379,33 @@ class SuiteProbe(child.Probe):
             if read.changed or name not in scope:
                 continue
             now = child._fingerprint(scope[name])
-            traced = self._traced_values.get((id(entry), key), {value[0]: value[1]})
-            if now[0] not in traced:  # whichever graph this call ran holds another value
+            # The value the graph this call ran read while it was built (the first trace's,
+            # where that graph cannot be told).
+            kept = self._kept_value(key, fn, args, kwargs) or value
+            if now[0] != kept[0]:
                 read.changed = now[1]
+                read.traced = kept[1]
                 read.test = read.test or self.test
-            elif not read.staged and len(traced) == 1:  # the tests never rebound it
+            elif not read.staged and len(self._traced_values.get((id(entry), key), ())) <= 1:
                 read.staged = self._stage_stale(fn, args, kwargs, scope, name)
                 read.test = read.test or self.test
+
+    def _kept_value(
+        self, key: tuple[str, int], fn: Any, args: tuple[Any, ...], kwargs: Any
+    ) -> tuple[Any, str] | None:
+        """What line ``key`` read while the graph a call of ``fn`` with these arguments
+        runs was built."""
+        if not self._graph_values:
+            return None
+        self.on = False
+        try:
+            graph = fn.get_concrete_function(*args, **kwargs).graph
+        except Exception:
+            return None
+        finally:
+            self.on = True
+        found = self._graph_values.get((key, id(graph)))
+        return found[1] if found is not None and found[0] is graph else None
 
     def _stage_stale(
         self, fn: Any, args: tuple[Any, ...], kwargs: Any, scope: dict[str, Any], name: str
@@ -434,6 +456,10 @@ class SuiteProbe(child.Probe):
             return
         entry = stack[0].entry
         value = child._fingerprint(frame.f_globals[name])
+        graph: Any = ops.get_default_graph()
+        while graph is not None:  # a branch's graph and the function graphs around it
+            self._graph_values.setdefault((where, id(graph)), (graph, value))
+            graph = getattr(graph, "outer_graph", None)
         seen = self._traced_values.setdefault((id(entry), where), {})
         if value[0] not in seen:
             seen[value[0]] = value[1]
