@@ -115,23 +115,41 @@ def test_a_method_called_through_self_maps_arguments_past_self() -> None:
     assert got == {"self": None, "x": Kind.STRUCTURE, "y": Kind.TENSOR}
 
 
-def test_arithmetic_on_an_unproven_parameter_proves_no_tensor() -> None:
+def test_arithmetic_on_an_unproven_parameter_may_be_a_number_where_numbers_work() -> None:
     # `epoch` may be the Python int every call passes: `epoch + 1` may be one too, and
     # min() of it works while tracing; with evidence (`epoch.shape`) it is a tensor's sum.
     source = dedent(
         """
         import tensorflow as tf
 
+        WARMUP = 5
+
         @tf.function
         def step(x, epoch):
             ramp = min(1.0, (epoch + 1) / 5)
-            return x * ramp
+            return x * ramp * min(1.0, epoch / WARMUP)
 
         @tf.function
         def shown(x, epoch):
             rank = epoch.shape.rank
             ramp = min(1.0, (epoch + 1) / 5)  # TFG203
             return x * ramp
+
+        @tf.function
+        def renamed(x, epoch):
+            epoch = epoch + 1
+            e = epoch
+            return x * min(1.0, e / 5)
+
+        # Iterating or unpacking fails for a number too: the tensor it must be is reported.
+        @tf.function
+        def rows(x):
+            return [tf.reduce_sum(r) for r in x / 255.0]  # TFG203
+
+        @tf.function
+        def halves(x):
+            a, b = x * 2.0  # TFG203
+            return a + b
 
         def fit(x):
             for epoch in range(3):

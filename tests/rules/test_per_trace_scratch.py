@@ -1011,6 +1011,28 @@ CASES = {
                     self.total = 0
                 self.total += 1  # TFG106
                 return x
+
+
+        class Counter(keras.layers.Layer):
+            def call(self, x):
+                self.calls = getattr(self, "calls", 0)  # the old value, carried on
+                self.calls += 1  # TFG106
+                return x
+    """,
+    "a variable rebound to what its own assign returns": """
+        import tensorflow as tf
+
+        class Totals(tf.Module):
+            def __init__(self):
+                self.total = tf.Variable(0.0)
+
+            @tf.function
+            def add(self, x):
+                self.total = self.total.assign_add(tf.reduce_sum(x))
+                return self.total
+
+            def report(self):
+                return self.total.numpy()
     """,
     "autograph len of a tensor read eagerly": """
         import tensorflow as tf

@@ -41,6 +41,10 @@ def project(tmp_path: Path, **files: str) -> Path:
             "from setuptools import setup\nsetup(install_requires=['tensorflow==2.12'])\n",
         ),
         ("environment.yml", "dependencies:\n  - python=3.10\n  - tensorflow=2.15\n"),
+        # A conda environment under another name, pinning a Python no Keras 3 TensorFlow runs
+        # on (its pip part installs the project itself).
+        ("conda_env.yaml", "dependencies:\n  - python==3.8\n  - pip:\n      - -e .\n"),
+        ("environment-gpu.yml", "dependencies:\n  - python=3.8\n  - cudatoolkit=11.2\n"),
         ("requirements.txt", "tensorflow>=2.16\ntf-keras\n# export TF_USE_LEGACY_KERAS=1\n"),
         # Python versions that no TensorFlow with Keras 3 supports (2.16 needs Python 3.9)
         ("setup.py", "setup(python_requires='>=3.6.0, <3.9.0', install_requires=['tensorflow'])\n"),
@@ -74,6 +78,7 @@ def test_a_pin_that_excludes_keras3_means_keras2(tmp_path: Path, name: str, text
         ("setup.py", "setup(python_requires='>=3.9', install_requires=['tensorflow'])\n"),
         ("pyproject.toml", '[project]\nname = "p"\nrequires-python = ">=3.8"\n'),
         ("requirements.txt", "tensorflow>=2.16\ntf-keras\n"),  # tf-keras alone switches nothing
+        ("conda.yml", "dependencies:\n  - python=3.11\n  - pip:\n      - tensorflow\n"),
         # a comment that names the switch without turning it on
         (
             "requirements.txt",

@@ -8,7 +8,8 @@ from tflint_graph.core.vocabulary import KERAS_INPUTS
 from tflint_graph.model import walk
 from tflint_graph.model.calls import argument_passed
 from tflint_graph.model.certain import certain_tensors
-from tflint_graph.model.context import TracedFunction, TraceKind
+from tflint_graph.model.collect import FunctionNode
+from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.names import dotted, root_name
 from tflint_graph.model.state import (
     assigns_on_every_branch,
@@ -220,6 +221,13 @@ class Model(tf.keras.Model):
             or (target.attr.value in _TENSOR_METADATA and target.value.value not in ("self", "cls"))
         ):
             return  # `tensor._keras_history = ...`: metadata of a symbolic tensor of this trace
+        if (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in ("assign", "assign_add", "assign_sub")
+            and ctx.code(value.func.value) == ctx.code(target)
+        ):
+            return  # `self.v = self.v.assign_add(x)`: the op runs in the graph; still the variable
         if isinstance(value, cst.Call) and ctx.resolve(value.func).startswith(*_VARIABLE_OWNERS):
             return  # creating variables or their Keras owners is TFG205's and TFG208's concern
         if traced_of(ctx).setup.covers(target, fn):
@@ -239,7 +247,12 @@ class Model(tf.keras.Model):
         # sublayer) can be shown to be per-trace scratch.
         if on_self and traced_of(ctx).self_is_fresh(fn):
             return  # `self` is an object the traced caller made in this call
-        if augmented and on_self and readers(ctx).assigned_first(target, fn.node):
+        if (
+            augmented
+            and on_self
+            and readers(ctx).assigned_first(target, fn.node)
+            and not _got_by_name(ctx, fn.node, target.attr.value)
+        ):
             # `self.params = k * d; self.params += b`: the call computes the value afresh
             # before adding to it, so nothing accumulates across calls: one write.
             augmented = False
@@ -688,3 +701,21 @@ class Model(tf.keras.Model):
     def visit_AnnAssign(self, node: cst.AnnAssign, fn: TracedFunction) -> None:
         if node.value is not None:
             self._check(node.target, node.value, fn, node)
+
+
+def _got_by_name(ctx: ModuleContext, fn: FunctionNode, attr: str) -> bool:
+    """``fn`` reads the attribute by its name (``getattr(self, "calls", 0)``, ``vars(self)``,
+    ``self.__dict__``): a write from it carries the old value on."""
+    for node in walk.descendants(fn):
+        if isinstance(node, cst.Attribute) and node.attr.value == "__dict__":
+            return True
+        if not isinstance(node, cst.Call):
+            continue
+        res = ctx.resolve(node.func)
+        if res.is_builtin("vars"):
+            return True
+        if res.is_builtin("getattr") and len(node.args) > 1:
+            name = node.args[1].value
+            if not isinstance(name, cst.SimpleString) or name.evaluated_value == attr:
+                return True
+    return False

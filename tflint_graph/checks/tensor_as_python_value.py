@@ -15,7 +15,7 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.core.finding import Severity
 from tflint_graph.model.autograph import convert_advice, converts, not_converted
-from tflint_graph.model.certain import certain_tensors
+from tflint_graph.model.certain import certain_tensors, maybe_number
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.tensors import Kind
 from tflint_graph.model.values import assigned_value, attribute_values
@@ -49,6 +49,9 @@ _CONVERTED = {
     "sorted": (_ITER, "tf.sort(t)"),
 }
 _DICT_CALLS = ("collections.OrderedDict", "collections.defaultdict")
+# Builtins that take a Python number as well as a tensor would be refused (a number made from
+# an unproven parameter may be what the calls pass); iterating one fails either way.
+_NUMBERS_WORK = frozenset({"max", "min", "int", "float", "range"})
 
 
 class TensorAsPythonValue(Rule):
@@ -272,6 +275,8 @@ def step(x: tf.Tensor):
         tensor = next((a for a in checked if self._tensor(a, fn)), None)
         if tensor is None or not self._live(node, fn):
             return
+        if builtin in _NUMBERS_WORK and any(self._maybe_number(a, fn) for a in checked):
+            return  # `min(1.0, (epoch + 1) / 5)`: the calls may pass a Python number
         name = self.quote(tensor)
         if builtin in _CONVERTED:
             if converts(fn):
@@ -395,6 +400,10 @@ def step(x: tf.Tensor):
         return "sequence" if kinds == {"list", "tuple"} else None
 
     # -- helpers ------------------------------------------------------------------------
+    def _maybe_number(self, expr: cst.BaseExpression, fn: TracedFunction) -> bool:
+        inference = certain_tensors(self.ctx, fn, traced_of(self.ctx).definitions)
+        return maybe_number(self.ctx, inference, expr)
+
     def _tensor(self, expr: cst.BaseExpression, fn: TracedFunction) -> bool:
         if isinstance(expr, cst.Comparison) and any(
             isinstance(o, cst.Name) and o.value == "None"

@@ -89,6 +89,64 @@ def certain_tensors(
     return ctx.memo("certain-tensors", fn.node, build)
 
 
+_NUMBER_BUILTINS = frozenset({"int", "float", "abs", "round", "min", "max"})
+
+
+def maybe_number(
+    ctx: ModuleContext, inference: TensorInference, expr: cst.BaseExpression, depth: int = 0
+) -> bool:
+    """``expr`` is arithmetic on bare parameters with no evidence of a tensor (``(epoch + 1) /
+    5``, also through local names bound only to such values): a Python number whenever the
+    calls pass numbers, where ``min()``, ``int()`` and comparisons work while tracing."""
+    return _number(ctx, inference, expr, depth) == "param"
+
+
+def _number(
+    ctx: ModuleContext,
+    inference: TensorInference,
+    expr: cst.BaseExpression,
+    depth: int,
+    seen: frozenset[cst.CSTNode] = frozenset(),
+) -> str:
+    """ "param" (a number made from an unproven parameter), "number" (a plain Python number)
+    or "" (anything else)."""
+    if isinstance(expr, cst.Integer | cst.Float):
+        return "number"
+    if isinstance(expr, cst.BinaryOperation):
+        parts = [_number(ctx, inference, e, depth, seen) for e in (expr.left, expr.right)]
+    elif isinstance(expr, cst.UnaryOperation):
+        parts = [_number(ctx, inference, expr.expression, depth, seen)]
+    elif isinstance(expr, cst.Call) and any(
+        ctx.resolve(expr.func).is_builtin(n) for n in _NUMBER_BUILTINS
+    ):
+        parts = [_number(ctx, inference, a.value, depth, seen) for a in expr.args if not a.star]
+    elif isinstance(expr, cst.Name) and depth < _MAX_DEPTH:
+        here = ctx.enclosing_function(expr)
+        found = ctx.bindings(expr)
+        if not found or all(
+            not isinstance(a.node, cst.Param) and ctx.enclosing_function(a.node) is not here
+            for a in found
+        ):
+            # An import, a module constant, a closure's: a Python value while tracing.
+            return "" if inference.kind(expr) is Kind.TENSOR else "number"
+        parts = []
+        for a in found:
+            if a.node in seen:
+                continue  # `epoch = epoch + 1`: its other bindings decide
+            if isinstance(a.node, cst.Param):
+                parts.append("param" if a.node in inference.unproven else "")
+                continue
+            value = assigned_value(ctx, a.node, with_items=False)
+            if value is None or ctx.enclosing_function(a.node) is not here:
+                return ""
+            parts.append(_number(ctx, inference, value, depth + 1, seen | {a.node}))
+    else:
+        return ""
+    if not parts or "" in parts:
+        return ""
+    return "param" if "param" in parts else "number"
+
+
 def _annotated_tensor(ctx: ModuleContext, p: cst.Param) -> bool:
     if p.annotation is None:
         return False
@@ -254,14 +312,38 @@ def indexes_python_sequence(
         found = ctx.bindings(base)
         if len(found) == 1 and isinstance(found[0].node, cst.Param):
             value = given.get(found[0].node.name.value)
-            if value is not None and _sequence(ctx, value, 0):
+            if value is not None and _sequence(ctx, value, 0) and not _numbers(ctx, value, 0):
                 return True
         elif (
             found
             and all(not isinstance(a.node, cst.Param) for a in found)
             and _sequence(ctx, base, 0)
+            and not _numbers(ctx, base, 0)
         ):
             return True
+    return False
+
+
+def _numbers(ctx: ModuleContext, expr: cst.BaseExpression, depth: int) -> bool:
+    """A list or tuple of Python numbers (``[0.1 * 0.99**k for k in range(200)]``): one tensor
+    could hold it, and ``tf.gather`` pick from it with a tensor index."""
+    if isinstance(expr, cst.List | cst.Tuple):
+        return bool(expr.elements) and all(_numeric(e.value) for e in expr.elements)
+    if isinstance(expr, cst.ListComp):
+        return _numeric(expr.elt)
+    if isinstance(expr, cst.Name) and depth < _MAX_DEPTH:
+        values = [assigned_value(ctx, a.node, with_items=False) for a in ctx.bindings(expr)]
+        return bool(values) and all(v is not None and _numbers(ctx, v, depth + 1) for v in values)
+    return False
+
+
+def _numeric(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.Integer | cst.Float | cst.Name):
+        return True
+    if isinstance(expr, cst.BinaryOperation):
+        return _numeric(expr.left) and _numeric(expr.right)
+    if isinstance(expr, cst.UnaryOperation):
+        return _numeric(expr.expression)
     return False
 
 

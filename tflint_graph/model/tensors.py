@@ -306,7 +306,7 @@ class TensorInference:
         # that a tf.function gets tensors: a test reading one decides a conditional too.
         self.params_certain = False
         # Bare parameters taken for structures for want of evidence (``model.certain``): they
-        # may as well hold a Python number, so arithmetic on them proves no tensor.
+        # may as well hold a Python number (see ``model.certain.maybe_number``).
         self.unproven: set[cst.Param] = set()
 
     # -- public -----------------------------------------------------------------------
@@ -340,9 +340,7 @@ class TensorInference:
             left, right = self.kind(expr.left), self.kind(expr.right)
             if Kind.TENSOR in (left, right):
                 return Kind.TENSOR
-            if not _arithmetic_on_structure(expr, left, right) or self._unproven(expr):
-                return None
-            return Kind.TENSOR
+            return Kind.TENSOR if _arithmetic_on_structure(expr, left, right) else None
         if isinstance(expr, cst.Comparison):
             if any(
                 isinstance(t.operator, cst.Is | cst.IsNot | cst.In | cst.NotIn)
@@ -397,16 +395,6 @@ class TensorInference:
     def params(self) -> dict[cst.Param, Kind | None]:
         """Each parameter of ``self.fn`` with what it holds while tracing (a copy)."""
         return dict(self._params)
-
-    def _unproven(self, expr: cst.BinaryOperation) -> bool:
-        """An operand is a name bound only to an unproven parameter (``epoch + 1`` with
-        ``epoch`` a Python int on every call the module makes)."""
-        for side in (expr.left, expr.right):
-            if isinstance(side, cst.Name):
-                found = self.ctx.bindings(side)
-                if len(found) == 1 and found[0].node in self.unproven:
-                    return True
-        return False
 
     def set_param_kind(self, param: cst.Param, kind: Kind | None) -> None:
         """Answer ``kind`` for ``param`` from now on (a stricter question's assumption)."""

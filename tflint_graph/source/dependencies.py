@@ -302,8 +302,11 @@ def _candidates(folder: Path) -> Iterator[Path]:
         names = set(os.listdir(folder))
     except OSError:
         return
-    for name in ("pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "environment.yaml"):
+    for name in ("pyproject.toml", "setup.cfg", "setup.py"):
         if name in names and (folder / name).is_file():
+            yield folder / name
+    for name in sorted(n for n in names if _conda_env(n)):
+        if (folder / name).is_file():
             yield folder / name
     if "PKG-INFO" in names and (folder / "PKG-INFO").is_file():
         yield folder / "PKG-INFO"
@@ -362,14 +365,8 @@ def _requirements(file: Path, text: str) -> Iterator[str]:
         yield from _dockerfile(text)
     elif name.endswith(".sh"):  # an install script: `pip install tensorflow==2.3.1`
         yield from _pip_pins(text)
-    elif name.startswith("environment."):
-        for line in text.splitlines():
-            item = line.strip()
-            if item.startswith("- "):
-                # conda's `tensorflow=2.15` is pip's `tensorflow==2.15.*`
-                spec = item[2:].strip()
-                conda = re.fullmatch(r"([A-Za-z0-9._-]+)=([0-9][0-9.]*)", spec)
-                yield f"{conda.group(1)}=={conda.group(2)}.*" if conda else spec
+    elif _conda_env(name):
+        yield from _conda_items(text)
     else:  # requirements*.txt
         for line in text.splitlines():
             item = line.split(" #", 1)[0].strip()
@@ -471,9 +468,38 @@ def _strings(value: object) -> Iterator[str]:
         yield from (v for v in value if isinstance(v, str))
 
 
+def _conda_env(name: str) -> bool:
+    """A conda environment file: ``environment.yml``, ``conda_env.yaml``, ``conda.yml``..."""
+    stem, dot, suffix = name.rpartition(".")
+    return (
+        bool(dot)
+        and suffix in ("yml", "yaml")
+        and ("conda" in stem or stem.startswith("environment"))
+    )
+
+
+def _conda_items(text: str) -> Iterator[str]:
+    """The packages a conda environment lists (pip's spelling: conda's ``tensorflow=2.15``
+    is ``tensorflow==2.15.*``)."""
+    for line in text.splitlines():
+        item = line.strip()
+        if item.startswith("- "):
+            spec = item[2:].strip()
+            conda = re.fullmatch(r"([A-Za-z0-9._-]+)=([0-9][0-9.]*)", spec)
+            yield f"{conda.group(1)}=={conda.group(2)}.*" if conda else spec
+
+
 def _python_requires(name: str, text: str) -> Iterator[str]:
     """The Python versions a declaration file admits (``python_requires``,
-    ``requires-python``, ``Requires-Python:``), as specifier strings."""
+    ``requires-python``, ``Requires-Python:``, a conda environment's ``python=3.8``), as
+    specifier strings."""
+    if _conda_env(name):
+        for item in _conda_items(text):
+            if _package(item) == "python":
+                spec = item[len("python") :].strip()
+                if spec and spec[0] in "=<>!~":
+                    yield spec
+        return
     if name == "pyproject.toml":
         try:
             project = tomllib.loads(text).get("project", {})
