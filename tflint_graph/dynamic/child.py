@@ -2727,12 +2727,19 @@ def _graph_ops(graph: Any, modfile: str, first: int, last: int) -> tuple[int, in
         for op in current.get_operations():
             total += 1
             with contextlib.suppress(Exception):
-                if any(
-                    first <= frame.lineno <= last and _real(frame.filename) == modfile
-                    for frame in op.traceback
-                ):
+                if _op_lines(op, modfile, first, last):
                     in_lines += 1
     return total, in_lines
+
+
+def _op_lines(op: Any, modfile: str, first: int, last: int) -> list[int]:
+    """The lines ``first`` to ``last`` of the module in the Python stack that created ``op``
+    (AutoGraph's generated code mapped back)."""
+    return [
+        frame.lineno
+        for frame in op.traceback
+        if first <= frame.lineno <= last and _real(frame.filename) == modfile
+    ]
 
 
 def ops_by_lines(graph: Any, modfile: str, first: int, last: int) -> dict[str, int]:
@@ -2743,11 +2750,7 @@ def ops_by_lines(graph: Any, modfile: str, first: int, last: int) -> dict[str, i
     for current in _graphs(graph):
         for op in current.get_operations():
             with contextlib.suppress(Exception):
-                lines = [
-                    frame.lineno
-                    for frame in op.traceback
-                    if first <= frame.lineno <= last and _real(frame.filename) == modfile
-                ]
+                lines = _op_lines(op, modfile, first, last)
                 if lines:
                     key = op.type if _data_dependent(op) else op.type + "*"
                     found[key] = min(found.get(key, lines[0]), lines[0])

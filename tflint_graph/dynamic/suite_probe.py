@@ -31,7 +31,7 @@ import itertools
 import linecache
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import FrameType, ModuleType
 from typing import Any
 
@@ -397,13 +397,11 @@ class SuiteProbe(child.Probe):
         runs was built."""
         if not self._graph_values:
             return None
-        self.on = False
         try:
-            graph = fn.get_concrete_function(*args, **kwargs).graph
+            with self._paused():
+                graph = fn.get_concrete_function(*args, **kwargs).graph
         except Exception:
             return None
-        finally:
-            self.on = True
         found = self._graph_values.get((key, id(graph)))
         return found[1] if found is not None and found[0] is graph else None
 
@@ -417,19 +415,27 @@ class SuiteProbe(child.Probe):
         values = child._staged_values(old)
         if not values:
             return ""
-        self.on = False  # a trace made here is none of the tests'
         try:
-            count = fn.experimental_get_tracing_count()
-            before = fn.get_concrete_function(*args, **kwargs)
-            scope[name] = values[0]
-            after = fn.get_concrete_function(*args, **kwargs)
-            same = after is before and fn.experimental_get_tracing_count() == count
+            with self._paused():
+                count = fn.experimental_get_tracing_count()
+                before = fn.get_concrete_function(*args, **kwargs)
+                scope[name] = values[0]
+                after = fn.get_concrete_function(*args, **kwargs)
+                same = after is before and fn.experimental_get_tracing_count() == count
         except Exception:
             return ""
         finally:
             scope[name] = old
-            self.on = True
         return repr(values[0]) if same else ""
+
+    @contextlib.contextmanager
+    def _paused(self) -> Iterator[None]:
+        """Record nothing meanwhile: a trace the probe makes itself is none of the tests'."""
+        self.on = False
+        try:
+            yield
+        finally:
+            self.on = True
 
     @functools.cached_property
     def _try_bodies(self) -> dict[tuple[str, int], list[tuple[str, int]]]:
