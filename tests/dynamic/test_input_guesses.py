@@ -300,6 +300,39 @@ MODULES = {
             print(text)  # TFG101
             return tf.constant(len(text))
         """,
+    # Targets read by key, shaped like the dict the held model returns: class ids where the
+    # output has classes on its last axis, the output's shape otherwise.
+    "keyed_targets.py": """
+        import keras
+        import tensorflow as tf
+
+
+        class SegNet(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.conv = keras.layers.Conv2D(3, 1)
+                self.dense = keras.layers.Dense(1)
+
+            def call(self, images, training=False):
+                logits = self.conv(images)
+                return {"mask": logits, "count": self.dense(tf.reduce_mean(logits, axis=[1, 2]))}
+
+
+        class Trainer:
+            def __init__(self, model):
+                self.model = model
+
+            @tf.function
+            def step(self, images, targets):
+                out = self.model(images, training=True)
+                seg = keras.losses.sparse_categorical_crossentropy(
+                    targets["mask"], out["mask"], from_logits=True
+                )
+                error = tf.square(targets["count"] - out["count"])
+                loss = tf.reduce_mean(seg) + tf.reduce_mean(error)
+                print("loss", loss)  # TFG101
+                return loss
+        """,
     # A script beside the package, importing it as it does when run from the checkout.
     "tools/__init__.py": "",
     "mypkg/__init__.py": "",
@@ -391,3 +424,8 @@ def test_an_owner_the_module_builds_in_a_factory(run: dict) -> None:
 def test_sizes_are_ints_and_a_static_one_a_python_int(run: dict) -> None:
     dynamic = run[("chunks.py", 9, "TFG209")]["dynamic"]
     assert ", py:2, int32[]" in dynamic["inputs"], dynamic
+
+
+def test_targets_read_by_key_are_shaped_like_the_models_outputs(run: dict) -> None:
+    dynamic = run[("keyed_targets.py", 28, "TFG101")]["dynamic"]
+    assert "{mask: int32[2,4,4], count: float32[2,1]}" in dynamic["inputs"], dynamic

@@ -1974,6 +1974,60 @@ def _model_attempts(
     return []
 
 
+def _output_attempts(module: ModuleType, first: dict[str, Any], owner: Any) -> list[dict[str, Any]]:
+    """Guesses whose parts read by key (``targets["mask"]``) are shaped like the dict a model
+    the object holds returns for the guessed batch: class ids for a part with classes on its
+    last axis (what a sparse cross-entropy takes), the output's own shape otherwise."""
+    model_type = _keras_model_type()
+    try:
+        held = [owner] if isinstance(owner, model_type) else []
+        held += [v for v in vars(owner).values() if isinstance(v, model_type)]
+    except TypeError:
+        return []
+    args = first["args"]
+    batch = next(
+        (
+            i
+            for i, a in enumerate(args)
+            if a["kind"] == "tensor" and a["dtype"] == "float32" and len(a["shape"]) >= 2
+        ),
+        None,
+    )
+    keyed = [i for i, a in enumerate(args) if a["kind"] == "dict"]
+    if batch is None or not keyed:
+        return []
+    for model in held:
+        try:
+            out = model(make_input(args[batch], 1, module=module), training=False)
+        except Exception:
+            continue
+        if not isinstance(out, dict):
+            continue
+        shaped = list(args)
+        for i in keyed:
+            items = dict(args[i]["items"])
+            for key in items:
+                if key not in out or not hasattr(out[key], "shape"):
+                    continue
+                dims = [int(d) for d in out[key].shape]
+                if len(dims) > 1 and dims[-1] > 1:
+                    items[key] = {**_tensor_spec("int32", dims[:-1]), "values": [0, dims[-1]]}
+                else:
+                    items[key] = _tensor_spec("float32", dims)
+            shaped[i] = {"kind": "dict", "items": items}
+        if shaped != args:
+            shown = ", ".join(_shown(a) for a in shaped)
+            return [
+                {
+                    "source": "guessed",
+                    "shown": shown,
+                    "args": shaped,
+                    "kwargs": first.get("kwargs", {}),
+                }
+            ]
+    return []
+
+
 _DTYPE_CLASH = re.compile(r"has type (\w+) that does not match expected type of (\w+)")
 _ARG_CLASH = re.compile(r"has type (\w+) that does not match type (\w+) of argument")
 _DIM_CLASH = re.compile(r"Dimensions must be equal, but are (\d+) and (\d+)")
@@ -2590,7 +2644,9 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
                 # a factory made around the model it was given: inputs shaped for that
                 # model first, the plain guesses next.
                 owner_shaped = True
-                extra = _model_attempts(module, target, attempt, holder)
+                extra = _model_attempts(module, target, attempt, holder) or _output_attempts(
+                    module, attempt, holder
+                )
                 if extra:
                     at = attempts.index(attempt)
                     attempts[at:at] = extra

@@ -971,11 +971,14 @@ def _sizes(body: cst.CSTNode, names: list[str]) -> set[str]:
 
 def _any_model(ctx: ModuleContext, module_name: str, param: str) -> str:
     """Source that builds a model for ``param``: the module's own builder, else the
-    project's (see :func:`~tflint_graph.dynamic.project.model_builders`); "" for none."""
+    project's (see :func:`~tflint_graph.dynamic.project.model_builders`), the module's own
+    model classes first; "" for none."""
     builder = _model_builder(ctx, param)
     if builder:
         return f"{builder}()"
-    found = model_builders(_root_of(ctx.path), exclude=module_name, param=param)
+    found = model_builders(_root_of(ctx.path), param=param)
+    # The module's own model (a class that needs no argument) before the project's others.
+    found.sort(key=lambda mf: mf[0] != module_name)
     return builder_source(*found[0]) if found else ""
 
 
@@ -1367,6 +1370,11 @@ def _mark_target(
 def _operand(expr: cst.BaseExpression, wanted: set[str]) -> tuple[str, bool]:
     """(the parameter ``expr`` is, or indexes; whether ``expr`` is a computed value)."""
     base = expr.value if isinstance(expr, cst.Subscript) else expr
+    if isinstance(expr, cst.Subscript) and any(
+        isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString)
+        for e in expr.slice
+    ):
+        base = None  # `targets["count"] - out["count"]`: an item of a dict, not the dict
     name = base.value if isinstance(base, cst.Name) and base.value in wanted else ""
     computed = isinstance(expr, (cst.Name, cst.Call, cst.Subscript, cst.Attribute))
     return name, computed
