@@ -1861,8 +1861,7 @@ def _step_attempts(owner: Any, first: dict[str, Any]) -> list[dict[str, Any]]:
     data = first["args"][0] if first["args"] else None
     if data is None or data["kind"] not in ("tuple", "tensor"):
         return []
-    model_type = _keras_model_type()
-    models = [owner] + [v for v in vars(owner).values() if isinstance(v, model_type)]
+    models = _held_models(owner)
     out = []
     seen = []
     for model in models:
@@ -1974,16 +1973,22 @@ def _model_attempts(
     return []
 
 
+def _held_models(owner: Any) -> list[Any]:
+    """``owner`` if it is a Keras model, then the Keras models its attributes hold, in the
+    order its constructor set them (a GAN's discriminator, then its generator)."""
+    model_type = _keras_model_type()
+    held = [owner] if isinstance(owner, model_type) else []
+    try:
+        return held + [v for v in vars(owner).values() if isinstance(v, model_type)]
+    except TypeError:  # an object without a __dict__
+        return held
+
+
 def _output_attempts(module: ModuleType, first: dict[str, Any], owner: Any) -> list[dict[str, Any]]:
     """Guesses whose parts read by key (``targets["mask"]``) are shaped like the dict a model
     the object holds returns for the guessed batch: class ids for a part with classes on its
     last axis (what a sparse cross-entropy takes), the output's own shape otherwise."""
-    model_type = _keras_model_type()
-    try:
-        held = [owner] if isinstance(owner, model_type) else []
-        held += [v for v in vars(owner).values() if isinstance(v, model_type)]
-    except TypeError:
-        return []
+    held = _held_models(owner)
     args = first["args"]
     batch = next(
         (
