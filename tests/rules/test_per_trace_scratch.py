@@ -52,6 +52,18 @@ CASES = {
         def quiet_step(x):
             SETTINGS.verbose = False  # every call would store the same literal
             return x * 2.0
+
+        @tf.function
+        def frozen_features_step(x, extractor, head):
+            features = extractor(x)  # another object: it cannot see head's flag
+            head.trainable = False
+            return head(features)
+
+        @tf.function
+        def wrapped_step(x, run, head):
+            y = run(head, x)  # handed the object: it may read the flag a trace left
+            head.trainable = False  # TFG106
+            return y
     """,
     "a handed object's flag read before it is set, or set in a branch, or counted": """
         import tensorflow as tf
@@ -1018,6 +1030,41 @@ CASES = {
                 self.calls = getattr(self, "calls", 0)  # the old value, carried on
                 self.calls += 1  # TFG106
                 return x
+    """,
+    "getattr with a literal name reads the attribute": """
+        import keras
+        import tensorflow as tf
+
+        class Counter(keras.layers.Layer):
+            def call(self, x):
+                self.calls = getattr(self, "calls", 0) + 1  # TFG106
+                return x
+
+
+        class Scaled(keras.layers.Layer):
+            def call(self, x):
+                self.scale = getattr(self, "scale", 2.0)  # a default filled in once
+                return x * self.scale
+
+
+        class Probe(tf.Module):
+            @tf.function
+            def __call__(self, x):
+                self.last = tf.reduce_sum(x)  # TFG106
+                return x
+
+            def report(self):
+                return getattr(self, "last", None)
+
+
+        class Quiet(tf.Module):
+            @tf.function
+            def __call__(self, x):
+                self.seen = tf.reduce_sum(x)  # read by no eager code, not even by name
+                return x
+
+            def report(self):
+                return getattr(self, "other", None)
     """,
     "a variable rebound to what its own assign returns": """
         import tensorflow as tf

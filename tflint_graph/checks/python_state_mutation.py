@@ -251,7 +251,7 @@ class Model(tf.keras.Model):
             augmented
             and on_self
             and readers(ctx).assigned_first(target, fn.node)
-            and not _got_by_name(ctx, fn.node, target.attr.value)
+            and not _reads_every_attribute(ctx, fn.node)
         ):
             # `self.params = k * d; self.params += b`: the call computes the value afresh
             # before adding to it, so nothing accumulates across calls: one write.
@@ -367,12 +367,32 @@ class Model(tf.keras.Model):
         if statement not in writes:
             return False
         first = ctx.source_order(writes[0])
+        # An object passed in as a parameter is out of reach of calls that are not handed it
+        # (`feat = pre(x)` before `net.trainable = True`).
+        head = root_name(target)
+        root = head.value if head is not None else None
+        passed = (
+            root is not None
+            and root not in ("self", "cls")
+            and isinstance(fn.node, cst.FunctionDef)
+            and root
+            in {
+                p.name.value
+                for p in (
+                    *fn.node.params.posonly_params,
+                    *fn.node.params.params,
+                    *fn.node.params.kwonly_params,
+                )
+            }
+        )
         for node in walk.descendants(fn.node):
             if ctx.source_order(node) >= first or ctx.enclosing_function(node) is not fn.node:
                 continue
             if isinstance(node, cst.Attribute) and ctx.code(node) == text:
                 return False  # read before this call sets it: carried from another call
             if isinstance(node, cst.Call) and not ctx.resolve(node.func).imported:
+                if passed and not _names(node, root):
+                    continue
                 return False  # `decoder(x)` first: it may read the flag a trace left
         literals = {ctx.code(w.value) for w in writes if isinstance(w, cst.Assign)}
         return all(
@@ -493,6 +513,17 @@ class Model(tf.keras.Model):
                 and ctx.code(test.comparisons[0].comparator) == "None"
                 and not written_eagerly(ctx, target.attr.value, owning_class(ctx, fn.node))
             )
+        if (
+            isinstance(value, cst.Call)
+            and ctx.resolve(value.func).is_builtin("getattr")
+            and len(value.args) == 3
+            and ctx.code(value.args[0].value) == ctx.code(target.value)
+            and isinstance(value.args[1].value, cst.SimpleString)
+            and value.args[1].value.evaluated_value == target.attr.value
+            and is_constant(value.args[2].value)
+        ):
+            # `self.calls = getattr(self, "calls", 0)`: the same default filled in once
+            return not written_eagerly(ctx, target.attr.value, owning_class(ctx, fn.node))
         if isinstance(value, cst.BooleanOperation):
             operands: list[cst.BaseExpression] = []
             pending: list[cst.BaseExpression] = [value]
@@ -703,9 +734,15 @@ class Model(tf.keras.Model):
             self._check(node.target, node.value, fn, node)
 
 
-def _got_by_name(ctx: ModuleContext, fn: FunctionNode, attr: str) -> bool:
-    """``fn`` reads the attribute by its name (``getattr(self, "calls", 0)``, ``vars(self)``,
-    ``self.__dict__``): a write from it carries the old value on."""
+def _names(node: cst.CSTNode, name: str | None) -> bool:
+    """``node`` spells the name ``name`` somewhere (``decoder(net)``, ``net.encode(x)``)."""
+    return any(isinstance(n, cst.Name) and n.value == name for n in walk.descendants(node))
+
+
+def _reads_every_attribute(ctx: ModuleContext, fn: FunctionNode) -> bool:
+    """``fn`` reads its object's attributes wholesale (``vars(self)``, ``self.__dict__``,
+    ``getattr(self, name)`` with a computed name), so a write from it may carry an old value
+    on.  (``getattr(self, "calls", 0)`` is an ordinary read of ``self.calls``.)"""
     for node in walk.descendants(fn):
         if isinstance(node, cst.Attribute) and node.attr.value == "__dict__":
             return True
@@ -714,8 +751,10 @@ def _got_by_name(ctx: ModuleContext, fn: FunctionNode, attr: str) -> bool:
         res = ctx.resolve(node.func)
         if res.is_builtin("vars"):
             return True
-        if res.is_builtin("getattr") and len(node.args) > 1:
-            name = node.args[1].value
-            if not isinstance(name, cst.SimpleString) or name.evaluated_value == attr:
-                return True
+        if (
+            res.is_builtin("getattr")
+            and len(node.args) > 1
+            and not isinstance(node.args[1].value, cst.SimpleString)
+        ):
+            return True
     return False

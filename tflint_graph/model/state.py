@@ -39,12 +39,34 @@ _FRAMEWORK_EAGER = frozenset(
 
 @dataclass(frozen=True)
 class Read:
-    """One load of ``<receiver>.<attr>``."""
+    """One load of ``<receiver>.<attr>``: the attribute itself, or ``getattr(<receiver>,
+    "<attr>"[, default])``, which reads the same state by its name."""
 
-    node: cst.Attribute
+    node: cst.Attribute | cst.Call
+    receiver: cst.BaseExpression
+    attr: str
     function: FunctionNode | None  # innermost enclosing def or lambda; None at module level
     on_self: bool  # ``self.attr`` / ``cls.attr``
     owned: bool  # on ``self`` or on an object it holds: ``self.layer.kernel``
+
+    def spelt(self, ctx: ModuleContext) -> str:
+        """The read as attribute syntax (``getattr(self, "n", 0)`` is ``self.n``)."""
+        if isinstance(self.node, cst.Attribute):
+            return ctx.code(self.node)
+        return f"{ctx.code(self.receiver)}.{self.attr}"
+
+
+def _getattr_read(node: cst.Call) -> tuple[cst.BaseExpression, str] | None:
+    """``getattr(obj, "name")`` / ``getattr(obj, "name", default)``: the object and name."""
+    if not (isinstance(node.func, cst.Name) and node.func.value == "getattr"):
+        return None
+    if len(node.args) not in (2, 3) or any(a.keyword or a.star for a in node.args):
+        return None
+    name = node.args[1].value
+    if not isinstance(name, cst.SimpleString):
+        return None
+    value = name.evaluated_value
+    return (node.args[0].value, value) if isinstance(value, str) else None
 
 
 class _Reads(walk.Visitor):
@@ -63,7 +85,8 @@ class _Reads(walk.Visitor):
             self._stores.add(target)
             value = target.value
             on_self = isinstance(value, cst.Name) and value.value in _SELF
-            write = Read(target, self.stack[-1], on_self, on_self or owned_by_self(value))
+            owned = on_self or owned_by_self(value)
+            write = Read(target, value, target.attr.value, self.stack[-1], on_self, owned)
             self.written.setdefault(target.attr.value, []).append(write)
         elif isinstance(target, cst.Tuple | cst.List):
             for el in target.elements:
@@ -82,6 +105,14 @@ class _Reads(walk.Visitor):
         # `d.values()`, `self.reset()`: a method called, not stored state read.
         if isinstance(node.func, cst.Attribute):
             self._stores.add(node.func)
+        by_name = _getattr_read(node)
+        if by_name is not None:
+            value, attr = by_name
+            on_self = isinstance(value, cst.Name) and value.value in _SELF
+            owned = on_self or owned_by_self(value)
+            self.found.setdefault(attr, []).append(
+                Read(node, value, attr, self.stack[-1], on_self, owned)
+            )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.defined.setdefault(node.name.value, []).append(node)
@@ -105,8 +136,9 @@ class _Reads(walk.Visitor):
             return
         value = node.value
         on_self = isinstance(value, cst.Name) and value.value in _SELF
-        read = Read(node, self.stack[-1], on_self, on_self or owned_by_self(value))
-        self.found.setdefault(node.attr.value, []).append(read)
+        attr = node.attr.value
+        read = Read(node, value, attr, self.stack[-1], on_self, on_self or owned_by_self(value))
+        self.found.setdefault(attr, []).append(read)
 
 
 class AttributeReaders:
@@ -124,14 +156,18 @@ class AttributeReaders:
     def reads(self, attr: str) -> list[Read]:
         return self._reads.get(attr, [])
 
-    def assigned_first(self, read: cst.Attribute, fn: FunctionNode | None) -> bool:
-        """``fn`` assigns the same ``self.x`` before ``read`` on every path to it (an
+    def assigned_first(self, load: cst.Attribute | Read, fn: FunctionNode | None) -> bool:
+        """``fn`` assigns the same ``self.x`` before ``load`` on every path to it (an
         earlier statement of a block that holds the read): the read sees what this call
         stored, never a value carried from another call or another trace."""
         ctx = self.ctx
-        text = ctx.code(read)
+        if isinstance(load, Read):
+            read: cst.CSTNode = load.node
+            text, attr = load.spelt(ctx), load.attr
+        else:
+            read, text, attr = load, ctx.code(load), load.attr.value
         at = ctx.source_order(read)
-        for write in self._writes.get(read.attr.value, []):
+        for write in self._writes.get(attr, []):
             if write.function is not fn or ctx.code(write.node) != text:
                 continue
             statement = statement_of(ctx, write.node)
@@ -217,11 +253,11 @@ class AttributeReaders:
                 continue
             if read.on_self and not mine:
                 continue  # another class's own state
-            if not read.owned and self._foreign(read.node.value, 0):
+            if not read.owned and self._foreign(read.receiver, 0):
                 continue  # `args.test` with `args = parser.parse_args()`: not this object
             if mine and method is not None and self._helper_of_traced_code(method, read.node):
                 continue
-            if read.owned and self.assigned_first(read.node, fn):
+            if read.owned and self.assigned_first(read, fn):
                 continue  # it stores its own value first: what a trace left is never read
             if not read.on_self and self.called_eagerly_before(read):
                 continue  # `out = decoder(x)` then `decoder.last_scores`: this call's value
@@ -315,7 +351,7 @@ class AttributeReaders:
         (``model.fit(...)``, ``model.predict(...)``) may have traced it."""
         ctx = self.ctx
         prefixes: set[str] = set()
-        for owner in _owner_texts(ctx, read.node.value):
+        for owner in _owner_texts(ctx, read.receiver):
             prefixes |= {owner[:i] for i, ch in enumerate(owner) if ch in ".["} | {owner}
         at = ctx.source_order(read.node)
         last: tuple[int, bool] | None = None
@@ -385,7 +421,7 @@ class AttributeReaders:
             self.ctx.asked_accessors.add(name)
         return eager is False
 
-    def _helper_of_traced_code(self, method: cst.FunctionDef, read: cst.Attribute) -> bool:
+    def _helper_of_traced_code(self, method: cst.FunctionDef, read: cst.CSTNode) -> bool:
         """``method`` is a helper of traced code, not an accessor users call eagerly: it takes
         arguments besides ``self`` and hands the attribute to a TensorFlow op with them
         (``get_targets(self, x): return tf.gather(x, self.index_targets)``), and nothing in
@@ -423,7 +459,7 @@ def _owner_texts(ctx: ModuleContext, owner: cst.BaseExpression) -> list[str]:
     return texts
 
 
-def _static_metadata(ctx: ModuleContext, node: cst.Attribute) -> bool:
+def _static_metadata(ctx: ModuleContext, node: cst.CSTNode) -> bool:
     """``node`` is only asked for its static shape or dtype (``x.shape[-1]``, ``x.dtype``,
     ``x.get_shape()``)."""
     parent = ctx.parent(node)
@@ -724,10 +760,10 @@ def read_before(
     limit = ctx.source_order(statement)
     known = readers(ctx)
     for read in known.reads(target.attr.value):
-        if read.function is not fn or not read.owned or ctx.code(read.node) != text:
+        if read.function is not fn or not read.owned or read.spelt(ctx) != text:
             continue
         earlier = ctx.source_order(read.node) < limit or ctx.inside(read.node, statement)
-        if earlier and not known.assigned_first(read.node, fn):
+        if earlier and not known.assigned_first(read, fn):
             return True
     return False
 
