@@ -333,6 +333,57 @@ MODULES = {
                 print("loss", loss)  # TFG101
                 return loss
         """,
+    # A Keras step whose targets only a helper method reads by key, on an unbuilt model
+    # with dict outputs: images for `images`, the targets shaped like the outputs.
+    "keyed_step.py": """
+        import keras
+        import tensorflow as tf
+
+
+        class Counter(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.conv = keras.layers.Conv2D(3, 1)
+                self.dense = keras.layers.Dense(1)
+                self.steps = 0
+
+            def call(self, images, training=False):
+                logits = self.conv(images)
+                return {"mask": logits, "count": self.dense(tf.reduce_mean(logits, axis=[1, 2]))}
+
+            def _loss(self, targets, out):
+                seg = keras.losses.sparse_categorical_crossentropy(
+                    targets["mask"], out["mask"], from_logits=True
+                )
+                return tf.reduce_mean(seg) + tf.reduce_mean(tf.abs(targets["count"] - out["count"]))
+
+            def train_step(self, data):
+                images, targets = data
+                loss = self._loss(targets, self(images, training=True))
+                self.steps += 1  # TFG106
+                return {"loss": loss}
+        """,
+    # A function that loops over a dataset of (images, targets) batches; and one that
+    # reduces its argument over axes a vector does not have.
+    "loops.py": """
+        import tensorflow as tf
+
+
+        @tf.function
+        def mean_error(dataset):
+            total = tf.Variable(0.0)  # TFG205
+            for images, targets in dataset:
+                total.assign_add(tf.reduce_sum(tf.abs(tf.reduce_mean(images) - targets["count"])))
+            return total
+
+
+        @tf.function
+        def areas(labels):
+            sizes = []
+            for index in range(150):  # TFG305
+                sizes.append(tf.reduce_sum(tf.cast(labels == index, tf.int32), axis=[1, 2]))
+            return tf.stack(sizes, axis=1)
+        """,
     # A script beside the package, importing it as it does when run from the checkout.
     "tools/__init__.py": "",
     "mypkg/__init__.py": "",
@@ -429,3 +480,18 @@ def test_sizes_are_ints_and_a_static_one_a_python_int(run: dict) -> None:
 def test_targets_read_by_key_are_shaped_like_the_models_outputs(run: dict) -> None:
     dynamic = run[("keyed_targets.py", 28, "TFG101")]["dynamic"]
     assert "{mask: int32[2,4,4], count: float32[2,1]}" in dynamic["inputs"], dynamic
+
+
+def test_a_step_s_keyed_targets_follow_its_helper_and_its_model(run: dict) -> None:
+    dynamic = run[("keyed_step.py", 25, "TFG106")]["dynamic"]
+    assert "(float32[2,4,4,3], {mask: int32[2,4,4], count: float32[2,1]})" in dynamic["inputs"]
+
+
+def test_a_loop_over_a_parameter_gets_a_dataset_of_batches(run: dict) -> None:
+    dynamic = run[("loops.py", 6, "TFG205")]["dynamic"]
+    assert dynamic["inputs"].startswith("Dataset of (float32[2,4,4,3], {count:"), dynamic
+
+
+def test_a_reduction_s_axes_are_added_to_the_guess(run: dict) -> None:
+    dynamic = run[("loops.py", 15, "TFG305")]["dynamic"]
+    assert "int32[2,4,4]" in dynamic["inputs"], dynamic

@@ -240,6 +240,12 @@ def _tensor(dtype: str, *shape: int) -> dict:
             [_tensor("float32", 2)],
             [_tensor("float32", 500)],
         ),
+        (
+            "Invalid reduction dimension 1 for input with 1 dimensions. for '{{node Sum}} = "
+            "Sum[T=DT_INT32, Tidx=DT_INT32, keep_dims=false]'",
+            [_tensor("int32", 2), _tensor("float32", 2, 3)],
+            [_tensor("int32", 2, 4), _tensor("float32", 2, 3)],
+        ),
     ],
 )
 def test_a_failed_guess_is_corrected_as_the_error_asks(message, before, after) -> None:

@@ -803,6 +803,10 @@ def make_input(
     if spec["kind"] == "variables":
         made = _variables(spec)
         return made[0] if spec.get("one") else made
+    if spec["kind"] == "dataset":
+        # Two batches, as the smallest dataset a loop over it sees more than once.
+        element = make_input(spec["element"], seed, batch, module)
+        return tf.data.Dataset.from_tensors(element).repeat(2)
     rng = np.random.default_rng(seed)
     shape = list(spec["shape"])
     if batch is not None and shape:
@@ -929,6 +933,8 @@ def symbolic_input(spec: dict[str, Any], module: ModuleType | None = None) -> An
         if tf.is_tensor(value) or isinstance(value, np.ndarray):
             return tf.TensorSpec(value.shape, tf.as_dtype(value.dtype))
         return value
+    if spec["kind"] == "dataset":
+        return make_input(spec, 0, module=module)  # a dataset traces by its element spec
     shape = spec.get("relaxed", spec["shape"])
     return tf.TensorSpec(shape, getattr(tf, spec["dtype"]))
 
@@ -1793,6 +1799,8 @@ def _shown(spec: dict[str, Any], *, relaxed: bool = False) -> str:
     if spec["kind"] == "dict":
         shown = (f"{k}: {_shown(v, relaxed=relaxed)}" for k, v in spec["items"].items())
         return "{" + ", ".join(shown) + "}"
+    if spec["kind"] == "dataset":
+        return "Dataset of " + _shown(spec["element"], relaxed=relaxed)
     shape = spec.get("relaxed") if relaxed and "relaxed" in spec else spec["shape"]
     if shape is None:
         return f"{spec['dtype']}[?]"
@@ -1990,6 +1998,17 @@ def _output_attempts(module: ModuleType, first: dict[str, Any], owner: Any) -> l
     last axis (what a sparse cross-entropy takes), the output's own shape otherwise."""
     held = _held_models(owner)
     args = first["args"]
+    if len(args) == 1 and args[0]["kind"] == "tuple":
+        # A Keras step's data, `(images, targets)`: the same, inside the tuple.
+        inner = {**first, "args": args[0]["items"]}
+        return [
+            {
+                **found,
+                "args": [{"kind": "tuple", "items": found["args"]}],
+                "shown": _shown({"kind": "tuple", "items": found["args"]}),
+            }
+            for found in _output_attempts(module, inner, owner)
+        ]
     batch = next(
         (
             i
@@ -2045,6 +2064,9 @@ _PY_FLOAT_CLASH = re.compile(
 )
 # A Keras layer's input spec: "expected min_ndim=4, found ndim=2" (a Conv2D fed a matrix).
 _NDIM_CLASH = re.compile(r"expected (?:min_)?ndim=(\d+), found ndim=(\d+)")
+# A reduction over an axis the guess lacks: "Invalid reduction dimension 1 for input with 1
+# dimensions" (`tf.reduce_sum(labels, axis=[1, 2])` on a vector).
+_REDUCE_CLASH = re.compile(r"Invalid reduction dimension (\d+) for input with (\d+) dimensions")
 # An op that takes a scalar: "Shape must be rank 0 but is rank 2 for 'limit' for ... Range".
 _SCALAR_CLASH = re.compile(r"Shape must be rank 0 but is rank (\d+) for '(\w+)'")
 # "Input 'num_elements' of 'TensorListReserve' Op has type float32 that does not match
@@ -2138,6 +2160,17 @@ def _fix_for(message: str) -> Fix | None:
             return spec
 
         return reshape
+    if m := _REDUCE_CLASH.search(message):
+        axis, found = int(m.group(1)), int(m.group(2))
+
+        def widen(spec: dict[str, Any]) -> dict[str, Any]:
+            shape = spec.get("shape")
+            if spec["kind"] == "tensor" and shape is not None and len(shape) == found:
+                # The axes it reduces over, of a small size each.
+                return {**spec, "shape": [*shape, *([4] * (axis + 1 - found))]}
+            return spec
+
+        return widen
     if m := _CSV_CLASH.search(message):
         fields = int(m.group(1))
 
@@ -2259,6 +2292,8 @@ def _adapted(
             return {**spec, "items": [fix(s) for s in spec["items"]]}
         if spec["kind"] == "dict":
             return {**spec, "items": {k: fix(v) for k, v in spec["items"].items()}}
+        if spec["kind"] == "dataset":
+            return {**spec, "element": fix(spec["element"])}
         fixed = fix_spec(spec)
         if "relaxed" in spec and fixed.get("shape") != spec.get("shape"):
             # The symbolic trace takes the new sizes too, keeping the unknown dims unknown.
@@ -2509,7 +2544,8 @@ def _bindings(module: ModuleType) -> dict[str, int]:
 def _holds_built_state(module: ModuleType, snapshot: dict[str, int]) -> bool:
     """The module's globals may carry what a failed attempt did to them: a Keras layer or
     model (built for the guessed shape), an optimizer (built for its variables), a
-    ``tf.Module`` or ``tf.Variable``; or a global the attempt rebound."""
+    ``tf.Module`` or ``tf.Variable``, a tf.function that made variables; or a global the
+    attempt rebound."""
     if _bindings(module) != snapshot:
         return True
     kinds: list[type] = [tf.Module, tf.Variable]
@@ -2518,7 +2554,13 @@ def _holds_built_state(module: ModuleType, snapshot: dict[str, int]) -> bool:
 
         kinds += [keras.layers.Layer, keras.optimizers.Optimizer]
     built = tuple(kinds)
-    return any(isinstance(v, built) for v in vars(module).values())
+    return any(
+        isinstance(v, built)
+        # A tf.function that made variables on an earlier trace: TensorFlow traces it again
+        # only in a mode that forbids making them, and its state says nothing of this try.
+        or bool(getattr(v, "_created_variables", None))
+        for v in vars(module).values()
+    )
 
 
 def _reload(probe: Probe, graphs_on: bool = True) -> bool:
@@ -2658,7 +2700,9 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
                     attempt = extra[0]
             if not shaped and runner.owner is not None and attempt["source"] == "guessed":
                 shaped = True
-                extra = _step_attempts(runner.owner, attempt)
+                extra = _step_attempts(runner.owner, attempt) or _output_attempts(
+                    module, attempt, runner.owner
+                )
                 if extra:
                     at = attempts.index(attempt)
                     attempts[at:at] = extra

@@ -49,6 +49,7 @@ from tflint_graph.dynamic.verdicts import (
     UNVERIFIED,
     WATCH_CODES,
     Attempt,
+    DatasetSpec,
     DictSpec,
     SourceExpr,
     Spec,
@@ -1165,7 +1166,7 @@ def _attempts(
             return (Attempt("input_signature", tuple(specs)),), ()
     node = entry.node
     if kind == "keras_step":
-        return _step_attempts(node), ()
+        return _step_attempts(ctx, node), ()
     required, keyword_only = _params(node, method="." in entry.qualname)
     described = [_annotation(ctx, p) for p in [*required, *keyword_only]]
     source = "annotations" if any(d is not None for d in described) else "guessed"
@@ -1202,6 +1203,7 @@ def _attempts(
             elif parts:
                 unpacked[name] = parts
     zipped = _zipped(node, names)
+    iterated = _iterated(node, names)
     assigned = _assigned_through(node, names)
     files = _file_paths(ctx, node, names)
     variables = _assigned_directly(node, names)
@@ -1248,6 +1250,8 @@ def _attempts(
                 if use.keys.get(name)
                 else _variables_guess(shape)
                 if name in assigned
+                else _dataset_guess(node, iterated[name], shape)
+                if name in iterated and name not in zipped
                 else _guess(name, shape, per_element=per_element, as_list=name in zipped)
                 for d, name in zip(described, names, strict=True)
             ]
@@ -1884,16 +1888,19 @@ def _handed_on(
     return out
 
 
-def _step_attempts(node: FunctionNode) -> tuple[Attempt, ...]:
+def _step_attempts(ctx: ModuleContext, node: FunctionNode) -> tuple[Attempt, ...]:
     """The ``data`` of a Keras step, as its body reads it: ``x, y = data`` (or Keras's
-    unpacking helper, or ``data[1]``) a tuple of those parts; ``data["image"]`` a dict; used
-    as it is (a GAN's real images), one tensor; unknown, a tuple ``(x, y)`` first."""
+    unpacking helper, or ``data[1]``) a tuple of those parts (images for ``images``, a dict
+    for a part read by key, here or in a method of the class it is handed to);
+    ``data["image"]`` a dict; used as it is (a GAN's real images), one tensor; unknown, a
+    tuple ``(x, y)`` first."""
     params = [p.name.value for p in [*node.params.posonly_params, *node.params.params][1:2]]
     if not params:
         return ()
     (data,) = params
     use = _DataUse(params).of(node)
     parts = _unpacked(node).get(data)
+    keyed = _keys_read(ctx, node, parts) if parts else {}
     out = []
     for shape in GUESSED_SHAPES[:2]:
         target = TensorSpecLite("float32", (shape[0], 1))
@@ -1902,14 +1909,107 @@ def _step_attempts(node: FunctionNode) -> tuple[Attempt, ...]:
         if use.keys.get(data):
             out.append(_keyed_guess(use.keys[data], shape, per_element=False))
         elif parts and len(parts) > 1:
-            out.append(TupleSpec((x, target, *(target for _ in parts[2:]))))
+            if _role(parts[0]) == "image":
+                x = _guess(parts[0], shape, per_element=False)
+            rest = (
+                _keyed_guess(keyed[p], shape, per_element=False) if p in keyed else target
+                for p in parts[1:]
+            )
+            out.append(TupleSpec((x, *rest)))
         elif data in use.split or use.index.get(data, 0) >= 1:
             out.append(pair)
         else:
             # Not unpacked: a batch of one tensor when the body uses it as it is.
             whole = data not in use.index and _mentions(node, data)
             out.extend((x, pair) if whole else (pair, x))
-    return tuple(Attempt("guessed", (spec,)) for spec in out)
+    unique = [spec for i, spec in enumerate(out) if spec not in out[:i]]
+    return tuple(Attempt("guessed", (spec,)) for spec in unique)
+
+
+# Names of a parameter that holds batches to loop over.
+_DATASET_NAME = re.compile(r"(^|_)(dataset|ds|data|loader|batches|iterator)$")
+
+
+def _iterated(
+    node: FunctionNode, names: Sequence[str]
+) -> dict[str, cst.BaseAssignTargetExpression]:
+    """Parameters the body loops over as batches (``for images, targets in dataset``): name
+    -> the loop's target.  A loop that unpacks each item, or over a parameter named for
+    batches (``for batch in ds``); a list of tensors (``for g in grads``) is neither."""
+    found: dict[str, cst.BaseAssignTargetExpression] = {}
+    loops = _Nodes(cst.For)
+    loops.walk(node.body)
+    for loop in loops.found:
+        assert isinstance(loop, cst.For)
+        it = loop.iter
+        if not (isinstance(it, cst.Name) and it.value in names) or it.value in found:
+            continue
+        unpacks = isinstance(loop.target, cst.Tuple | cst.List) and all(
+            isinstance(e.value, cst.Name) for e in loop.target.elements
+        )
+        if unpacks or (isinstance(loop.target, cst.Name) and _DATASET_NAME.search(it.value)):
+            found[it.value] = loop.target
+    return found
+
+
+def _dataset_guess(
+    node: FunctionNode, target: cst.BaseAssignTargetExpression, shape: tuple[int, ...]
+) -> DatasetSpec:
+    """Batches shaped for the loop's names: a tuple for ``images, targets``, each part as its
+    name and the keys the body reads from it (``targets["count"]``) say."""
+    parts = (
+        [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]
+        if isinstance(target, cst.Tuple | cst.List)
+        else [target.value]
+        if isinstance(target, cst.Name)
+        else []
+    )
+    keys = _DataUse(parts).of(node).keys
+    guesses = [
+        _keyed_guess(keys[p], shape, per_element=False)
+        if keys.get(p)
+        else _guess(p, shape, per_element=False)
+        for p in parts
+    ]
+    if isinstance(target, cst.Name):
+        return DatasetSpec(guesses[0])
+    return DatasetSpec(TupleSpec(tuple(guesses)))
+
+
+def _keys_read(
+    ctx: ModuleContext, node: FunctionNode, names: Sequence[str]
+) -> dict[str, tuple[str, ...]]:
+    """The string keys ``node`` reads from each of ``names`` (``targets["mask"]``), also in a
+    method of its own class it hands the name to (``self._loss(targets, out)``)."""
+    keys = dict(_DataUse(names).of(node).keys)
+    cls = ctx.enclosing_class(node)
+    if cls is None:
+        return keys
+    methods = {stmt.name.value: stmt for stmt in cls.body.body if isinstance(stmt, cst.FunctionDef)}
+    finder = _Nodes(cst.Call)
+    finder.walk(node.body)
+    for call in finder.found:
+        assert isinstance(call, cst.Call)
+        func = call.func
+        if not (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+            and func.attr.value in methods
+        ):
+            continue
+        method = methods[func.attr.value]
+        params = [*method.params.posonly_params, *method.params.params][1:]
+        for i, arg in enumerate(call.args):
+            if arg.keyword is not None or arg.star or i >= len(params):
+                break
+            name = arg.value.value if isinstance(arg.value, cst.Name) else None
+            if name in names and name not in keys:
+                param = params[i].name.value
+                found = _DataUse([param]).of(method).keys.get(param)
+                if found:
+                    keys[name] = found
+    return keys
 
 
 def _mentions(node: FunctionNode, name: str) -> bool:

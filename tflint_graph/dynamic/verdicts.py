@@ -93,6 +93,7 @@ __all__ = [
     "NOT_REPRODUCED",
     "UNVERIFIED",
     "Attempt",
+    "DatasetSpec",
     "DictSpec",
     "ProbeRun",
     "SourceExpr",
@@ -227,7 +228,18 @@ class VariablesSpec:
         return "[" + ", ".join(f"Variable {i}" for i in self.items) + "]"
 
 
-Spec = ArgSpec | TupleSpec | DictSpec | SourceExpr | VariablesSpec
+@dataclass(frozen=True)
+class DatasetSpec:
+    """One argument that is a ``tf.data.Dataset`` of two batches of ``element`` (what an
+    evaluation or training function iterates: ``for images, targets in dataset``)."""
+
+    element: ArgSpec | TupleSpec | DictSpec
+
+    def __str__(self) -> str:
+        return f"Dataset of {self.element}"
+
+
+Spec = ArgSpec | TupleSpec | DictSpec | SourceExpr | VariablesSpec | DatasetSpec
 
 
 @dataclass(frozen=True)
@@ -451,6 +463,8 @@ def spec_json(spec: Spec, unknown: int = 2) -> dict[str, Any]:
         if spec.one:
             out["one"] = True
         return out
+    if isinstance(spec, DatasetSpec):
+        return {"kind": "dataset", "element": spec_json(spec.element, unknown)}
     raise TypeError(f"not an argument spec: {spec!r}")
 
 
