@@ -384,6 +384,41 @@ MODULES = {
                 sizes.append(tf.reduce_sum(tf.cast(labels == index, tf.int32), axis=[1, 2]))
             return tf.stack(sizes, axis=1)
         """,
+    # A model whose `call` reads its input by key: the step's `x` is that dict (a missing key
+    # is added as Keras's KeyError names it); and a parser whose first argument is one encoded
+    # image, which only the line of the error names.
+    "dict_inputs.py": """
+        import keras
+        import tensorflow as tf
+
+
+        class Fusion(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.conv = keras.layers.Conv2D(2, 1)
+                self.dense = keras.layers.Dense(1)
+                self.seen = 0
+
+            def call(self, inputs):
+                pooled = tf.reduce_mean(self.conv(inputs["image"]), axis=[1, 2])
+                return self.dense(tf.concat([pooled, inputs["weather"]], axis=-1))
+
+            def train_step(self, data):
+                x, y = data
+                loss = tf.reduce_mean(tf.square(self(x) - y))
+                self.seen += 1  # TFG106
+                return {"loss": loss}
+
+
+        def parse(raw, cloud):
+            image = tf.io.decode_png(raw, channels=3)
+            print("parsing", raw)  # TFG101
+            return tf.cast(image, tf.float32) * tf.reduce_mean(cloud)
+
+
+        def make(ds):
+            return ds.map(parse)
+        """,
     # A script beside the package, importing it as it does when run from the checkout.
     "tools/__init__.py": "",
     "mypkg/__init__.py": "",

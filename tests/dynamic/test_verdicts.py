@@ -241,6 +241,18 @@ def _tensor(dtype: str, *shape: int) -> dict:
             [_tensor("float32", 500)],
         ),
         (
+            "Shape must be rank 0 but is rank 1 for '{{node DecodePng}} = DecodePng[channels=3, "
+            "dtype=DT_UINT8](args_0)' with input shapes: [2].",
+            [_tensor("string", 2), _tensor("float32", 2, 3)],
+            [{**_tensor("string"), "relaxed": []}, _tensor("float32", 2, 3)],
+        ),
+        (
+            "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+            "tf.int32/tf.int64 tensors are valid indices, got 'image'",
+            [_tensor("float32", 2, 3), _tensor("int32", 2)],
+            [{"kind": "dict", "items": {"image": _tensor("float32", 2, 3)}}, _tensor("int32", 2)],
+        ),
+        (
             "Invalid reduction dimension 1 for input with 1 dimensions. for '{{node Sum}} = "
             "Sum[T=DT_INT32, Tidx=DT_INT32, keep_dims=false]'",
             [_tensor("int32", 2), _tensor("float32", 2, 3)],
@@ -262,6 +274,66 @@ def test_a_failed_guess_is_corrected_as_the_error_asks(message, before, after) -
     # An error that names nothing to correct gives no new attempt.
     other = {"calls": [{"exception": {"message": "list index out of range"}}]}
     assert child._adapted(attempt, other) is None
+
+
+@pytest.mark.parametrize(
+    "detail",
+    [
+        "'season'",
+        # Keras wraps it; str() of a KeyError is the repr of that text.
+        '"Exception encountered when calling Net.call().\\n\\n\\x1b[1mseason\\x1b[0m\\n\\n'
+        'Arguments received by Net.call():"',
+    ],
+)
+def test_a_key_the_body_reads_is_added_to_the_dict_guess(detail: str) -> None:
+    pytest.importorskip("tensorflow")
+    from tflint_graph.dynamic import child
+
+    image = _tensor("float32", 2, 4, 4, 3)
+    attempt = {
+        "source": "guessed",
+        "shown": "",
+        "args": [{"kind": "dict", "items": {"image": image}}],
+    }
+    result = {"calls": [{"exception": {"type": "KeyError", "message": detail, "detail": detail}}]}
+    fixed = child._adapted(attempt, result)
+    assert fixed is not None
+    (given,) = fixed["args"]
+    assert given["items"]["image"] == image
+    assert given["items"]["season"]["shape"] == [2, 3]
+
+
+def test_a_dtype_error_retypes_the_parameter_its_line_names(tmp_path: Path) -> None:
+    pytest.importorskip("tensorflow")
+    import sys
+    import types
+
+    from tflint_graph.dynamic import child
+
+    source = tmp_path / "parsing.py"
+    source.write_text(
+        "def parse(raw, prob):\n    image = tf.io.decode_png(raw)\n    return image, prob\n"
+    )
+    module = types.ModuleType("tflint_graph_test_parsing")
+    module.__file__ = str(source)
+    sys.modules[module.__name__] = module
+    try:
+        attempt = {
+            "source": "guessed",
+            "shown": "",
+            "args": [_tensor("float32", 2), _tensor("float32", 2)],
+        }
+        message = (
+            "Input 'contents' of 'DecodePng' Op has type float32 that does not match expected "
+            "type of string."
+        )
+        result = {"calls": [{"exception": {"message": message, "line": 2}}]}
+        target = {"module": module.__name__, "names": ["raw", "prob"]}
+        fixed = child._adapted(attempt, result, target)
+    finally:
+        del sys.modules[module.__name__]
+    assert fixed is not None
+    assert fixed["args"] == [_tensor("string", 2), _tensor("float32", 2)]
 
 
 def test_a_dict_fingerprint_changes_with_its_contents_only() -> None:

@@ -37,6 +37,7 @@ import importlib.util
 import inspect
 import io
 import json
+import linecache
 import logging
 import os
 import pathlib
@@ -2069,6 +2070,18 @@ _NDIM_CLASH = re.compile(r"expected (?:min_)?ndim=(\d+), found ndim=(\d+)")
 _REDUCE_CLASH = re.compile(r"Invalid reduction dimension (\d+) for input with (\d+) dimensions")
 # An op that takes a scalar: "Shape must be rank 0 but is rank 2 for 'limit' for ... Range".
 _SCALAR_CLASH = re.compile(r"Shape must be rank 0 but is rank (\d+) for '(\w+)'")
+# An op's input of another rank: "Shape must be rank 0 but is rank 1 for '{{node DecodePng}}
+# = ...' with input shapes: [2]" (a decoder takes one encoded string), "Shape must be rank 2
+# but is rank 1 for '{{node concat}} = ConcatV2[...]' with input shapes: [2,2], [2], []".
+_NODE_RANK_CLASH = re.compile(
+    r"Shape must be rank (\d+) but is rank (\d+) for '\{\{node [^}]*\}\}[^']*' with input "
+    r"shapes: ((?:\[[\d,]*\](?:, )?)+)"
+)
+# A tensor subscripted with a string key: "... are valid indices, got 'image'".
+_KEY_CLASH = re.compile(r"are valid indices, got '([^']+)'")
+# A key a dict guess lacks, as Keras wraps the KeyError ("\x1b[1mseason\x1b[0m").
+# str() of a KeyError is the repr of its text: the escape may be spelt out.
+_KERAS_KEY = re.compile(r"(?:\x1b|\\x1b)\[1m'?([^'\x1b\\]+?)'?(?:\x1b|\\x1b)\[0m")
 # "Input 'num_elements' of 'TensorListReserve' Op has type float32 that does not match
 # expected type of int32": one argument must be integers.
 _INPUT_CLASH = re.compile(
@@ -2171,6 +2184,18 @@ def _fix_for(message: str) -> Fix | None:
             return spec
 
         return widen
+    if m := _NODE_RANK_CLASH.search(message):
+        want, have = int(m.group(1)), int(m.group(2))
+        given = [_dims(d) or [] for d in re.findall(r"\[([\d,]*)\]", m.group(3))]
+        wrong = [d for d in given if len(d) == have]
+
+        def rerank(spec: dict[str, Any]) -> dict[str, Any]:
+            if spec["kind"] != "tensor" or spec["shape"] not in wrong:
+                return spec
+            shape = spec["shape"][:want] + [3] * (want - have)
+            return {**spec, "shape": shape, "relaxed": [None, *shape[1:]] if shape else []}
+
+        return rerank
     if m := _CSV_CLASH.search(message):
         fields = int(m.group(1))
 
@@ -2195,10 +2220,13 @@ def _fix_for(message: str) -> Fix | None:
         index, axis = int(m.group(1)), int(m.group(2))
 
         def grow(spec: dict[str, Any]) -> dict[str, Any]:
-            # `x[i]` for i up to a literal bound: the axis must hold that many items.
+            # `x[i]` for i up to a literal bound: the axis must hold that many items.  A loop
+            # over the axis (`for day in range(DAYS): x[:, day]`) asks one more each time:
+            # four times the size saves most of the retries.
             shape = spec.get("shape") or []
             if spec["kind"] == "tensor" and axis < len(shape) and shape[axis] <= index:
-                return {**spec, "shape": [*shape[:axis], index + 1, *shape[axis + 1 :]]}
+                size = max(index + 1, 4 * shape[axis])
+                return {**spec, "shape": [*shape[:axis], size, *shape[axis + 1 :]]}
             return spec
 
         return grow
@@ -2256,14 +2284,23 @@ def _adapted(
     names = (target or {}).get("names") or []
     if named := _named_operand(attempt, message, names):
         return named
+    # The parameters the failing line of the module names (`tf.io.decode_png(raw, ...)`):
+    # those the error is about, when the message names none.
+    at_line = _named_at_line(target, exc, names)
     if m := _ALLOWED_CLASH.search(message):
-        return _retyped_one(attempt, *m.groups(), message=message, names=names)
+        return _retyped_one(
+            attempt, *m.groups(), message=f"{message} {' '.join(at_line)}", names=names
+        )
     if m := _INPUT_CLASH.search(message):
         param, have, want = m.groups()
         return _retyped_one(attempt, param, have, want, message=message, names=names)
     if m := _SCALAR_CLASH.search(message):
         rank = int(m.group(1))
         return _retyped_one(attempt, m.group(2), "", "int32", rank, message=message, names=names)
+    if m := _KEY_CLASH.search(message):
+        return _keyed_one(attempt, m.group(1))
+    if exc.get("type") == "KeyError":
+        return _key_added(attempt, exc)
     found = _fix_for(message)
     if found is None:
         return None
@@ -2282,6 +2319,11 @@ def _adapted(
         )
 
     labels_only = getattr(fix_spec, "labels_only", False)
+    only = (
+        {i for i, n in enumerate(names) if n in at_line}
+        if _DTYPE_CLASH.search(message) and len(attempt["args"]) > 1
+        else set()
+    )
 
     def fix(spec: dict[str, Any]) -> dict[str, Any]:
         if spec["kind"] == "tuple" and labels_only:
@@ -2306,7 +2348,7 @@ def _adapted(
             }
         return fixed
 
-    args = [fix(a) for a in attempt["args"]]
+    args = [fix(a) if not only or i in only else a for i, a in enumerate(attempt["args"])]
     kwargs = {k: fix(v) for k, v in attempt.get("kwargs", {}).items()}
     if (
         args == attempt["args"]
@@ -2388,6 +2430,76 @@ def _holds(attempt: dict[str, Any], dtype: str) -> bool:
         return spec["kind"] == "tensor" and spec["dtype"] == dtype
 
     return any(has(s) for s in [*attempt["args"], *attempt.get("kwargs", {}).values()])
+
+
+def _named_at_line(
+    target: dict[str, Any] | None, exc: dict[str, Any], names: list[str]
+) -> list[str]:
+    """The guessed parameters that the module line where the error was raised names."""
+    module = sys.modules.get((target or {}).get("module") or "")
+    path = getattr(module, "__file__", None)
+    line = exc.get("line")
+    if not path or not line or not names:
+        return []
+    text = linecache.getline(path, int(line))
+    return [n for n in names if n and re.search(rf"\b{re.escape(n)}\b", text)]
+
+
+def _keyed_one(attempt: dict[str, Any], key: str) -> dict[str, Any] | None:
+    """The guess with its first float tensor (a Keras step's ``x``, the batch a function
+    hands its model) made a dict holding it under ``key``: the body subscripts it so."""
+    done = False
+
+    def wrap(spec: dict[str, Any]) -> dict[str, Any]:
+        nonlocal done
+        if done:
+            return spec
+        if spec["kind"] == "tuple":
+            return {**spec, "items": [wrap(s) for s in spec["items"]]}
+        if spec["kind"] == "dataset":
+            return {**spec, "element": wrap(spec["element"])}
+        if spec["kind"] == "tensor" and spec["dtype"].startswith("float") and spec["shape"]:
+            done = True
+            return {"kind": "dict", "items": {key: spec}}
+        return spec
+
+    args = [wrap(a) for a in attempt["args"]]
+    if not done:
+        return None
+    return _with_args(attempt, args)
+
+
+def _key_added(attempt: dict[str, Any], exc: dict[str, Any]) -> dict[str, Any] | None:
+    """The guess with the key a ``KeyError`` names added to its dicts that lack it: a float
+    batch of the size of the dict's first tensor (``inputs["season"]`` beside the image)."""
+    detail = exc.get("detail") or exc.get("message") or ""
+    m = _KERAS_KEY.search(detail)
+    key = m.group(1) if m else detail.strip().strip("'\"")
+    if not key or len(key) > 64 or "\n" in key:
+        return None
+    added = False
+
+    def add(spec: dict[str, Any]) -> dict[str, Any]:
+        nonlocal added
+        if spec["kind"] == "tuple":
+            return {**spec, "items": [add(s) for s in spec["items"]]}
+        if spec["kind"] == "dataset":
+            return {**spec, "element": add(spec["element"])}
+        if spec["kind"] != "dict" or key in spec["items"]:
+            return spec
+        first = next((v for v in spec["items"].values() if v["kind"] == "tensor"), None)
+        rows = first["shape"][:1] if first is not None and first["shape"] else [2]
+        added = True
+        return {**spec, "items": {**spec["items"], key: _tensor_spec("float32", [*rows, 3])}}
+
+    args = [add(a) for a in attempt["args"]]
+    return _with_args(attempt, args) if added else None
+
+
+def _with_args(attempt: dict[str, Any], args: list[dict[str, Any]]) -> dict[str, Any]:
+    kwargs = attempt.get("kwargs", {})
+    shown = ", ".join([_shown(a) for a in args] + [f"{k}={_shown(v)}" for k, v in kwargs.items()])
+    return {"source": attempt["source"], "shown": shown, "args": args, "kwargs": kwargs}
 
 
 def _retyped_one(

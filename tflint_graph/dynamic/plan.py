@@ -1263,6 +1263,7 @@ def _attempts(
             attempts.append(Attempt(how, positional, keywords))
             if all(isinstance(s, (PyValue, SourceExpr)) for s in specs) or with_calls:
                 break  # nothing shaped to vary, or one try of the module's own values
+    attempts = [a for i, a in enumerate(attempts) if a not in attempts[:i]]  # same guesses
     single = _expanded(node, names)
     roles = tuple(
         "fixed"
@@ -1909,7 +1910,12 @@ def _step_attempts(ctx: ModuleContext, node: FunctionNode) -> tuple[Attempt, ...
         if use.keys.get(data):
             out.append(_keyed_guess(use.keys[data], shape, per_element=False))
         elif parts and len(parts) > 1:
-            if _role(parts[0]) == "image":
+            if parts[0] in keyed:
+                # A model's named inputs: a batch of each (an image, a vector of features).
+                x = DictSpec(
+                    tuple((k, _guess(k, shape, per_element=False)) for k in keyed[parts[0]])
+                )
+            elif _role(parts[0]) == "image":
                 x = _guess(parts[0], shape, per_element=False)
             rest = (
                 _keyed_guess(keyed[p], shape, per_element=False) if p in keyed else target
@@ -1980,7 +1986,8 @@ def _keys_read(
     ctx: ModuleContext, node: FunctionNode, names: Sequence[str]
 ) -> dict[str, tuple[str, ...]]:
     """The string keys ``node`` reads from each of ``names`` (``targets["mask"]``), also in a
-    method of its own class it hands the name to (``self._loss(targets, out)``)."""
+    method of its own class it hands the name to (``self._loss(targets, out)``, ``self(x)``
+    for a model's ``call``)."""
     keys = dict(_DataUse(names).of(node).keys)
     cls = ctx.enclosing_class(node)
     if cls is None:
@@ -1991,14 +1998,17 @@ def _keys_read(
     for call in finder.found:
         assert isinstance(call, cst.Call)
         func = call.func
-        if not (
+        if isinstance(func, cst.Name) and func.value == "self" and "call" in methods:
+            method = methods["call"]  # `self(x)`: a Keras model runs its `call`
+        elif (
             isinstance(func, cst.Attribute)
             and isinstance(func.value, cst.Name)
             and func.value.value == "self"
             and func.attr.value in methods
         ):
+            method = methods[func.attr.value]
+        else:
             continue
-        method = methods[func.attr.value]
         params = [*method.params.posonly_params, *method.params.params][1:]
         for i, arg in enumerate(call.args):
             if arg.keyword is not None or arg.star or i >= len(params):
