@@ -122,6 +122,8 @@ def test_arithmetic_on_an_unproven_parameter_may_be_a_number_where_numbers_work(
         """
         import tensorflow as tf
 
+        import config
+
         WARMUP = 5
 
         @tf.function
@@ -140,6 +142,15 @@ def test_arithmetic_on_an_unproven_parameter_may_be_a_number_where_numbers_work(
             epoch = epoch + 1
             e = epoch
             return x * min(1.0, e / 5)
+
+        # A setting of an imported module is a Python number while tracing too.
+        @tf.function
+        def configured(x, epoch):
+            return x * min(1.0, (epoch + 1) / config.WARMUP_STEPS)
+
+        @tf.function
+        def summed(x):
+            return min(1.0, tf.reduce_sum(x) / config.WARMUP_STEPS)  # TFG203
 
         # Iterating or unpacking fails for a number too: the tensor it must be is reported.
         @tf.function

@@ -120,6 +120,13 @@ def _number(
         ctx.resolve(expr.func).is_builtin(n) for n in _NUMBER_BUILTINS
     ):
         parts = [_number(ctx, inference, a.value, depth, seen) for a in expr.args if not a.star]
+    elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        # `config.WARMUP_STEPS`: a setting of an imported module, a Python value while
+        # tracing, unless the inference knows it for a tensor.
+        res = ctx.resolve(expr)
+        if not res.imported or res.local or inference.kind(expr) is Kind.TENSOR:
+            return ""
+        return "" if res.startswith("tensorflow.", "keras.", "numpy.", "jax.") else "number"
     elif isinstance(expr, cst.Name) and depth < _MAX_DEPTH:
         here = ctx.enclosing_function(expr)
         found = ctx.bindings(expr)
