@@ -397,10 +397,11 @@ def _probe_for(findings: Sequence[Finding]) -> SuiteProbe | None:
             if names is not None:
                 watches[(real, f.line)] = (*names, "flow")
         elif f.code == "TFG109":
-            # The global read is the name the finding points at (`LEARNING_RATE`).
+            # The global read is the name the finding points at (`LEARNING_RATE`), or the
+            # attribute of `self` (`self.noise`, which an eager method reassigns).
             lines = source(real).splitlines()
             text = lines[f.line - 1][f.column - 1 :] if f.line <= len(lines) else ""
-            name = re.match(r"[A-Za-z_]\w*", text)
+            name = re.match(r"(?:self\.)?[A-Za-z_]\w*", text)
             if name is not None and not text[name.end() :].startswith("."):
                 stale[(real, f.line)] = name.group()
     if not wanted:

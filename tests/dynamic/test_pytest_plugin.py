@@ -362,20 +362,28 @@ def test_the_tests_confirm_cost_findings_each_by_its_own_effect(
     project = PROJECTS / "pytest_costs_pkg"
     shutil.copytree(project, pytester.path, dirs_exist_ok=True)
     result = pytester.runpytest_subprocess(*PLUGIN, "--tflint-graph", timeout=TIMEOUT)
-    result.assert_outcomes(passed=12)
+    result.assert_outcomes(passed=13)
     section = _section(result.outlines)
-    assert section[1].startswith("tflint-graph: 12 confirmed, 0 not-reproduced, 0 unverified")
+    assert section[1].startswith("tflint-graph: 13 confirmed, 0 not-reproduced, 0 unverified")
     listed = _listed(section)
     marked = {}
-    for name in ("ops.py", "export.py", "lambdas.py"):
+    for name in ("ops.py", "export.py", "lambdas.py", "anneal.py"):
         text = (project / "costkit" / name).read_text(encoding="utf-8")
         for number, line in enumerate(text.splitlines(), start=1):
             if match := MARKER.search(line):
                 marked[(f"costkit/{name}", number, match.group(1))] = "confirmed"
     assert {key: status for key, (status, _) in listed.items()} == marked
     evidence = {
-        code: text for (path, _, code), (_, text) in listed.items() if "lambdas" not in path
+        code: text
+        for (path, _, code), (_, text) in listed.items()
+        if "lambdas" not in path and "anneal" not in path
     }
+    # An attribute of the object an eager method reassigns between the tests' calls.
+    annealed = next(text for (path, _, _), (_, text) in listed.items() if "anneal" in path)
+    assert annealed.startswith(
+        "self.temperature was 2.0 when scores() traced, and 1.0 at a later call that did not "
+        "trace again: the graph kept 2.0"
+    )
     # tf.functions made from lambdas: the line that makes one, the name that calls it.
     lambdas = {code: text for (path, _, code), (_, text) in listed.items() if "lambdas" in path}
     assert lambdas["TFG302"].startswith("3 tf.function objects were made from this definition")

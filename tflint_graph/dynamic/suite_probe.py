@@ -455,13 +455,24 @@ class SuiteProbe(child.Probe):
                 graphs.append(graph)
 
     def _read_stale(self, where: tuple[str, int], frame: FrameType) -> None:
-        """A flagged line reads a module global while a graph is built (TFG109)."""
-        name = self.stale[where]
+        """A flagged line reads a module global (or an attribute of ``self``) while a graph is
+        built (TFG109)."""
+        shown = self.stale[where]
         stack = self._stack
-        if not stack or name in frame.f_locals or name not in frame.f_globals:
+        if not stack:
+            return
+        scope: dict[str, Any] | None
+        if shown.startswith("self."):
+            # An attribute of the object: its `__dict__` holds it as a module's globals do.
+            name = shown[len("self.") :]
+            scope = getattr(frame.f_locals.get("self"), "__dict__", None)
+        else:
+            name = shown
+            scope = None if name in frame.f_locals else frame.f_globals
+        if not isinstance(scope, dict) or name not in scope:
             return
         entry = stack[0].entry
-        value = child._fingerprint(frame.f_globals[name])
+        value = child._fingerprint(scope[name])
         graph: Any = ops.get_default_graph()
         while graph is not None:  # a branch's graph and the function graphs around it
             self._graph_values.setdefault((where, id(graph)), (graph, value))
@@ -475,8 +486,8 @@ class SuiteProbe(child.Probe):
         reads = self._reads.setdefault(id(entry), [])
         if any(r[0] == where for r in reads):
             return
-        reads.append((where, frame.f_globals, name, value))
-        self.record.stale.setdefault(where, StaleRead(name, f"{entry.name}()", value[1]))
+        reads.append((where, scope, name, value))
+        self.record.stale.setdefault(where, StaleRead(shown, f"{entry.name}()", value[1]))
 
     def _name_dataset_functions(self) -> None:
         wrapper_class = structured_function.StructuredFunctionWrapper
