@@ -419,6 +419,33 @@ MODULES = {
         def make(ds):
             return ds.map(parse)
         """,
+    # A loop that unpacks rows of a tensor the module passes: the tensor guess comes first
+    # (a dataset would unpack fine and hide the error); and a dtype error on a line that
+    # reaches the culprit through a local, naming another parameter.
+    "rows.py": """
+        import random
+
+        import tensorflow as tf
+
+
+        @tf.function
+        def weighted(rows):
+            total = tf.zeros([])
+            for value, weight in rows:  # TFG203
+                total += value * weight
+            return total
+
+
+        def demo(n):
+            return weighted(tf.random.normal([n, 2]))
+
+
+        @tf.function
+        def to_numbers(line, label):
+            noise = random.gauss(0.0, 1.0)  # TFG103
+            parts = tf.strings.split(line)
+            return tf.strings.to_number(parts) + noise, label
+        """,
     # A script beside the package, importing it as it does when run from the checkout.
     "tools/__init__.py": "",
     "mypkg/__init__.py": "",

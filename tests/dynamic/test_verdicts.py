@@ -334,6 +334,8 @@ def test_a_dtype_error_retypes_the_parameter_its_line_names(tmp_path: Path) -> N
         del sys.modules[module.__name__]
     assert fixed is not None
     assert fixed["args"] == [_tensor("string", 2), _tensor("float32", 2)]
+    # Should the line reach the culprit through a local, every float32 is retyped next.
+    assert fixed["alternative"]["args"] == [_tensor("string", 2), _tensor("string", 2)]
 
 
 def test_a_dict_fingerprint_changes_with_its_contents_only() -> None:

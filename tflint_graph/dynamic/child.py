@@ -2350,6 +2350,12 @@ def _adapted(
 
     args = [fix(a) if not only or i in only else a for i, a in enumerate(attempt["args"])]
     kwargs = {k: fix(v) for k, v in attempt.get("kwargs", {}).items()}
+    every = [fix(a) for a in attempt["args"]]
+    alternative = None
+    if only and every != args:
+        # The line may reach the culprit through a local (`fields = split(row)`): every
+        # parameter of that dtype retyped, tried next when these fail.
+        alternative = _with_args({**attempt, "kwargs": kwargs}, every)
     if (
         args == attempt["args"]
         and kwargs == attempt.get("kwargs", {})
@@ -2370,9 +2376,12 @@ def _adapted(
         args = [fix(a) for a in attempt["args"]]
         kwargs = {k: fix(v) for k, v in attempt.get("kwargs", {}).items()}
     if args == attempt["args"] and kwargs == attempt.get("kwargs", {}):
-        return None
+        return alternative
     shown = ", ".join([_shown(a) for a in args] + [f"{k}={_shown(v)}" for k, v in kwargs.items()])
-    return {"source": attempt["source"], "shown": shown, "args": args, "kwargs": kwargs}
+    found = {"source": attempt["source"], "shown": shown, "args": args, "kwargs": kwargs}
+    if alternative is not None:
+        found["alternative"] = alternative
+    return found
 
 
 # "Value passed to parameter 'indices' has DataType float32 not in list of allowed values:
@@ -2845,7 +2854,9 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
             retyped = _adapted(attempt, result, target)
             if retyped is not None and adapted < 6:
                 adapted += 1
-                attempts.insert(attempts.index(attempt) + 1, retyped)
+                at = attempts.index(attempt) + 1
+                alternative = retyped.pop("alternative", None)
+                attempts[at:at] = [retyped] if alternative is None else [retyped, alternative]
         if chosen is not None:
             _experiments(runner, target, *chosen, params)
             entry["chosen"] = len(entry["attempts"]) - 1

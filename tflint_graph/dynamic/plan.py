@@ -1250,8 +1250,6 @@ def _attempts(
                 if use.keys.get(name)
                 else _variables_guess(shape)
                 if name in assigned
-                else _dataset_guess(node, iterated[name], shape)
-                if name in iterated and name not in zipped
                 else _guess(name, shape, per_element=per_element, as_list=name in zipped)
                 for d, name in zip(described, names, strict=True)
             ]
@@ -1263,6 +1261,12 @@ def _attempts(
             attempts.append(Attempt(how, positional, keywords))
             if all(isinstance(s, (PyValue, SourceExpr)) for s in specs) or with_calls:
                 break  # nothing shaped to vary, or one try of the module's own values
+    looped = [i for i, n in enumerate(names) if n in iterated and n not in zipped]
+    if looped:
+        # A parameter the body loops over as batches may be a tensor (its rows) or a dataset
+        # of batches: after each of the first two guesses, the same with datasets there.
+        for at in (1, 0) if len(attempts) > 1 else (0,):
+            attempts.insert(at + 1, _with_datasets(attempts[at], node, iterated, names, looped))
     attempts = [a for i, a in enumerate(attempts) if a not in attempts[:i]]  # same guesses
     single = _expanded(node, names)
     roles = tuple(
@@ -1956,6 +1960,29 @@ def _iterated(
         if unpacks or (isinstance(loop.target, cst.Name) and _DATASET_NAME.search(it.value)):
             found[it.value] = loop.target
     return found
+
+
+def _with_datasets(
+    attempt: Attempt,
+    node: FunctionNode,
+    iterated: Mapping[str, cst.BaseAssignTargetExpression],
+    names: Sequence[str],
+    looped: Sequence[int],
+) -> Attempt:
+    """``attempt`` with a dataset of batches for each parameter at ``looped`` (shaped like the
+    guess's first tensor)."""
+    specs = [*attempt.args, *attempt.kwargs.values()]
+    first = next((s for s in specs if isinstance(s, TensorSpecLite) and s.shape), None)
+    shape = tuple(d or 2 for d in first.shape) if first is not None and first.shape else (2, 3)
+    args = list(attempt.args)
+    kwargs = dict(attempt.kwargs)
+    for i in looped:
+        guess = _dataset_guess(node, iterated[names[i]], shape)
+        if i < len(args):
+            args[i] = guess
+        else:
+            kwargs[names[i]] = guess
+    return replace(attempt, args=tuple(args), kwargs=kwargs)
 
 
 def _dataset_guess(
