@@ -55,8 +55,8 @@ CASES = {
 
         @tf.function
         def frozen_features_step(x, extractor, head):
-            features = extractor(x)  # another object: it cannot see head's flag
-            head.trainable = False
+            features = extractor(x)  # another object may hold head (a model, its backbone)
+            head.trainable = False  # TFG106
             return head(features)
 
         @tf.function
@@ -1030,6 +1030,22 @@ CASES = {
                 self.calls = getattr(self, "calls", 0)  # the old value, carried on
                 self.calls += 1  # TFG106
                 return x
+    """,
+    "getattr on another object reads its settings": """
+        import tensorflow as tf
+
+        class Encoder(tf.Module):
+            @tf.function
+            def __call__(self, x):
+                self.seq_len = tf.shape(x)[1]  # per-trace scratch its own helper reads
+                return self._mean(x)
+
+            def _mean(self, x):
+                return tf.reduce_sum(x, axis=1) / tf.cast(self.seq_len, x.dtype)
+
+        def make_encoder(config):
+            length = getattr(config, "seq_len", 128)  # an optional setting of the config
+            return Encoder(), length
     """,
     "getattr with a literal name reads the attribute": """
         import keras

@@ -531,6 +531,7 @@ WARN_LINE = WARN.splitlines().index("            LINE") + 1
         "not a.shape.is_fully_defined()",
         "isinstance(a, tf.RaggedTensor)",
         "a.dtype != b.dtype",
+        "a.device != b.device",  # where the graph places them: fixed for each trace
         "b is not None",  # whether an argument was given: fixed for each trace
     ],
 )
@@ -538,6 +539,7 @@ WARN_LINE = WARN.splitlines().index("            LINE") + 1
     "line",
     [
         'warnings.warn("inputs differ; broadcasting")',
+        'logging.warning("copy from %s to %s", a.device, b.device)',
         'logger.warning("inputs differ")',
         'logging.warning("inputs differ")',
         'tf.get_logger().warn("inputs differ")',

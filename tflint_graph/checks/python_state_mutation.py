@@ -367,33 +367,15 @@ class Model(tf.keras.Model):
         if statement not in writes:
             return False
         first = ctx.source_order(writes[0])
-        # An object passed in as a parameter is out of reach of calls that are not handed it
-        # (`feat = pre(x)` before `net.trainable = True`).
-        head = root_name(target)
-        root = head.value if head is not None else None
-        passed = (
-            root is not None
-            and root not in ("self", "cls")
-            and isinstance(fn.node, cst.FunctionDef)
-            and root
-            in {
-                p.name.value
-                for p in (
-                    *fn.node.params.posonly_params,
-                    *fn.node.params.params,
-                    *fn.node.params.kwonly_params,
-                )
-            }
-        )
         for node in walk.descendants(fn.node):
             if ctx.source_order(node) >= first or ctx.enclosing_function(node) is not fn.node:
                 continue
             if isinstance(node, cst.Attribute) and ctx.code(node) == text:
                 return False  # read before this call sets it: carried from another call
             if isinstance(node, cst.Call) and not ctx.resolve(node.func).imported:
-                if passed and not _names(node, root):
-                    continue
-                return False  # `decoder(x)` first: it may read the flag a trace left
+                # `decoder(x)` first: it may read the flag a trace left, and so may a call of
+                # another object, which can hold this one (a model and its backbone).
+                return False
         literals = {ctx.code(w.value) for w in writes if isinstance(w, cst.Assign)}
         return all(
             stored is not None and ctx.code(stored) in literals
@@ -732,11 +714,6 @@ class Model(tf.keras.Model):
     def visit_AnnAssign(self, node: cst.AnnAssign, fn: TracedFunction) -> None:
         if node.value is not None:
             self._check(node.target, node.value, fn, node)
-
-
-def _names(node: cst.CSTNode, name: str | None) -> bool:
-    """``node`` spells the name ``name`` somewhere (``decoder(net)``, ``net.encode(x)``)."""
-    return any(isinstance(n, cst.Name) and n.value == name for n in walk.descendants(node))
 
 
 def _reads_every_attribute(ctx: ModuleContext, fn: FunctionNode) -> bool:

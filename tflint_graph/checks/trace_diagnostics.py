@@ -47,7 +47,7 @@ from tflint_graph.traced.exports import exported_only
 
 # Attributes every value TensorFlow traces with carries statically (a tensor, a variable, a
 # TensorShape, a layer): reading them gives the same Python value on every call.
-STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "name", "ndim", "rank", "ndims"})
+STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "name", "ndim", "rank", "ndims", "device"})
 # Attributes of a type (``type(opt).__name__``): a Python object argument retraces when it
 # changes, so its type is fixed for each trace.
 _TYPE_ATTRIBUTES = frozenset({"__name__", "__qualname__", "__module__"})

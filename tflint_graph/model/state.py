@@ -106,12 +106,16 @@ class _Reads(walk.Visitor):
         if isinstance(node.func, cst.Attribute):
             self._stores.add(node.func)
         by_name = _getattr_read(node)
-        if by_name is not None:
+        if by_name is not None and (
+            (isinstance(by_name[0], cst.Name) and by_name[0].value in _SELF)
+            or owned_by_self(by_name[0])
+        ):
+            # `getattr(self, "calls", 0)`; on another object (`getattr(config, "seq_len",
+            # 128)`) it mostly reads an optional setting of that object.
             value, attr = by_name
             on_self = isinstance(value, cst.Name) and value.value in _SELF
-            owned = on_self or owned_by_self(value)
             self.found.setdefault(attr, []).append(
-                Read(node, value, attr, self.stack[-1], on_self, owned)
+                Read(node, value, attr, self.stack[-1], on_self, True)
             )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
