@@ -446,6 +446,26 @@ MODULES = {
             parts = tf.strings.split(line)
             return tf.strings.to_number(parts) + noise, label
         """,
+    # A global a Dataset.map callback reads: the mapped dataset keeps the value it was
+    # traced with, staged as for a tf.function.
+    "map_global.py": """
+        import tensorflow as tf
+
+        THRESHOLD = 0.5
+
+
+        def set_threshold(value):
+            global THRESHOLD
+            THRESHOLD = value
+
+
+        def clip(x):
+            return tf.minimum(x, THRESHOLD)  # TFG109
+
+
+        def make(values):
+            return tf.data.Dataset.from_tensor_slices(values).map(clip)
+        """,
     # A script beside the package, importing it as it does when run from the checkout.
     "tools/__init__.py": "",
     "mypkg/__init__.py": "",

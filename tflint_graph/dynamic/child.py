@@ -1131,6 +1131,8 @@ class TargetCaller:
         self.train_iter: Any = None
         self.train_fn: Any = None
         self.factory_args: Any = None
+        # A Dataset.map callback's experiments: one dataset per input set, mapped once.
+        self._mapped: dict[int, tuple[list[Any], Any]] = {}
         built = ""  # how the owner was made, when not by its constructor
         path = target["path"].split(".")
         obj: Any = module
@@ -1316,10 +1318,20 @@ class TargetCaller:
         return _count_of(self.train_fn if self.keras_train else self.fn)
 
     def plain(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """One more graph call (experiments)."""
+        """One more graph call (experiments); for a Dataset.map callback, the element of a
+        dataset mapped once for these inputs (iterating it again runs the same graph)."""
+        if self.kind == "map":
+            found = self._mapped.get(id(args))
+            if found is None:
+                element = tuple(args) if len(args) > 1 else args[0]
+                found = (args, tf.data.Dataset.from_tensors(element).map(self.fn))
+                self._mapped[id(args)] = found  # the inputs kept: their id stays theirs
+            return next(iter(found[1]))
         return self.fn(*args, **kwargs)
 
     def eager(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        if self.kind == "map":
+            return self.fn(*args, **kwargs)  # the callback's Python body, on eager tensors
         tf.config.run_functions_eagerly(True)
         try:
             return self.fn(*args, **kwargs)
@@ -3288,11 +3300,13 @@ def _experiments(
     params: dict[str, Any],
 ) -> None:
     experiments: dict[str, Any] = {}
-    if not result["calls"][0]["exception"] and runner.kind != "map":
+    if not result["calls"][0]["exception"]:
+        # A Dataset.map callback too: the dataset keeps the graph it mapped.
         watches = {w["label"]: w for w in target.get("watch", [])}
         for label in target.get("stale", []):
             if label in watches:
                 experiments["stale:" + label] = _stale(runner, attempt, result, watches[label])
+    if not result["calls"][0]["exception"] and runner.kind != "map":
         if target.get("eager_diff"):
             experiments["eager_diff"] = _eager_diff(runner, result)
         if target.get("shapes"):
