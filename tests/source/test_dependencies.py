@@ -52,6 +52,7 @@ def project(tmp_path: Path, **files: str) -> Path:
         ("pyproject.toml", '[project]\nname = "p"\nrequires-python = "<3.9"\n'),
         # A package that never supported Keras 3.
         ("requirements.txt", "tensorflow\ntensorflow-addons\n"),
+        ("requirements.txt", "numpy\ntensorflow-gpu\n"),  # ended with TensorFlow 2.11
         ("setup.py", "setup(install_requires=['tensorflow>=2.1', 'tensorflow_addons'])\n"),
         # The TensorFlow of a Docker image the project builds on, or that it pip-installs.
         ("Dockerfile", "FROM tensorflow/tensorflow:2.3.1-gpu\nRUN pip install tqdm\n"),
@@ -94,6 +95,14 @@ def test_a_pin_that_excludes_keras3_means_keras2(tmp_path: Path, name: str, text
 )
 def test_anything_else_means_keras3(tmp_path: Path, name: str, text: str) -> None:
     assert declared_keras(project(tmp_path, **{name: text})).version == "3"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8-sig"])
+def test_a_requirements_file_with_a_byte_order_mark_is_read(tmp_path: Path, encoding: str) -> None:
+    # `pip freeze > requirements.txt` in Windows PowerShell writes UTF-16 with a BOM.
+    (tmp_path / "requirements.txt").write_bytes("tensorflow==2.3.1\n".encode(encoding))
+    found = declared_keras(tmp_path)
+    assert found.version == "2", found.reason
 
 
 def test_no_declaration_means_keras3(tmp_path: Path) -> None:

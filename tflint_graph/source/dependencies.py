@@ -36,8 +36,9 @@ _TENSORFLOW = frozenset(
 )
 _LEGACY = frozenset({"tf-keras"})
 # Packages that never supported Keras 3: a project that needs them runs Keras 2
-# (TensorFlow Addons reached its end of life in 2024 on TensorFlow 2.15).
-_KERAS2_ONLY = frozenset({"tensorflow-addons"})
+# (TensorFlow Addons reached its end of life in 2024 on TensorFlow 2.15; the `tensorflow-gpu`
+# package ended with TensorFlow 2.11, its 2.12.0 being a stub that refuses to build).
+_KERAS2_ONLY = frozenset({"tensorflow-addons", "tensorflow-gpu"})
 # Versions with Keras 3: a specifier that admits none of them excludes it.
 _TF_WITH_KERAS3 = ("2.16.0", "2.17.0", "2.18.0", "2.19.0", "2.20.0", "2.21.0", "2.99.0")
 _KERAS3 = ("3.0.0", "3.5.0", "3.15.0", "3.99.0")  # probes; lowest first
@@ -332,7 +333,15 @@ def _read(files: list[Path]) -> Iterator[tuple[Path, str]]:
     for file in files:
         data = _regular_bytes(file)
         if data is not None:
-            yield file, data.decode("utf-8", errors="replace")
+            yield file, _text(data)
+
+
+def _text(data: bytes) -> str:
+    """Declarations as text: UTF-8, or UTF-16 when a byte-order mark says so (a
+    `pip freeze > requirements.txt` in Windows PowerShell writes UTF-16)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace")
+    return data.decode("utf-8-sig", errors="replace")
 
 
 def _regular_bytes(path: Path) -> bytes | None:
