@@ -152,6 +152,28 @@ def test_print_rebound_at_module_level_is_not_the_builtin() -> None:
     assert not res.is_builtin("print")
 
 
+def test_an_alias_rebound_by_a_later_import_is_the_later_module() -> None:
+    # Both imports are plain statements of the module: functions see the second.
+    later, fallback = resolve_probes(
+        """
+        import numpy as tf
+        import tensorflow as tf
+
+        try:
+            import tensorflow as tnp
+        except ImportError:
+            import numpy as tnp
+
+        def f(x):
+            probe(tf.reduce_sum)
+            probe(tnp.ones)
+        """
+    )
+    assert later.imported == {"tensorflow.reduce_sum"}
+    # A fallback under `try` may be either, as before.
+    assert fallback.imported == {"tensorflow.ones", "numpy.ones"}
+
+
 def test_class_attribute_does_not_shadow_builtin_in_methods() -> None:
     [res] = resolve_probes(
         """

@@ -336,6 +336,15 @@ class ModuleScopes:
         self._scope: Scope = self.module_scope
         self._deferred: list[tuple[Access, cst.Attribute | None]] = []
         self._attribute: list[cst.Attribute | None] = [None]
+        # Imports that are statements of the module body itself (not under an `if`/`try`):
+        # which of them binds a name last is known before any function runs.
+        self._top_imports = frozenset(
+            small
+            for stmt in module.body
+            if isinstance(stmt, cst.SimpleStatementLine)
+            for small in stmt.body
+            if isinstance(small, cst.Import | cst.ImportFrom)
+        )
         self._visit(module, _LOAD)
         self._infer_accesses()
 
@@ -565,7 +574,7 @@ class ModuleScopes:
                         access.node, name = node, dotted
                         break
             groups[(access.scope, name)].add(access)
-            _record_referents(access, name)
+            _record_referents(access, name, self._top_imports)
             access.scope.record_access(name, access)
         for (scope, name), loads in groups.items():
             for assignment in scope.resolve(name, scope):
@@ -573,12 +582,20 @@ class ModuleScopes:
         self._deferred = []
 
 
-def _record_referents(access: Access, name: str) -> None:
+def _record_referents(
+    access: Access, name: str, top_imports: frozenset[cst.CSTNode] = frozenset()
+) -> None:
     scope = access.scope
     found = scope.resolve(name, scope)
     earlier = {a for a in found if a.scope is not scope or a.index < access.index}
     if not earlier and found and scope.parent is not scope:
         earlier = scope.parent.resolve(name, scope)
+    if len(earlier) > 1 and all(
+        isinstance(a, ImportAssignment) and a.node in top_imports for a in earlier
+    ):
+        # `import numpy as tf` then `import tensorflow as tf`, both plain statements of the
+        # module: what follows them, and every function, sees the last.
+        earlier = {max(earlier, key=lambda a: a.index)}  # type: ignore[attr-defined]
     access.referents |= earlier
 
 
