@@ -2466,28 +2466,42 @@ def _named_at_line(
     return [n for n in names if n and re.search(rf"\b{re.escape(n)}\b", text)]
 
 
+def _changed(
+    attempt: dict[str, Any], change: Callable[[dict[str, Any]], dict[str, Any] | None]
+) -> dict[str, Any] | None:
+    """The guess with ``change`` applied to its parts, outermost first, inside tuples and a
+    dataset's element (``change`` gives the new part, or None to look inside); None when
+    nothing changed."""
+
+    def rebuild(spec: dict[str, Any]) -> dict[str, Any]:
+        new = change(spec)
+        if new is not None:
+            return new
+        if spec["kind"] == "tuple":
+            return {**spec, "items": [rebuild(s) for s in spec["items"]]}
+        if spec["kind"] == "dataset":
+            return {**spec, "element": rebuild(spec["element"])}
+        return spec
+
+    args = [rebuild(a) for a in attempt["args"]]
+    return None if args == attempt["args"] else _with_args(attempt, args)
+
+
 def _keyed_one(attempt: dict[str, Any], key: str) -> dict[str, Any] | None:
     """The guess with its first float tensor (a Keras step's ``x``, the batch a function
     hands its model) made a dict holding it under ``key``: the body subscripts it so."""
     done = False
 
-    def wrap(spec: dict[str, Any]) -> dict[str, Any]:
+    def wrap(spec: dict[str, Any]) -> dict[str, Any] | None:
         nonlocal done
         if done:
             return spec
-        if spec["kind"] == "tuple":
-            return {**spec, "items": [wrap(s) for s in spec["items"]]}
-        if spec["kind"] == "dataset":
-            return {**spec, "element": wrap(spec["element"])}
         if spec["kind"] == "tensor" and spec["dtype"].startswith("float") and spec["shape"]:
             done = True
             return {"kind": "dict", "items": {key: spec}}
-        return spec
-
-    args = [wrap(a) for a in attempt["args"]]
-    if not done:
         return None
-    return _with_args(attempt, args)
+
+    return _changed(attempt, wrap)
 
 
 def _key_added(attempt: dict[str, Any], exc: dict[str, Any]) -> dict[str, Any] | None:
@@ -2498,23 +2512,17 @@ def _key_added(attempt: dict[str, Any], exc: dict[str, Any]) -> dict[str, Any] |
     key = m.group(1) if m else detail.strip().strip("'\"")
     if not key or len(key) > 64 or "\n" in key:
         return None
-    added = False
 
-    def add(spec: dict[str, Any]) -> dict[str, Any]:
-        nonlocal added
-        if spec["kind"] == "tuple":
-            return {**spec, "items": [add(s) for s in spec["items"]]}
-        if spec["kind"] == "dataset":
-            return {**spec, "element": add(spec["element"])}
-        if spec["kind"] != "dict" or key in spec["items"]:
+    def add(spec: dict[str, Any]) -> dict[str, Any] | None:
+        if spec["kind"] != "dict":
+            return None
+        if key in spec["items"]:
             return spec
         first = next((v for v in spec["items"].values() if v["kind"] == "tensor"), None)
         rows = first["shape"][:1] if first is not None and first["shape"] else [2]
-        added = True
         return {**spec, "items": {**spec["items"], key: _tensor_spec("float32", [*rows, 3])}}
 
-    args = [add(a) for a in attempt["args"]]
-    return _with_args(attempt, args) if added else None
+    return _changed(attempt, add)
 
 
 def _with_args(attempt: dict[str, Any], args: list[dict[str, Any]]) -> dict[str, Any]:
