@@ -708,6 +708,32 @@ CASES = {
         num_samples = 200000
         sample(tf.constant([1, 2]))
         """,
+    "set_again_to_the_same_list_of_constants": """
+        import tensorflow as tf
+
+        KEPT = [0, 29, 99]
+
+        @tf.function
+        def keep(labels):
+            return tf.reduce_any(labels[:, None] == tf.constant(KEPT), axis=1)
+
+        keep(tf.constant([1, 29]))
+        KEPT = [0, 29, 99]
+        keep(tf.constant([1, 29]))
+        """,
+    "set_again_to_another_list": """
+        import tensorflow as tf
+
+        KEPT = [0, 29, 99]
+
+        @tf.function
+        def keep(labels):
+            return tf.reduce_any(labels[:, None] == tf.constant(KEPT), axis=1)  # TFG109
+
+        keep(tf.constant([1, 29]))
+        KEPT = [0, 29]
+        keep(tf.constant([1, 29]))
+        """,
     "set_again_to_another_constant": """
         import tensorflow as tf
 

@@ -1108,8 +1108,12 @@ def _constant(ctx: ModuleContext, expr: cst.BaseExpression) -> bool:
         return _constant(ctx, expr.expression)
     if isinstance(expr, cst.BinaryOperation):
         return _constant(ctx, expr.left) and _constant(ctx, expr.right)
-    if isinstance(expr, cst.Tuple):
-        return all(_constant(ctx, el.value) for el in expr.elements)
+    if isinstance(expr, cst.Tuple | cst.List):
+        # `CLASSES = [0, 29, 99]` set again to the same list: equal values whichever was read
+        return all(
+            not isinstance(el, cst.StarredElement) and _constant(ctx, el.value)
+            for el in expr.elements
+        )
     if isinstance(expr, cst.Attribute):
         # `tf.float32`, `np.float64`: a dtype or a constant of the library, not state.
         res = ctx.resolve(expr)
