@@ -14,6 +14,7 @@ from tflint_graph.model.names import dotted, root_name
 from tflint_graph.model.state import (
     assigns_on_every_branch,
     copied_here,
+    getattr_read,
     is_constant,
     owned_by_self,
     owning_class,
@@ -497,11 +498,10 @@ class Model(tf.keras.Model):
             )
         if (
             isinstance(value, cst.Call)
-            and ctx.resolve(value.func).is_builtin("getattr")
             and len(value.args) == 3
+            and ctx.resolve(value.func).is_builtin("getattr")
+            and getattr_read(value) == (value.args[0].value, target.attr.value)
             and ctx.code(value.args[0].value) == ctx.code(target.value)
-            and isinstance(value.args[1].value, cst.SimpleString)
-            and value.args[1].value.evaluated_value == target.attr.value
             and is_constant(value.args[2].value)
         ):
             # `self.calls = getattr(self, "calls", 0)`: the same default filled in once

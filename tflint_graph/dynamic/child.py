@@ -2362,12 +2362,13 @@ def _adapted(
 
     args = [fix(a) if not only or i in only else a for i, a in enumerate(attempt["args"])]
     kwargs = {k: fix(v) for k, v in attempt.get("kwargs", {}).items()}
-    every = [fix(a) for a in attempt["args"]]
     alternative = None
-    if only and every != args:
+    if only:
         # The line may reach the culprit through a local (`fields = split(row)`): every
         # parameter of that dtype retyped, tried next when these fail.
-        alternative = _with_args({**attempt, "kwargs": kwargs}, every)
+        every = [fix(a) for a in attempt["args"]]
+        if every != args:
+            alternative = _with_args({**attempt, "kwargs": kwargs}, every)
     if (
         args == attempt["args"]
         and kwargs == attempt.get("kwargs", {})
@@ -2389,8 +2390,7 @@ def _adapted(
         kwargs = {k: fix(v) for k, v in attempt.get("kwargs", {}).items()}
     if args == attempt["args"] and kwargs == attempt.get("kwargs", {}):
         return alternative
-    shown = ", ".join([_shown(a) for a in args] + [f"{k}={_shown(v)}" for k, v in kwargs.items()])
-    found = {"source": attempt["source"], "shown": shown, "args": args, "kwargs": kwargs}
+    found = _with_args({**attempt, "kwargs": kwargs}, args)
     if alternative is not None:
         found["alternative"] = alternative
     return found

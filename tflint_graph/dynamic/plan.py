@@ -1267,7 +1267,7 @@ def _attempts(
         # of batches: after each of the first two guesses, the same with datasets there.
         for at in (1, 0) if len(attempts) > 1 else (0,):
             attempts.insert(at + 1, _with_datasets(attempts[at], node, iterated, names, looped))
-    attempts = [a for i, a in enumerate(attempts) if a not in attempts[:i]]  # same guesses
+    attempts = _unique(attempts)  # the same guess twice (a keyed dict per shape) runs once
     single = _expanded(node, names)
     roles = tuple(
         "fixed"
@@ -1932,8 +1932,12 @@ def _step_attempts(ctx: ModuleContext, node: FunctionNode) -> tuple[Attempt, ...
             # Not unpacked: a batch of one tensor when the body uses it as it is.
             whole = data not in use.index and _mentions(node, data)
             out.extend((x, pair) if whole else (pair, x))
-    unique = [spec for i, spec in enumerate(out) if spec not in out[:i]]
-    return tuple(Attempt("guessed", (spec,)) for spec in unique)
+    return tuple(Attempt("guessed", (spec,)) for spec in _unique(out))
+
+
+def _unique(items: list[Any]) -> list[Any]:
+    """``items`` in order, each once (by equality: specs and attempts are unhashable)."""
+    return [item for i, item in enumerate(items) if item not in items[:i]]
 
 
 # Names of a parameter that holds batches to loop over.

@@ -56,7 +56,7 @@ class Read:
         return f"{ctx.code(self.receiver)}.{self.attr}"
 
 
-def _getattr_read(node: cst.Call) -> tuple[cst.BaseExpression, str] | None:
+def getattr_read(node: cst.Call) -> tuple[cst.BaseExpression, str] | None:
     """``getattr(obj, "name")`` / ``getattr(obj, "name", default)``: the object and name."""
     if not (isinstance(node.func, cst.Name) and node.func.value == "getattr"):
         return None
@@ -105,7 +105,7 @@ class _Reads(walk.Visitor):
         # `d.values()`, `self.reset()`: a method called, not stored state read.
         if isinstance(node.func, cst.Attribute):
             self._stores.add(node.func)
-        by_name = _getattr_read(node)
+        by_name = getattr_read(node)
         if by_name is not None and (
             (isinstance(by_name[0], cst.Name) and by_name[0].value in _SELF)
             or owned_by_self(by_name[0])
