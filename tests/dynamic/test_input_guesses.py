@@ -419,6 +419,34 @@ MODULES = {
         def make(ds):
             return ds.map(parse)
         """,
+    # Map callbacks that decode images: .map() traces them on specs, but the staged TFG109
+    # check runs elements, which must be images the decoder reads (a guessed string is none).
+    "images.py": """
+        import tensorflow as tf
+
+        BRIGHTNESS = 0.1
+        THRESHOLD = 0.5
+
+
+        def load_photo(raw):
+            image = tf.image.convert_image_dtype(tf.io.decode_jpeg(raw, channels=3), tf.float32)
+            return image + BRIGHTNESS  # TFG109
+
+
+        def load_mask(raw):
+            mask = tf.cast(tf.io.decode_png(raw, channels=1), tf.float32) / 255.0
+            return tf.cast(mask > THRESHOLD, tf.float32)  # TFG109
+
+
+        def configure(brightness, threshold):
+            global BRIGHTNESS, THRESHOLD
+            BRIGHTNESS, THRESHOLD = brightness, threshold
+
+
+        def make(photos, masks):
+            photos = tf.data.Dataset.from_tensor_slices(photos).map(load_photo)
+            return photos, tf.data.Dataset.from_tensor_slices(masks).map(load_mask)
+        """,
     # A loop that unpacks rows of a tensor the module passes: the tensor guess comes first
     # (a dataset would unpack fine and hide the error); and a dtype error on a line that
     # reaches the culprit through a local, naming another parameter.
@@ -523,6 +551,13 @@ def test_the_bug_is_found_and_confirmed(run: dict, key: tuple[str, int, str]) ->
     assert key in run, sorted(run)
     dynamic = run[key]["dynamic"]
     assert dynamic["status"] == "confirmed", dynamic
+
+
+def test_a_decoder_s_strings_become_images_of_the_format_it_reads(run: dict) -> None:
+    photo = run[("images.py", 9, "TFG109")]["dynamic"]
+    mask = run[("images.py", 14, "TFG109")]["dynamic"]
+    assert "JPEG-encoded images" in photo["inputs"], photo
+    assert "PNG-encoded images" in mask["inputs"], mask
 
 
 def test_the_step_ran_on_the_shape_its_model_takes(run: dict) -> None:

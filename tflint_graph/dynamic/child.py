@@ -819,6 +819,8 @@ def make_input(
         # A CSV line has as many fields as decode_csv wants: "1" parses as a number or a string.
         texts = [",".join(["1"] * spec["fields"])] * n if spec.get("fields") else None
         texts = texts or [f"s{seed}_{i}" for i in range(n)]
+        if spec.get("image"):
+            texts = [_encoded_image(spec["image"], seed + i) for i in range(n)]
         values = np.array(texts, dtype=object).reshape(shape)
         return tf.constant(values, dtype=tf.string)
     if dtype_name == "bool":
@@ -831,6 +833,13 @@ def make_input(
         part = tf.float64 if dtype_name == "complex128" else tf.float32
         return tf.complex(tf.constant(real, part), tf.constant(imag, part))
     return tf.cast(tf.constant(rng.standard_normal(shape).astype("float32")), dtype)
+
+
+def _encoded_image(encoding: str, seed: int) -> bytes:
+    """A small RGB image, encoded as the decoder that failed on a guessed string wants."""
+    pixels = np.random.default_rng(seed).integers(0, 256, size=(8, 8, 3), dtype=np.uint8)
+    encode = tf.io.encode_jpeg if encoding == "jpeg" else tf.io.encode_png
+    return bytes(encode(tf.constant(pixels)).numpy())
 
 
 # Values of the module's own expressions, evaluated once per module state (a model or an
@@ -1817,7 +1826,10 @@ def _shown(spec: dict[str, Any], *, relaxed: bool = False) -> str:
     shape = spec.get("relaxed") if relaxed and "relaxed" in spec else spec["shape"]
     if shape is None:
         return f"{spec['dtype']}[?]"
-    return f"{spec['dtype']}[{','.join(str(d) for d in shape)}]"
+    shown = f"{spec['dtype']}[{','.join(str(d) for d in shape)}]"
+    if spec.get("image"):
+        return f"{shown} ({spec['image'].upper()}-encoded images)"
+    return f"{shown} (CSV lines of {spec['fields']} fields)" if spec.get("fields") else shown
 
 
 def _keras_model_type() -> Any:
@@ -2108,6 +2120,10 @@ def _rank_shape(rank: int) -> list[int]:
 
 
 # tf.io.decode_csv on a guessed string: "Expect 2 fields but have 1 in record 0".
+# An image decoder on a guessed string: "Unknown image file format. One of JPEG, ... required."
+# The op that failed names the format it needs (DecodeAndCropJpeg takes JPEG only).
+_IMAGE_CLASH = re.compile(r"Unknown image file format")
+_JPEG_OP = re.compile(r"DecodeJpeg|DecodeAndCropJpeg")
 _CSV_CLASH = re.compile(r"Expect (\d+) fields but have \d+ in record")
 _RANK_CLASH = re.compile(r"target\.shape=\(([^)]*)\), output\.shape=\(([^)]*)\)")
 # Keras: "expected axis -1 of input shape to have value 4, but received input with shape (2, 3)"
@@ -2217,6 +2233,15 @@ def _fix_for(message: str) -> Fix | None:
             return spec
 
         return as_csv
+    if _IMAGE_CLASH.search(message):
+        encoding = "jpeg" if _JPEG_OP.search(message) else "png"
+
+        def as_image(spec: dict[str, Any]) -> dict[str, Any]:
+            if spec["kind"] == "tensor" and spec["dtype"] == "string" and not spec.get("image"):
+                return {**spec, "image": encoding}
+            return spec
+
+        return as_image
     if m := _INPUT_SHAPE_CLASH.search(message):
         wanted_shape, found_shape = _dims(m.group(1)), _dims(m.group(2))
 
@@ -2281,6 +2306,20 @@ def _fix_for(message: str) -> Fix | None:
         relabel.labels_only = True  # type: ignore[attr-defined]
         return relabel
     return None
+
+
+def _reformatted(attempt: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] | None:
+    """A usable guess whose traced graph then failed on the strings it was fed (a Dataset.map
+    callback decoding images or CSV lines: the trace runs on specs, the elements on values):
+    the same guess with strings of the format the op wants, so that the calls run too."""
+    calls = result["calls"][1:] if result["calls"] and result["calls"][0]["symbolic"] else []
+    failed = next((c["exception"] for c in calls if c["exception"] is not None), None)
+    if failed is None:
+        return None
+    message = failed.get("detail") or failed.get("message", "")
+    if not (_IMAGE_CLASH.search(message) or _CSV_CLASH.search(message)):
+        return None
+    return _adapted(attempt, {"calls": [{"exception": failed}]})
 
 
 def _adapted(
@@ -2784,6 +2823,7 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
         if target.get("roles") and target["kind"] in ("function", "wrap", "method") and attempts:
             attempts = _model_attempts(module, target, attempts[0]) + attempts
         adapted = 0
+        reformatting = None  # a usable attempt whose later calls failed on the values' format
         # Only the planned guesses count towards the cap: those shaped by the module's models
         # and the corrections an error asks for come on top.
         planned = {id(a) for a in target["attempts"]}
@@ -2868,9 +2908,19 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
                     f"{_first_line(str(exc))[:200]}",
                 }
             entry["attempts"].append(result)
+            if reformatting is not None:
+                # The traced guess whose values failed, or this one where they now run.
+                chosen = (attempt, result) if _usable(result, target) else reformatting
+                break
             if _usable(result, target):
                 chosen = (attempt, result)
-                break
+                better = _reformatted(attempt, result) if adapted < 6 else None
+                if better is None:
+                    break
+                adapted += 1
+                reformatting = chosen
+                attempts.insert(attempts.index(attempt) + 1, better)
+                continue
             retyped = _adapted(attempt, result, target)
             if retyped is not None and adapted < 6:
                 adapted += 1
