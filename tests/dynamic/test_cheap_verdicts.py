@@ -36,18 +36,21 @@ def _judge(target: Target, experiments: dict[str, Any], **entry: Any) -> Verdict
 
 def _retrace(counts: list[int]) -> Verdict:
     target = Target("step", ((9, "TFG303"),), kind="function", retrace=((9, "i", 1, "int"),))
-    exp = {"param": "i", "kind": "int", "values": ["1", "2", "3"], "before": 1, "counts": counts}
+    exp = {"param": "i", "kind": "int", "values": ["1", "2"], "counts": counts}
     return _judge(target, {"retrace:9": exp})
 
 
-def test_retracing_confirmed_only_for_one_trace_per_distinct_value() -> None:
-    confirmed = _retrace([2, 3, 4, 4])
+def test_retracing_confirmed_only_for_one_trace_per_new_value() -> None:
+    confirmed = _retrace([1, 2, 2])
     assert confirmed.status == CONFIRMED
-    assert confirmed.evidence.startswith("staged: called step() with i=1, 2, 3 (Python ints")
-    assert "tracing count 1 -> 4 over 3 calls" in confirmed.evidence
+    assert confirmed.evidence.startswith(
+        "staged: called a fresh copy of step() with i=1, then i=2, then i=1 again (Python ints"
+    )
+    assert "tracing count 1 -> 2, one new graph per new value" in confirmed.evidence
     # Tracing again on a repeated value is some other retracing, not the value's.
-    assert _retrace([2, 3, 4, 5]).status == UNVERIFIED
-    assert _retrace([1, 1, 1, 1]).status == NOT_REPRODUCED
+    assert _retrace([1, 2, 3]).status == UNVERIFIED
+    # The second value reused the first one's graph (an input_signature converts it).
+    assert _retrace([1, 1, 1]).status == NOT_REPRODUCED
 
 
 def _first_call(first_ms: float, warm_ms: float, traces: int = 1) -> Verdict:

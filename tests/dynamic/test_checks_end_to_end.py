@@ -292,8 +292,11 @@ def test_a_formatted_fixed_time_reads_no_clock(run: dict) -> None:
 def test_retracing_per_python_value_is_staged_and_counted(run: dict) -> None:
     found = _at(run, "cheap.py", " step(x, epoch)  #")
     assert found["status"] == "confirmed", found
-    assert "staged: called step() with epoch=1, 2, 3 (Python ints" in found["evidence"]
-    assert "tracing count 1 -> 4 over 3 calls" in found["evidence"]
+    assert (
+        "staged: called a fresh copy of step() with epoch=1, then epoch=2, then epoch=1 again"
+        in found["evidence"]
+    )
+    assert "tracing count 1 -> 2, one new graph per new value" in found["evidence"]
 
 
 def test_each_retracing_call_of_one_function_is_staged_on_its_own_copy(run: dict) -> None:
@@ -305,15 +308,18 @@ def test_each_retracing_call_of_one_function_is_staged_on_its_own_copy(run: dict
         for i, text in enumerate(textwrap.dedent(CHEAP).splitlines(), start=1)
         if " step(x, e)  #" in text
     )
-    assert "staged: called step() with epoch=1, 2, 3" in found["evidence"]
+    assert "staged: called a fresh copy of step() with epoch=1, then epoch=2" in found["evidence"]
     assert f"as the call at line {line} passes" in found["evidence"]
-    assert "tracing count 1 -> 4 over 3 calls" in found["evidence"]
+    assert "tracing count 1 -> 2, one new graph per new value" in found["evidence"]
 
 
 def test_retracing_of_a_method_is_staged_on_an_instance(run: dict) -> None:
     found = _at(run, "cheap.py", "self.step(x, epoch)  #")
     assert found["status"] == "confirmed", found
-    assert "staged: called Trainer.step() with epoch=1, 2, 3" in found["evidence"]
+    assert (
+        "staged: called a fresh copy of Trainer.step() with epoch=1, then epoch=2"
+        in found["evidence"]
+    )
 
 
 def test_a_timed_first_call_is_compared_with_a_warm_one(run: dict) -> None:

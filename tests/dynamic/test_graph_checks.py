@@ -245,8 +245,8 @@ def test_an_xla_function_checked_on_its_graph_is_traced_not_compiled(run) -> Non
 def test_retracing_is_staged_when_the_guessed_value_of_the_parameter_fails(run) -> None:
     verdict = run[(L["top"], "TFG303")]
     assert verdict.status == CONFIRMED, verdict
-    assert "(a fresh copy: the call with the guessed k raised)" in verdict.evidence
-    assert "tracing count 0 -> 3 over 3 calls" in verdict.evidence
+    assert "called a fresh copy of top() with k=1, then k=2, then k=1 again" in verdict.evidence
+    assert "tracing count 1 -> 2, one new graph per new value" in verdict.evidence
 
 
 def test_a_stale_global_is_shown_in_a_function_that_draws_random_numbers(run) -> None:

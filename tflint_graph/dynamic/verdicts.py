@@ -35,10 +35,11 @@ graph building (*eager*, at call time).  Per code:
 - TFG301 (staged): ``confirmed`` when new batch sizes make the tracing count grow.
 - TFG401 (staged): the median call time traced and eager after warm-up, and their ratio:
   ``confirmed`` when the graph is less than 1.5x faster than running the body eagerly.
-- TFG303 (at a call of a module-level tf.function): staged calls with distinct Python
-  values (ints, floats or strings, as the flagged call passes) at the parameter the call
-  varies, then the first value again: ``confirmed`` when each distinct value traced once
-  more and the repeated one did not; ``not-reproduced`` when the tracing count stayed.
+- TFG303 (at a call of a module-level tf.function): a fresh copy called with two distinct
+  Python values (ints, floats or strings, as the flagged call passes) at the parameter the
+  call varies, then the first value again: ``confirmed`` when the second value traced once
+  more and the repeated one did not; ``not-reproduced`` when the second value reused the
+  first one's graph.
 - TFG403 (at a first call in a timed block the rule still reports): a fresh copy of the
   tf.function, its first call (which traces) against the median warm call: ``confirmed``
   when it traced and took more than twice a warm call.
@@ -912,29 +913,33 @@ class _Judge:
             return self._not_run("retracing check")
         if exp.get("error"):
             return Verdict(UNVERIFIED, exp["error"] + self.suffix)
-        param, values, before, counts = exp["param"], exp["values"], exp["before"], exp["counts"]
+        param, values, counts = exp["param"], exp["values"], exp["counts"]
         if None in counts:
             return Verdict(UNVERIFIED, "the tracing count is not available")
+        # The first value traced the fresh copy; each other distinct value must trace once
+        # more, and the first value again must reuse its graph.
         n = len(values)
-        new, repeat = counts[n - 1] - before, counts[-1] - counts[n - 1]
-        shown = ", ".join(values)
+        first, new, repeat = counts[0], counts[n - 1] - counts[0], counts[-1] - counts[n - 1]
+        shown = ", then ".join(f"{param}={v}" for v in values)
         staged = (
-            f"staged: called {self.target.path}() with {param}={shown} (Python {exp['kind']}s, "
-            f"as the call at line {line} passes a varying one), then {param}={values[0]} again"
+            f"staged: called a fresh copy of {self.target.path}() with {shown}, then "
+            f"{param}={values[0]} again (Python {exp['kind']}s, as the call at line {line} "
+            "passes a varying one)"
         )
-        if exp.get("alone"):
-            staged += f" (a fresh copy: the call with the guessed {param} raised)"
-        if new >= n and repeat == 0:
+        if new >= n - 1 and repeat == 0:
             return Verdict(
                 CONFIRMED,
-                f"{staged}: tracing count {before} -> {counts[n - 1]} over {n} calls, one new "
-                f"graph per distinct value, and none for the repeated value{self.suffix}",
+                f"{staged}: tracing count {first} -> {counts[n - 1]}, one new graph per new "
+                f"value, and none for the repeated value{self.suffix}",
             )
         if new == 0:
-            return Verdict(NOT_REPRODUCED, f"{staged}: tracing count stayed {before}{self.suffix}")
+            return Verdict(
+                NOT_REPRODUCED,
+                f"{staged}: tracing count stayed {first} after the first value{self.suffix}",
+            )
         return Verdict(
             UNVERIFIED,
-            f"{staged}: tracing count {before} -> {counts[-1]}, not one trace per distinct "
+            f"{staged}: tracing count {first} -> {counts[-1]}, not one trace per new "
             f"value{self.suffix}",
         )
 
