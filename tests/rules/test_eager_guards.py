@@ -370,6 +370,26 @@ CASES = {
                     print("step", x)  # TFG101
                 return x * 2
     """,
+    "a try whose ops all sit under an eager guard holds no op in the graph": """
+        import keras
+        import tensorflow as tf
+
+        class Ranker(keras.Model):
+            def call(self, inputs):
+                for name, column in inputs.items():
+                    try:
+                        if hasattr(column, "numpy"):
+                            print(name, tf.reduce_max(column).numpy())
+                    except Exception:
+                        pass
+                try:
+                    if tf.executing_eagerly():
+                        tf.debugging.check_numerics(inputs["score"], "score")
+                    scores = tf.math.log(inputs["score"])
+                except Exception:  # TFG206
+                    scores = inputs["score"]
+                return scores
+    """,
 }
 
 

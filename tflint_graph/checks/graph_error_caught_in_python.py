@@ -221,11 +221,13 @@ ds = tf.data.Dataset.from_tensor_slices([b"not a jpeg"]).map(parse)
         return False
 
     def _first_op(self, body: cst.BaseSuite, fn: TracedFunction) -> str | None:
-        """The first TensorFlow op the try body runs (in the graph), by name."""
+        """The first TensorFlow op the try body runs (in the graph), by name; none under an
+        eager guard (``if hasattr(t, "numpy"):``), which the trace skips."""
         ctx = self.ctx
         inference = tensors(ctx, fn)
+        guards = traced_of(ctx).guards
         for node in _own_nodes(body):
-            if not isinstance(node, cst.Call):
+            if not isinstance(node, cst.Call) or guards.untraced(node, fn.node):
                 continue
             func = node.func
             res = ctx.resolve(func)
