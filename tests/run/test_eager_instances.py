@@ -503,3 +503,188 @@ def test_a_model_compiled_to_run_eagerly_is_not_traced_where_it_goes(
     train = TRAIN.replace(*change) if change else TRAIN
     found = _findings(tmp_path, {"pkg/model.py": STEPPED, "pkg/train.py": train})
     assert (("model.py", 11, "TFG106") in found) is reported
+
+
+NETWORKS = dedent(
+    """
+    import tensorflow as tf
+
+
+    class Actor(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(2)
+
+        def call(self, state):
+            out = self.dense(state)
+            print("actor", out.numpy())  # line 11
+            return out
+
+
+    class Critic(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(1)
+
+        def call(self, state):
+            out = self.dense(state)
+            print("critic", out.numpy())  # line 22
+            return out
+    """
+)
+
+# An agent that builds one network on a functional `Input` and drives the other from an
+# eager tape (it reads the loss's value): only the first is ever traced.
+AGENT = dedent(
+    """
+    import tensorflow as tf
+
+    from pkg.networks import Actor, Critic
+
+
+    class Agent:
+        def __init__(self):
+            self.actor = Actor()
+            self.critic = Critic()
+            probe = tf.keras.Input(shape=(3,))
+            self.critic(probe)
+
+        def learn(self, states):
+            with tf.GradientTape() as tape:
+                actions = self.actor(states)
+                loss = tf.reduce_mean(actions)
+            print("loss", loss.numpy())
+            return tape.gradient(loss, self.actor.trainable_variables)
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("change", "actor_traced"),
+    [
+        ((), False),
+        # the actor gets a tensor computed from the functional input: built symbolically
+        (("self.critic(probe)", "built = self.critic(probe)\n        self.actor(built)"), True),
+        # or the `Input(...)` itself
+        (
+            ("self.critic(probe)", "self.critic(probe)\n        self.actor(tf.keras.Input((3,)))"),
+            True,
+        ),
+    ],
+)
+def test_only_the_instances_called_on_a_functional_input_are_traced_there(
+    tmp_path: Path, change: tuple[str, ...], actor_traced: bool
+) -> None:
+    agent = AGENT.replace(*change) if change else AGENT
+    found = _findings(tmp_path, {"pkg/networks.py": NETWORKS, "pkg/agent.py": agent})
+    assert ("networks.py", 22, "TFG202") in found  # the critic is called on an `Input`
+    assert (("networks.py", 11, "TFG202") in found) is actor_traced
+
+
+BLOCKS = dedent(
+    """
+    import tensorflow as tf
+
+
+    class Block(tf.keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(4)
+
+        def call(self, x):
+            print("block input", x.numpy().mean())  # line 10
+            return self.dense(x)
+
+
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self._block = Block()
+
+        def call(self, x):
+            return self._block(x)
+    """
+)
+
+# A script's entry point run by absl: its loop calls the model eagerly, and the model hands
+# its own input to the layer it holds.
+ABSL_MAIN = dedent(
+    """
+    import tensorflow as tf
+    from absl import app
+
+    from pkg.blocks import Net
+
+
+    def main(argv):
+        net = Net()
+        opt = tf.keras.optimizers.SGD(0.1)
+        for _ in range(3):
+            batch = tf.random.normal([2, 4])
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(net(batch))
+            grads = tape.gradient(loss, net.trainable_variables)
+            opt.apply_gradients(zip(grads, net.trainable_variables))
+
+
+    if __name__ == "__main__":
+        app.run(main)
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("change", "traced"),
+    [
+        ((), False),
+        # Keras fits it: `call`, and the layer's with it, are traced
+        (("    for _ in range(3):", "    net.compile('sgd', 'mse')\n    for _ in range(3):"), True),
+        # handed to tf.function instead of absl's runner
+        (("    app.run(main)", "    tf.function(main)(None)"), True),
+    ],
+)
+def test_a_layer_an_eager_model_hands_its_input_to_is_eager_too(
+    tmp_path: Path, change: tuple[str, ...], traced: bool
+) -> None:
+    main = ABSL_MAIN.replace(*change) if change else ABSL_MAIN
+    found = _findings(tmp_path, {"pkg/blocks.py": BLOCKS, "pkg/train.py": main})
+    assert (("blocks.py", 10, "TFG202") in found) is traced
+
+
+# A training script that runs at import: its module-level model is its own.
+TOP_LEVEL = dedent(
+    """
+    import tensorflow as tf
+
+    from pkg.blocks import Net
+
+    net = Net()
+    opt = tf.keras.optimizers.SGD(0.1)
+    for _ in range(3):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(net(tf.random.normal([2, 4])))
+        grads = tape.gradient(loss, net.trainable_variables)
+        opt.apply_gradients(zip(grads, net.trainable_variables))
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "traced"),
+    [
+        ("train.py", TOP_LEVEL, False),
+        # no loop, but the model runs at import: no library does that
+        ("inspect.py", "from pkg.blocks import Net\n\nnet = Net()\nout = net(1.0)\n", False),
+        # a module-level instance others may import and trace
+        (
+            "shared.py",
+            "from pkg.blocks import Net\n\nnet = Net()\n\n\ndef predict(x):\n    return net(x)\n",
+            True,
+        ),
+    ],
+)
+def test_a_program_s_module_level_model_is_its_own(
+    tmp_path: Path, name: str, source: str, traced: bool
+) -> None:
+    found = _findings(tmp_path, {"pkg/blocks.py": BLOCKS, f"pkg/{name}": source})
+    assert (("blocks.py", 10, "TFG202") in found) is traced

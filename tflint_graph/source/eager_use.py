@@ -72,7 +72,7 @@ def eager_instances(
     own = {c.name for c in tree.body if isinstance(c, ast.ClassDef)}
     if not own and not any(view.may_be_project(n) for names in imports.values() for n in names):
         return {}, frozenset(), frozenset(attributes)
-    use = _Uses(tree, view, imports, calls, traced_lines)
+    use = _Uses(tree, path, view, imports, calls, traced_lines)
     spellings, escaped = use.class_spellings(own)
     escaped |= use.self_escapes()
     if not spellings:
@@ -117,6 +117,8 @@ def _is_true(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant) and expr.value is True
 
 
+# Runners of a script's `main` (`app.run(main)`): they call it as Python.
+_MAIN_RUNNERS = frozenset({"absl.app.run", "tensorflow.app.run"})
 # Calls only eager code makes on what a model returns or is fed.
 _VALUE_CALLS = frozenset({"numpy", "from_tensor_slices"})
 
@@ -127,6 +129,7 @@ class _Uses:
     def __init__(
         self,
         tree: ast.Module,
+        path: str,
         view: ProjectView,
         imports: dict[str, set[str]],
         calls: list[ast.Call],
@@ -171,13 +174,14 @@ class _Uses:
         self.traced_lines = traced_lines
         self.keras = self._keras_classes(classes)
         # Names handed to calls that trace what they get (`tf.function(step)`, `ds.map(f)`);
-        # any `Input(...)`: the functional API calls layers on symbolic inputs.
+        # the `Input(...)` calls of the functional API, whose symbolic tensors layers get.
         self.handed: set[str] = set()
-        self.functional = False
+        inputs: list[ast.Call] = []
         for call in calls:
             last = dotted(call.func).rpartition(".")[2]
-            self.functional |= last == "Input"
-            if last in TRACING_ENTRIES | CALLBACK_ENTRIES:
+            if last == "Input":
+                inputs.append(call)
+            if last in TRACING_ENTRIES | CALLBACK_ENTRIES and not self._runs_main(call):
                 # Keras calls `fit(callbacks=[...])` hooks as Python between steps.
                 kept = [k.value for k in call.keywords if k.arg != "callbacks"]
                 for arg in [*call.args, *kept]:
@@ -186,6 +190,78 @@ class _Uses:
                             self.handed.add(n.id)
                         elif isinstance(n, ast.Attribute):
                             self.handed.add(n.attr)  # `ds.map(self.preprocess)`
+        self.symbolic = self._symbolic_names(inputs)
+        # A program: a notebook, a file no import statement can name, or a loop at module
+        # level (a training loop that runs on import): no other module imports it, so its
+        # module-level instances are its own.  So are those it calls at module level (a
+        # model run at import: no library does that).
+        stem, _, suffix = path.replace("\\", "/").rpartition("/")[2].rpartition(".")
+        self.program = (
+            suffix == "ipynb"
+            or not stem.isidentifier()
+            or any(isinstance(s, ast.For | ast.While | ast.AsyncFor) for s in tree.body)
+        )
+        self.top_called = {
+            n.id
+            for n in names
+            if isinstance(call := parents.get(n), ast.Call)
+            and call.func is n
+            and self._method(n) is None
+            and not self._in_class(n)
+        }
+
+    def _runs_main(self, call: ast.Call) -> bool:
+        """``app.run(main)`` (absl, ``tf.compat.v1.app``): a script's entry point, run as
+        Python, not a ``strategy.run`` that traces what it gets."""
+        head, _, tail = dotted(call.func).partition(".")
+        names = {f"{f}.{tail}" if tail else f for f in self.imports.get(head, ())}
+        return any(canonical(n) in _MAIN_RUNNERS for n in names)
+
+    def _symbolic_names(self, inputs: list[ast.Call]) -> set[str]:
+        """Names and ``self`` attributes that may hold a functional model's symbolic tensors:
+        those bound to an ``Input(...)`` and, in turn, to any value computed from one
+        (``x = self.backbone(inputs)``).  Module-wide, spelling by spelling: a name symbolic
+        in one function stays so in the others (fewer eager conclusions, never more)."""
+        found: set[str] = set()
+        if not inputs:
+            return found
+        assigns = [n for n in self.parents if isinstance(n, ast.Assign | ast.AnnAssign)]
+        made = set(map(id, inputs))
+        changed = True
+        while changed:
+            changed = False
+            for node in assigns:
+                value = node.value
+                if value is None or not any(
+                    id(part) in made
+                    or (type(part) in (ast.Name, ast.Attribute) and dotted(part) in found)
+                    for part in ast.walk(value)
+                ):
+                    continue
+                targets = list(node.targets if isinstance(node, ast.Assign) else [node.target])
+                while targets:
+                    target = targets.pop()
+                    if isinstance(target, ast.Tuple | ast.List):
+                        targets.extend(target.elts)
+                    elif isinstance(target, ast.Starred):
+                        targets.append(target.value)
+                    elif type(target) in (ast.Name, ast.Attribute):
+                        text = dotted(target)  # `self.inputs`, never its `self`
+                        if text and text not in found:
+                            found.add(text)
+                            changed = True
+        return found
+
+    def _symbolic_call(self, call: ast.Call) -> bool:
+        """``call`` gets a functional model's symbolic tensor (``Input(...)`` or a name
+        bound from one): the holder called builds a graph, it does not run eagerly."""
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            for part in ast.walk(arg):
+                if isinstance(part, ast.Call) and dotted(part.func).rpartition(".")[2] == "Input":
+                    return True
+                if type(part) in (ast.Name, ast.Attribute) and dotted(part) in self.symbolic:
+                    return True
+        return False
 
     def _keras_classes(self, classes: list[ast.ClassDef]) -> set[ast.ClassDef]:
         """Those of ``classes`` with a Keras base, here or in the run."""
@@ -333,8 +409,14 @@ class _Uses:
         if not (isinstance(parent, ast.Call) and parent.func is node):
             return False
         bound = self.parents.get(parent)
-        if not isinstance(bound, ast.Assign) or self._method(bound) is None:
-            return False  # handed on, or a module-level instance others may import
+        if not isinstance(bound, ast.Assign):
+            return False  # handed on
+        if self._method(bound) is None and not (
+            self.program
+            or self._in_main_guard(bound)
+            or any(isinstance(t, ast.Name) and t.id in self.top_called for t in bound.targets)
+        ):
+            return False  # a module-level instance others may import
         holders = {dotted(t) for t in bound.targets}
         # A local name, or an attribute of `self` (`self._eval_metric`); a public one
         # (`self.model`) only while no code of the run reads it on another object
@@ -343,6 +425,31 @@ class _Uses:
             "." not in h or (h.startswith("self.") and h.count(".") == 1) for h in holders
         ):
             return holders
+        return False
+
+    def _in_class(self, node: ast.AST) -> bool:
+        seen = self.parents.get(node)
+        while seen is not None and not isinstance(seen, ast.ClassDef):
+            seen = self.parents.get(seen)
+        return seen is not None
+
+    def _in_main_guard(self, node: ast.AST) -> bool:
+        """``node`` is under the module's ``if __name__ == "__main__":``, which importing it
+        never runs."""
+        seen = self.parents.get(node)
+        while seen is not None:
+            if isinstance(seen, ast.If) and isinstance(self.parents.get(seen), ast.Module):
+                test = seen.test
+                return (
+                    isinstance(test, ast.Compare)
+                    and isinstance(test.left, ast.Name)
+                    and test.left.id == "__name__"
+                    and any(
+                        isinstance(c, ast.Constant) and c.value == "__main__"
+                        for c in test.comparators
+                    )
+                )
+            seen = self.parents.get(seen)
         return False
 
     def in_test(self, node: ast.AST) -> bool:
@@ -440,10 +547,14 @@ class _Uses:
         if isinstance(node.ctx, ast.Store | ast.Del):  # type: ignore[attr-defined]
             return _NONE
         if isinstance(parent, ast.Call) and parent.func is node:
-            if self.functional or (
-                any(self._parameter(a) for a in parent.args) and not self._works_on_values(node)
+            if self._symbolic_call(parent) or (
+                any(self._parameter(a) for a in parent.args)
+                and not self._works_on_values(node)
+                and not self._in_keras_root(node)
             ):
-                # `gate(x)` with `x` a parameter: maybe a symbolic input (functional API)
+                # `gate(x)` with `x` a parameter: maybe a symbolic input (functional API);
+                # in a Keras class's own `call`, `x` is as eager as that class (the owner
+                # ``_eager`` names)
                 return None
             return self._eager(node)
         if isinstance(parent, ast.Attribute) and parent.value is node:
@@ -577,6 +688,15 @@ class _Uses:
                     return True
             seen = self.parents.get(seen)
         return False
+
+    def _in_keras_root(self, node: ast.AST) -> bool:
+        """``node`` is in a method Keras runs (``call``, a step) of a module-level Keras class
+        of this module."""
+        method = self._method(node)
+        if method is None or method.name not in _ROOT_METHODS:
+            return False
+        cls = self.parents.get(method)
+        return cls in self.keras and isinstance(self.parents.get(cls), ast.Module)
 
     def _works_on_values(self, node: ast.AST) -> bool:
         """The function around ``node`` handles concrete values, which building a functional
