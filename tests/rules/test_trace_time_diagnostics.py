@@ -1079,3 +1079,41 @@ def test_the_size_of_a_list_the_trace_builds_is_static() -> None:
     )
     got = {(line, code) for line, code in found(source) if code == "TFG107"}
     assert got == expected(source)
+
+
+DEBUG_DUMP = dedent(
+    """
+    import tensorflow as tf
+
+    SPECS = {"age": "float", "city": "string"}
+
+
+    class Ranker(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(1)
+
+        def call(self, features):
+            print("=== INPUT DEBUG ===")
+            print("features:")
+            for name, column in features.items():
+                print(f"  {name}:")
+                print(f"    shape: {column.shape}")
+                print(f"    spec: {SPECS.get(name)}")
+            scores = self.dense(features["age"])
+            print("=== OUTPUT DEBUG ===")
+            print("scores shape:", scores.shape)
+            print("scores done")  # TFG101
+            scores = tf.nn.sigmoid(scores)
+            print("=== VALUES ===")  # TFG101
+            print("scores:", scores)  # TFG101
+            return scores
+    """
+)
+
+
+def test_a_debug_dump_of_static_metadata_is_one_trace_time_diagnostic() -> None:
+    # Banners and dict keys ahead of the shapes they introduce, and settings beside them, are
+    # part of the dump; a literal after it still claims an event of every call, and a dump
+    # that shows a tensor is reported whole.
+    assert found(DEBUG_DUMP) == expected(DEBUG_DUMP)

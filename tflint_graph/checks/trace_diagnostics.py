@@ -349,6 +349,18 @@ class MessageReader:
             return self._name_part(expr)
         if isinstance(expr, cst.Attribute):
             return self._attribute_part(expr)
+        if (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value == "get"
+            and 1 <= len(expr.args) <= 2
+            and all(a.keyword is None and not a.star for a in expr.args)
+        ):
+            # `SPECS.get(name)`: a lookup, as settled as the mapping, the key and the default
+            parts = self._inner(expr.func.value)
+            for arg in expr.args:
+                parts |= self._inner(arg.value)
+            return _worst(parts)
         if isinstance(expr, cst.Subscript):
             # `node[0]` of a Python config entry: as settled as the container and the index
             parts = self._inner(expr.value)
@@ -544,6 +556,9 @@ class MessageReader:
                     # tracing; it says the same on every call of it.
                     parts.add(Part.STATIC)
                     continue
+                if self._dict_key(node):
+                    parts.add(Part.CONFIG)  # a key of a dict the trace was handed
+                    continue
                 value = assigned_value(self.ctx, node, with_items=False)
                 if value is None:
                     value = _paired_value(self.ctx, node)
@@ -557,6 +572,29 @@ class MessageReader:
         finally:
             self._following.discard(name.value)
         return _worst(parts)
+
+    def _dict_key(self, target: cst.CSTNode) -> bool:
+        """``target`` takes the keys of a dict the function reads by key (``k`` in ``for k, v
+        in features.items()``, ``for k in features``): Python strings, the structure of what
+        the trace was handed, the same on every call that reuses it."""
+        loop = self.ctx.parent(target)
+        first = True
+        if isinstance(loop, cst.Element):
+            tuple_ = self.ctx.parent(loop)
+            first = isinstance(tuple_, cst.Tuple) and tuple_.elements[0] is loop
+            loop = self.ctx.parent(tuple_)
+        if not (isinstance(loop, cst.For) and loop.asynchronous is None and first):
+            return False
+        iterable = loop.iter
+        pairs = target is not loop.target
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute):
+            method = iterable.func.attr.value
+            if iterable.args or method != ("items" if pairs else "keys"):
+                return False
+            iterable = iterable.func.value
+        elif pairs:
+            return False
+        return isinstance(iterable, cst.Name) and self._read_by_name(iterable)
 
     def _inner(self, expr: cst.BaseExpression, fn: TracedFunction | None = None) -> set[Part]:
         inner = MessageReader(self.ctx, fn or self.fn)
@@ -734,6 +772,11 @@ def _literal(expr: cst.BaseExpression) -> bool:
         return expr.value in ("True", "False", "None")
     if isinstance(expr, cst.Tuple | cst.List):
         return all(_literal(el.value) for el in expr.elements)
+    if isinstance(expr, cst.Dict):
+        return all(
+            isinstance(el, cst.DictElement) and _literal(el.key) and _literal(el.value)
+            for el in expr.elements
+        )
     return isinstance(
         expr, cst.SimpleString | cst.ConcatenatedString | cst.Integer | cst.Float | cst.Imaginary
     )
@@ -786,7 +829,79 @@ def is_trace_time_diagnostic(ctx: ModuleContext, call: cst.Call, fn: TracedFunct
         return True
     if Part.OTHER in reader.parts:
         return False
-    return Part.STATIC in reader.parts or any(says_tracing(t) for t in reader.texts)
+    if Part.STATIC in reader.parts or any(says_tracing(t) for t in reader.texts):
+        return True
+    return _in_static_dump(ctx, call, fn, heading=Part.CONFIG not in reader.parts)
+
+
+def _in_static_dump(
+    ctx: ModuleContext, call: cst.Call, fn: TracedFunction, *, heading: bool
+) -> bool:
+    """A print of literals or settings only (``print("=== INPUT DEBUG ===")``) that is part of
+    a debug dump of static metadata: the run of prints around it shows static metadata and no
+    tensor or per-call value, or it heads a loop whose body starts with such a run
+    (``for name, col in inputs.items(): print(f"{name}:"); print(col.shape)``).  The banner
+    and the keys belong to that one trace-time diagnostic; they claim nothing per call.  A
+    literal-only print (``heading``) must come before static metadata, as a banner does: after
+    it (``print(x.shape); print("step done")``) it still claims an event of every call."""
+    if not ctx.resolve(call.func).is_builtin("print"):
+        return False
+    line = ctx.parent(ctx.parent(call))
+    block = ctx.parent(line)
+    if not isinstance(block, cst.IndentedBlock | cst.Module) or _print_of(ctx, line) is not call:
+        return False
+    body = list(block.body)
+    at = body.index(line)
+    start = at
+    while start > 0 and _print_of(ctx, body[start - 1]) is not None:
+        start -= 1
+    end = at + 1
+    while end < len(body) and _print_of(ctx, body[end]) is not None:
+        end += 1
+    before = _dump_kinds(ctx, fn, body[start:at], call)
+    after = _dump_kinds(ctx, fn, body[at + 1 : end], call)
+    if end < len(body) and isinstance(body[end], cst.For):
+        inner = body[end].body
+        if isinstance(inner, cst.IndentedBlock):
+            first = list(inner.body)
+            stop = 0
+            while stop < len(first) and _print_of(ctx, first[stop]) is not None:
+                stop += 1
+            after |= _dump_kinds(ctx, fn, first[:stop], call)
+    if "bad" in before | after:
+        return False
+    return "static" in (after if heading else before | after)
+
+
+def _print_of(ctx: ModuleContext, stmt: cst.CSTNode) -> cst.Call | None:
+    """The ``print(...)`` call that is the whole of ``stmt``, if it is one."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+        return None
+    expr = stmt.body[0]
+    value = expr.value if isinstance(expr, cst.Expr) else None
+    if isinstance(value, cst.Call) and ctx.resolve(value.func).is_builtin("print"):
+        return value
+    return None
+
+
+def _dump_kinds(
+    ctx: ModuleContext, fn: TracedFunction, stmts: list[cst.BaseStatement], own: cst.Call
+) -> set[str]:
+    """What the prints of ``stmts`` other than ``own`` show: ``static`` metadata, ``bad``
+    (a tensor or a per-call value), ``plain`` (literals, settings)."""
+    kinds: set[str] = set()
+    for stmt in stmts:
+        call = _print_of(ctx, stmt)
+        if call is None or call is own:
+            continue
+        parts = MessageReader(ctx, fn).read_all(message_arguments(call)).parts
+        if parts & {Part.TENSOR, Part.OTHER}:
+            kinds.add("bad")
+        elif Part.STATIC in parts:
+            kinds.add("static")
+        else:
+            kinds.add("plain")
+    return kinds
 
 
 # Flags that say a function runs eagerly (`model.run_eagerly`, `conf.train_eagerly`): where
