@@ -445,6 +445,23 @@ def test_a_probe_hit_while_tracing_with_later_calls_is_confirmed() -> None:
     )
 
 
+def test_calls_forced_to_run_eagerly_say_nothing_beside_traced_ones() -> None:
+    # One test switched every tf.function to eager (a CLI's debug flag), others traced the
+    # function and called its graph: the forced calls are left out, not taken as per call.
+    step = Entry("train_step", calls=15, traced=1)
+    seen = _seen(graph=2, entries=[step])
+    seen.eager, seen.forced = 4, 4
+    record = SessionRecord(lines={(FILE, 7): seen}, hits={(FILE, 7): {"print:print": seen}})
+    verdict = judge(FILE, 7, "TFG101", record)
+    assert verdict.status == "confirmed"
+    assert "(its 4 times in calls run with tf.config.run_functions_eagerly(True) on are left " in (
+        verdict.evidence
+    )
+    # One eager call that was not forced is a call that ran the line without tracing.
+    seen.eager = 5
+    assert judge(FILE, 7, "TFG101", record).status == "not-reproduced"
+
+
 def test_a_probe_hit_with_no_call_after_the_trace_stays_unverified() -> None:
     step = Entry("train_step", calls=1, traced=1)
     record = SessionRecord(hits={(FILE, 7): {"print:print": _seen(graph=1, entries=[step])}})

@@ -571,6 +571,22 @@ def _unreached(key: tuple[str, int], record: SessionRecord, ran: Seen | None) ->
     return Verdict(NOT_REACHED, NOT_REACHED_EVIDENCE)
 
 
+def _ran_eagerly(seen: Seen) -> bool:
+    """The line ran in calls that did not trace, and that tells something: not when every
+    such call ran with ``tf.config.run_functions_eagerly(True)`` on (a test of a CLI that
+    switches it) while other calls traced it; those calls show nothing of what a graph does."""
+    return bool(seen.eager) and not (seen.graph and seen.forced >= seen.eager)
+
+
+def _forced_note(seen: Seen) -> str:
+    if not (seen.forced and seen.graph):
+        return ""
+    return (
+        f" (its {_times(seen.forced)} in calls run with tf.config.run_functions_eagerly(True) "
+        "on are left out: they build no graph)"
+    )
+
+
 def _eager_status(seen: Seen) -> str:
     """Python that ran at call time is no trace-time-only statement, unless the tests forced
     every function to run eagerly: then nothing was traced, and the claim was not tested (a
@@ -602,7 +618,8 @@ def _traced_only(seen: Seen, what: str) -> Verdict | None:
         return Verdict(
             CONFIRMED,
             f"{what} while tracing, 0 times over {_calls(later)} of "
-            f"{_names(e for e in entries if e.later)}: trace-time only{plain}{_in(seen.test)}",
+            f"{_names(e for e in entries if e.later)}: trace-time only{plain}{_forced_note(seen)}"
+            f"{_in(seen.test)}",
         )
     element = [e for e in entries if e.per_element]
     if element:
@@ -647,7 +664,7 @@ def _probe(key: tuple[str, int], code: str, record: SessionRecord, ran: Seen | N
         if unreached is not None:
             return unreached
         return Verdict(UNVERIFIED, f"line {key[1]} ran but no {kind} call was seen there")
-    if seen.eager:
+    if _ran_eagerly(seen):
         during = f"{_times(seen.graph)} while tracing and " if seen.graph else ""
         return Verdict(
             _eager_status(seen),
@@ -710,7 +727,7 @@ def _raises(key: tuple[str, int], code: str, record: SessionRecord, ran: Seen | 
         return Verdict(
             NOT_REPRODUCED, f"line {line} ran while tracing and nothing was raised{_in(ran.test)}"
         )
-    if ran.eager:
+    if _ran_eagerly(ran):
         return Verdict(
             _eager_status(ran),
             f"line {line} ran, but only {_eagerly(ran)}; eagerly it does not raise{_in(ran.test)}",
@@ -728,7 +745,7 @@ def _state(key: tuple[str, int], code: str, record: SessionRecord, ran: Seen | N
     if unreached is not None:
         return unreached
     assert ran is not None
-    if ran.eager:
+    if _ran_eagerly(ran):
         return Verdict(
             _eager_status(ran), f"line {line} ran {_eagerly(ran)}: it runs per call{_in(ran.test)}"
         )
