@@ -447,6 +447,51 @@ MODULES = {
             photos = tf.data.Dataset.from_tensor_slices(photos).map(load_photo)
             return photos, tf.data.Dataset.from_tensor_slices(masks).map(load_mask)
         """,
+    # The project's settings, with a default for every field.
+    "settings.py": """
+        import dataclasses
+
+
+        @dataclasses.dataclass
+        class ScorerConfig:
+            units: int = 3
+        """,
+    # A scorer built from a model that only a builder taking those settings makes, and the
+    # statistics it normalises with; steps whose bodies say the batch has three axes.
+    "scorer.py": """
+        import keras
+        import tensorflow as tf
+
+
+        def build_net(cfg):
+            return keras.Sequential([keras.layers.Dense(cfg.units)])
+
+
+        class Scorer(tf.Module):
+            def __init__(self, model, mean, std):
+                super().__init__()
+                self.model = model
+                self.mean = tf.constant(mean, tf.float32)
+                self.std = tf.constant(std, tf.float32)
+
+            @tf.function
+            def score(self, x):
+                print("scoring", x)  # TFG101
+                return self.model((x - self.mean) / self.std)
+
+
+        @tf.function
+        def per_step(x):
+            batch, steps, width = x.shape
+            print("per step", x)  # TFG101
+            return tf.reshape(x, [-1, steps * width])
+
+
+        @tf.function
+        def first_channel(x):
+            print("first channel", x)  # TFG101
+            return x[:, :, 0]
+        """,
     # A loop that unpacks rows of a tensor the module passes: the tensor guess comes first
     # (a dataset would unpack fine and hide the error); and a dtype error on a line that
     # reaches the culprit through a local, naming another parameter.
@@ -558,6 +603,19 @@ def test_a_decoder_s_strings_become_images_of_the_format_it_reads(run: dict) -> 
     mask = run[("images.py", 14, "TFG109")]["dynamic"]
     assert "JPEG-encoded images" in photo["inputs"], photo
     assert "PNG-encoded images" in mask["inputs"], mask
+
+
+def test_an_object_is_constructed_from_a_builder_given_the_project_s_settings(run: dict) -> None:
+    evidence = run[("scorer.py", 18, "TFG101")]["dynamic"]["evidence"]
+    assert (
+        "constructed as Scorer(model=scorer.build_net(settings.ScorerConfig()), mean=0.0, std=1.0)"
+        in (evidence)
+    )
+
+
+def test_the_rank_a_body_unpacks_or_indexes_is_given(run: dict) -> None:
+    assert "float32[2,4,3]" in run[("scorer.py", 25, "TFG101")]["dynamic"]["inputs"]
+    assert "float32[2,4,3]" in run[("scorer.py", 31, "TFG101")]["dynamic"]["inputs"]
 
 
 def test_the_step_ran_on_the_shape_its_model_takes(run: dict) -> None:

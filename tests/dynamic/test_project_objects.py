@@ -4,6 +4,7 @@ and constructor calls in other modules, and dtypes read from how a parameter is 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -71,9 +72,9 @@ def test_model_builders_of_other_modules_most_called_first(tmp_path: Path) -> No
     # argument, and private helpers, are not builders; a model class that needs none comes
     # after the functions (which may build or compile it).
     assert found == [
-        ("pkg.models", "build_forecaster"),
-        ("pkg.models", "build_small"),
-        ("pkg.models", "Forecaster"),
+        ("pkg.models", "build_forecaster", ""),
+        ("pkg.models", "build_small", ""),
+        ("pkg.models", "Forecaster", ""),
     ]
     assert project.model_builders(tmp_path, exclude="pkg.models") == []
 
@@ -114,7 +115,85 @@ def test_a_model_class_that_needs_no_argument_builds_one(tmp_path: Path) -> None
             """,
         },
     )
-    assert project.model_builders(tmp_path) == [("nets", "SegNet")]
+    assert project.model_builders(tmp_path) == [("nets", "SegNet", "")]
+
+
+SETTINGS = {
+    "dataclass": """
+        import dataclasses
+
+        @dataclasses.dataclass
+        class TrainConfig:
+            units: int = 8
+            rate: float = 0.1
+    """,
+    "init": """
+        class ModelSettings:
+            def __init__(self, units=8, *, rate=0.1):
+                self.units, self.rate = units, rate
+    """,
+    "attributes": """
+        class HParams:
+            units = 8
+    """,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SETTINGS))
+def test_a_builder_taking_the_project_s_settings_gets_their_defaults(
+    tmp_path: Path, kind: str
+) -> None:
+    write(
+        tmp_path,
+        {
+            "settings.py": SETTINGS[kind],
+            "models.py": """
+                import keras
+
+                def build_model(cfg):
+                    return keras.Sequential([keras.layers.Dense(cfg.units)])
+
+                def build_head(units, cfg):
+                    return keras.Sequential([keras.layers.Dense(units)])
+            """,
+        },
+    )
+    name = re.search(r"class (\w+)", SETTINGS[kind]).group(1)  # type: ignore[union-attr]
+    config = f"__import__('importlib').import_module('settings').{name}()"
+    assert project.default_config(tmp_path) == config
+    # A builder with another required parameter is none.
+    assert project.model_builders(tmp_path) == [("models", "build_model", config)]
+    assert project.builder_source(*project.model_builders(tmp_path)[0]).endswith(
+        f".build_model({config})"
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a field without a default
+        "import dataclasses\n\n@dataclasses.dataclass\nclass TrainConfig:\n    units: int\n",
+        # a base whose constructor is out of sight
+        "from base import Base\n\nclass TrainConfig(Base):\n    units = 8\n",
+        # named like no settings
+        "class Trainer:\n    units = 8\n",
+    ],
+)
+def test_settings_that_need_arguments_make_no_builder(tmp_path: Path, source: str) -> None:
+    write(
+        tmp_path,
+        {
+            "settings.py": source,
+            "models.py": """
+                import keras
+
+                def build_model(cfg):
+                    return keras.Sequential([keras.layers.Dense(cfg.units)])
+            """,
+        },
+    )
+    assert project.default_config(tmp_path) == ""
+    assert project.model_builders(tmp_path) == []
 
 
 def test_a_module_that_runs_a_script_at_import_is_never_used(tmp_path: Path) -> None:
@@ -141,7 +220,7 @@ def test_a_module_that_runs_a_script_at_import_is_never_used(tmp_path: Path) -> 
             """,
         },
     )
-    assert project.model_builders(tmp_path) == [("defs", "build_model")]
+    assert project.model_builders(tmp_path) == [("defs", "build_model", "")]
 
 
 def test_a_constructor_call_in_a_script_with_its_arguments(tmp_path: Path) -> None:

@@ -2089,6 +2089,13 @@ _PY_FLOAT_CLASH = re.compile(
 )
 # A Keras layer's input spec: "expected min_ndim=4, found ndim=2" (a Conv2D fed a matrix).
 _NDIM_CLASH = re.compile(r"expected (?:min_)?ndim=(\d+), found ndim=(\d+)")
+# The same, told by what the body does with the guess's shape: `batch, steps, width =
+# x.shape` on a matrix ("not enough values to unpack (expected 3, got 2)"), `x[:, :, 0]`
+# ("Index out of range using input dim 2; input has only 2 dims").
+_UNPACK_CLASH = re.compile(r"not enough values to unpack \(expected (\d+), got (\d+)\)")
+_INDEX_DIM_CLASH = re.compile(
+    r"Index out of range using input dim (\d+); input has only (\d+) dims"
+)
 # A reduction over an axis the guess lacks: "Invalid reduction dimension 1 for input with 1
 # dimensions" (`tf.reduce_sum(labels, axis=[1, 2])` on a vector).
 _REDUCE_CLASH = re.compile(r"Invalid reduction dimension (\d+) for input with (\d+) dimensions")
@@ -2191,8 +2198,13 @@ def _fix_for(message: str) -> Fix | None:
             return spec
 
         return floats
-    if m := _NDIM_CLASH.search(message):
-        wanted, found = int(m.group(1)), int(m.group(2))
+    ranks = None
+    if m := _NDIM_CLASH.search(message) or _UNPACK_CLASH.search(message):
+        ranks = int(m.group(1)), int(m.group(2))
+    elif m := _INDEX_DIM_CLASH.search(message):
+        ranks = int(m.group(1)) + 1, int(m.group(2))
+    if ranks is not None:
+        wanted, found = ranks
 
         def reshape(spec: dict[str, Any]) -> dict[str, Any]:
             floats = spec["kind"] == "tensor" and spec["dtype"].startswith("float")

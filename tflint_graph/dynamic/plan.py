@@ -41,7 +41,13 @@ from tflint_graph.core.examples import Example, PyValue, TensorSpecLite, from_si
 from tflint_graph.core.finding import Finding
 from tflint_graph.dynamic.calls import ModuleCalls
 from tflint_graph.dynamic.homes import Home, home_of, imported_homes, view_with
-from tflint_graph.dynamic.project import builder_source, constructor_elsewhere, model_builders
+from tflint_graph.dynamic.project import (
+    CONFIG_PARAM,
+    builder_source,
+    constructor_elsewhere,
+    default_config,
+    model_builders,
+)
 from tflint_graph.dynamic.suite import body_line
 from tflint_graph.dynamic.verdicts import (
     PROBE_KINDS,
@@ -885,6 +891,12 @@ def _params_guess(
             value = _DEFAULT_OPTIMIZER
         elif _MODEL_NAME.search(name) and (model := _any_model(ctx, module_name, name)):
             value = SourceExpr(model)
+        elif _CENTRE_PARAM.match(name):
+            value = PyValue(0.0)
+        elif _SPREAD_PARAM.match(name):
+            value = PyValue(1.0)
+        elif CONFIG_PARAM.match(name) and (config := default_config(_root_of(ctx.path))):
+            value = SourceExpr(config)
         else:
             return None
         guesses[name] = value
@@ -898,10 +910,9 @@ def _shown_guess(value: PyValue | SourceExpr) -> str:
         return "<default strategy>"
     if value is _DEFAULT_OPTIMIZER:
         return "<Adam>"
-    text = value.text
-    # `__import__('importlib').import_module('pkg.models').build()` reads as `pkg.models.build()`.
-    found = re.match(r"__import__\('importlib'\)\.import_module\('([\w.]+)'\)\.(.*)$", text)
-    return f"{found.group(1)}.{found.group(2)}" if found else text
+    # `__import__('importlib').import_module('pkg.models').build()` reads as `pkg.models.build()`,
+    # wherever it sits (a builder given the project's settings).
+    return re.sub(r"__import__\('importlib'\)\.import_module\('([\w.]+)'\)\.", r"\1.", value.text)
 
 
 # An optimizer parameter: a plain Adam, as most training code makes.
@@ -981,6 +992,12 @@ def _any_model(ctx: ModuleContext, module_name: str, param: str) -> str:
     # The module's own model (a class that needs no argument) before the project's others.
     found.sort(key=lambda mf: mf[0] != module_name)
     return builder_source(*found[0]) if found else ""
+
+
+# Parameters that hold a statistic a constructor normalises with (`mean`, `std`): a neutral
+# Python value, which broadcasts against any batch.
+_CENTRE_PARAM = re.compile(r"^(mean|mu|loc|offset|shift|\w+_mean)$")
+_SPREAD_PARAM = re.compile(r"^(std|stddev|sigma|var|variance|\w+_std)$")
 
 
 def _root_of(path: str) -> Path:
@@ -1218,6 +1235,13 @@ def _attempts(
             model = _any_model(ctx, key.partition(":")[0], name)
             if model:
                 built[name] = model
+    # The project's settings nothing passes (`train(stream, cfg)`): their defaults.
+    config = default_config(_root_of(ctx.path)) if any(map(CONFIG_PARAM.match, names)) else ""
+    configs = {
+        name
+        for i, name in enumerate(names)
+        if config and described[i] is None and name not in passed and CONFIG_PARAM.match(name)
+    }
     # An optimizer nothing passes: a plain Adam, as most training code makes.
     optimizers = {
         name
@@ -1236,6 +1260,8 @@ def _attempts(
                 if with_calls and name in passed
                 else SourceExpr(built[name])
                 if name in built
+                else SourceExpr(config)
+                if name in configs
                 else _DEFAULT_OPTIMIZER
                 if name in optimizers
                 else _SAMPLE_FILE
@@ -1271,7 +1297,10 @@ def _attempts(
     single = _expanded(node, names)
     roles = tuple(
         "fixed"
-        if d is not None or name in optimizers or used_as.get(name) in ("count", "ids", "size")
+        if d is not None
+        or name in optimizers
+        or name in configs
+        or used_as.get(name) in ("count", "ids", "size")
         else "model"
         if name in built or (name in passed and _MODEL_NAME.search(name))
         else "target"

@@ -23,6 +23,7 @@ child would run the script.  Pure ``ast``; nothing is imported here.
 from __future__ import annotations
 
 import ast
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,7 +31,14 @@ from pathlib import Path
 
 from tflint_graph.dynamic.calls import CallSources, ModuleCalls, is_main_guard
 
-__all__ = ["ProjectModule", "constructor_elsewhere", "model_builders", "project_modules"]
+__all__ = [
+    "CONFIG_PARAM",
+    "ProjectModule",
+    "constructor_elsewhere",
+    "default_config",
+    "model_builders",
+    "project_modules",
+]
 
 # At most this many files are read per project root; deeper folders are not looked in.
 MAX_FILES = 300
@@ -170,44 +178,105 @@ def _definition(stmt: ast.stmt, imported: set[str]) -> bool:
 # -- model builders
 
 
-def model_builders(root: Path, exclude: str = "", param: str = "") -> list[tuple[str, str]]:
-    """(module, function) for the project's model builders, most-called across the project
-    first (a name holding ``param`` first among equals); ``exclude`` is the module asking,
-    whose own builders its plan found already."""
+def model_builders(root: Path, exclude: str = "", param: str = "") -> list[tuple[str, str, str]]:
+    """(module, function, its arguments' source) for the project's model builders,
+    most-called across the project first (a name holding ``param`` first among equals);
+    ``exclude`` is the module asking, whose own builders its plan found already.  A builder
+    that takes the project's settings (``build_forecaster(cfg)``) gets them with their
+    defaults (:func:`default_config`)."""
     modules = project_modules(root)
-    found: list[tuple[str, str]] = []
+    config = default_config(root)
+    found: list[tuple[str, str, str]] = []
     classes: set[tuple[str, str]] = set()
     for module in modules:
         if module.name == exclude or not module.importable:
             continue
-        functions, models = _builders_of(module.tree)
-        found += [(module.name, name) for name in functions + models]
+        functions, models = _builders_of(module.tree, configured=bool(config))
+        found += [(module.name, name, config if needs else "") for name, needs in functions]
+        found += [(module.name, name, "") for name in models]
         classes.update((module.name, name) for name in models)
     if not found:
         return []
-    calls = _call_counts(modules, {name for _, name in found})
+    calls = _call_counts(modules, {name for _, name, _ in found})
     return sorted(
         found,
-        key=lambda mf: (mf in classes, -calls.get(mf[1], 0), not (param and param in mf[1]), mf),
+        key=lambda mf: (
+            (mf[0], mf[1]) in classes,
+            -calls.get(mf[1], 0),
+            not (param and param in mf[1]),
+            bool(mf[2]),
+            mf,
+        ),
     )
 
 
-def _builders_of(tree: ast.Module) -> tuple[list[str], list[str]]:
-    """The module's builder functions, and its model classes that need no argument."""
+# A parameter that takes the project's settings object, and the classes that hold them.
+CONFIG_PARAM = re.compile(r"^(cfg|config|conf|hparams|hp|params|settings|opts|options)$")
+_CONFIG_CLASS = re.compile(r"(Config|Configuration|Settings|Params|HParams|Hparams|Options)$")
+
+
+def default_config(root: Path) -> str:
+    """An expression, valid in any namespace, that makes the project's settings with their
+    defaults (``DetectorConfig()``): the first public class named like settings, in a module
+    whose import runs only definitions, that needs no constructor argument (a dataclass whose
+    fields all have defaults, an ``__init__`` with a default for every parameter, or class
+    attributes only); "" for none."""
+    for module in project_modules(root):
+        if not module.importable:
+            continue
+        for stmt in module.tree.body:
+            if (
+                isinstance(stmt, ast.ClassDef)
+                and not stmt.name.startswith("_")
+                and _CONFIG_CLASS.search(stmt.name)
+                and _made_without_arguments(stmt)
+            ):
+                return f"__import__('importlib').import_module({module.name!r}).{stmt.name}()"
+    return ""
+
+
+def _made_without_arguments(cls: ast.ClassDef) -> bool:
+    if any(_last_name(b) not in ("object", "Generic") for b in cls.bases) or cls.keywords:
+        return False  # a base's constructor is out of sight
+    init = next(
+        (s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None
+    )
+    if init is not None:
+        args = init.args
+        positional = [*args.posonlyargs, *args.args][1:]
+        return len(args.defaults) >= len(positional) and None not in args.kw_defaults
+    if any(
+        _last_name(d.func if isinstance(d, ast.Call) else d) == "dataclass"
+        for d in cls.decorator_list
+    ):
+        # Every field needs a default (a `ClassVar` is no field, but is harmless to require).
+        return all(s.value is not None for s in cls.body if isinstance(s, ast.AnnAssign))
+    return True
+
+
+def _builders_of(
+    tree: ast.Module, configured: bool = False
+) -> tuple[list[tuple[str, bool]], list[str]]:
+    """The module's builder functions (with whether they take the project's settings, which
+    ``configured`` says exist), and its model classes that need no argument."""
     classes = {
         s.name for s in tree.body if isinstance(s, ast.ClassDef) and any(map(_model_base, s.bases))
     }
-    out = []
+    out: list[tuple[str, bool]] = []
     for stmt in tree.body:
         if not isinstance(stmt, ast.FunctionDef) or stmt.name.startswith(("test", "_")):
             continue
         args = stmt.args
-        if args.posonlyargs or len(args.defaults) != len(args.args):
+        if args.posonlyargs or any(d is None for d in args.kw_defaults):
             continue
-        if any(d is None for d in args.kw_defaults):
+        required = args.args[: len(args.args) - len(args.defaults)]
+        needs = bool(required)
+        if needs and not (
+            configured and len(required) == 1 and CONFIG_PARAM.match(required[0].arg)
+        ):
             continue
         if any(_builds_model(stmt, r.value, classes) for r in _returns(stmt)):
-            out.append(stmt.name)
+            out.append((stmt.name, needs))
     # A model class that needs no argument builds one itself (`SegNet()`), where the
     # project has no function for it: after the builder functions, which set it up.
     models = [
@@ -298,9 +367,9 @@ def _call_counts(modules: list[ProjectModule], names: set[str]) -> dict[str, int
     return counts
 
 
-def builder_source(module: str, function: str) -> str:
-    """An expression, valid in any namespace, that calls ``module.function()``."""
-    return f"__import__('importlib').import_module({module!r}).{function}()"
+def builder_source(module: str, function: str, arguments: str = "") -> str:
+    """An expression, valid in any namespace, that calls ``module.function(arguments)``."""
+    return f"__import__('importlib').import_module({module!r}).{function}({arguments})"
 
 
 # -- constructor calls
