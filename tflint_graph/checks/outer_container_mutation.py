@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
+from tflint_graph.checks.messages import shorten
 from tflint_graph.model import walk
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.names import root_name
@@ -269,16 +270,30 @@ def step(x, outputs=[]):
         if method not in _CONTAINER_ONLY and method not in _AMBIGUOUS:
             return
         receiver = func.value
+        # `self.history["loss"].append(loss)`: an item of a container that outlives the call
+        # is filled; the container decides (only methods no other type has).
+        item = receiver
+        while isinstance(receiver, cst.Subscript):
+            receiver = receiver.value
+        if item is not receiver and method not in _CONTAINER_ONLY:
+            return
         what = receiver_is_outer(self.ctx, receiver, fn)
         if what is None:
             return
         if method in _AMBIGUOUS and not self._known_container(receiver, fn):
             return
-        if method in _ARITY and (not _fits_builtin(node, method) or self._an_object(receiver, fn)):
+        if (
+            item is receiver
+            and method in _ARITY
+            and (not _fits_builtin(node, method) or self._an_object(receiver, fn))
+        ):
             return
         if not self._wanted(node, receiver, fn):
             return
-        self._report(node, what, f".{method}()", fn)
+        where = (
+            "" if item is receiver else shorten(self.ctx.code(item)[len(self.ctx.code(receiver)) :])
+        )
+        self._report(node, what, f"{where}.{method}()", fn)
 
     def _an_object(self, receiver: cst.BaseExpression, fn: TracedFunction) -> bool:
         """Everything the receiver may hold is an instance of a class (a CapWords
