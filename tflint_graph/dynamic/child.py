@@ -1809,7 +1809,8 @@ def _shown(spec: dict[str, Any], *, relaxed: bool = False) -> str:
     if spec["kind"] == "py":
         return "py:" + spec["repr"]
     if spec["kind"] == "expr":
-        text = spec["source"]
+        # `__import__('importlib').import_module('pkg.models').build()` as `pkg.models.build()`
+        text = _IMPORTED.sub(_module_prefix, spec["source"])
         text = text if len(text) <= 40 else text[:37] + "..."
         return f"{spec['scope']}: {text}" if spec.get("scope") else text
     if spec["kind"] == "tuple":
@@ -1830,6 +1831,13 @@ def _shown(spec: dict[str, Any], *, relaxed: bool = False) -> str:
     if spec.get("image"):
         return f"{shown} ({spec['image'].upper()}-encoded images)"
     return f"{shown} (CSV lines of {spec['fields']} fields)" if spec.get("fields") else shown
+
+
+_IMPORTED = re.compile(r"__import__\('([\w.]+)'\)(?:\.import_module\('([\w.]+)'\))?\.")
+
+
+def _module_prefix(found: re.Match[str]) -> str:
+    return f"{found.group(2) or found.group(1)}."
 
 
 def _keras_model_type() -> Any:
@@ -1980,6 +1988,10 @@ def _model_attempts(
             {"kind": "tensor", "dtype": "int32", "shape": [2], "values": [0, classes]},
             {"kind": "tensor", "dtype": "float32", "shape": out_shape},
         ]
+        if len(out_shape) != 2:
+            # Not (batch, classes): a sequence or a map (a forecast, a segmentation), whose
+            # targets are most often shaped like it; the class ids come second.
+            labels.reverse()
         out = []
         for label in labels if "label" in roles else labels[:1]:
             args = [
