@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
@@ -52,6 +54,9 @@ _VARIABLE_OWNERS = (
 )
 # Methods that put values into a list, dict or set.
 _FILLS = frozenset({"append", "extend", "insert", "update", "add", "setdefault"})
+# An optimizer's hyperparameters that Keras keeps in variables, and names of optimizers.
+_HYPERPARAMETERS = frozenset({"learning_rate", "lr"})
+_OPTIMIZER = re.compile(r"^(optimizer|opt|optim|\w+_optimizer|\w+_opt)$")
 # Flags of Keras's build protocol, set by layers themselves.
 _KERAS_FLAGS = frozenset({"built", "_built"})
 # Objects a layer builds once and keeps (lookup tables, layers, tokenizers' helpers).
@@ -239,6 +244,11 @@ class Model(tf.keras.Model):
             return  # a scoped override: the call puts back the value it found
         if target.attr.value in _KERAS_FLAGS:
             return  # Keras's own build protocol: the layer says whether build() must run
+        if target.attr.value in _HYPERPARAMETERS and _OPTIMIZER.match(_last(target.value)):
+            # `self.optimizer.learning_rate = lr`: Keras's setter assigns the optimizer's
+            # variable, an op of the graph that runs on every call (verified, Keras 3.15 and
+            # tf_keras 2.21)
+            return
         text = dotted(target) or ctx.code(target)
         on_self = (
             isinstance(target.value, cst.Name) and target.value.value in ("self", "cls")
@@ -735,3 +745,10 @@ def _reads_every_attribute(ctx: ModuleContext, fn: FunctionNode) -> bool:
         ):
             return True
     return False
+
+
+def _last(expr: cst.BaseExpression) -> str:
+    """The last name of ``self.optimizer`` / ``opt``."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    return expr.value if isinstance(expr, cst.Name) else ""
