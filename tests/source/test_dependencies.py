@@ -279,3 +279,24 @@ def test_a_folder_that_names_no_tensorflow_does_not_hide_the_pin_above(tmp_path:
 def test_imports_that_keras3_removed_mean_keras2(tmp_path: Path, line: str) -> None:
     root = project(tmp_path, **{"net/model.py": LAYER, "net/compat.py": line + "\n"})
     assert _tfg201([root]) == set()
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "from tensorflow.python.keras.applications import imagenet_utils\n",
+        "import tensorflow as tf\n\n"
+        "policy = tf.keras.mixed_precision.experimental.Policy('mixed_float16')\n",
+    ],
+)
+def test_an_api_tensorflow_dropped_before_keras3_pins_the_whole_project(
+    tmp_path: Path, use: str
+) -> None:
+    # No declaration anywhere; another folder of the repository uses what only a TensorFlow
+    # before 2.16 has: the project runs Keras 2, in a tree run and in a one-file run alike.
+    root = project(tmp_path, **{"core/layers/model.py": LAYER, "trainers/setup.py": use})
+    assert _tfg201([root]) == set()
+    assert _tfg201([root / "core" / "layers" / "model.py"]) == set()
+    # Without it, the layer's folder runs Keras 3 again.
+    (root / "trainers" / "setup.py").write_text("import tensorflow as tf\n", encoding="utf-8")
+    assert _tfg201([root]) == {"layers"}

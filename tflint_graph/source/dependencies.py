@@ -68,6 +68,7 @@ class KerasDeclaration:
 def declared_keras(start: Path) -> KerasDeclaration:
     """The Keras the project around ``start`` (a file or folder) declares."""
     _SWITCH_SEEN.clear()  # each resolution reads the sources as they are now
+    _PROJECT_SEEN.clear()
     found_at = _declaring_folder(start)
     if found_at is None:
         return KerasDeclaration("3", "no dependency declaration found")
@@ -137,8 +138,9 @@ def with_folder_versions(config: Config, files: Iterable[Path]) -> Config:
     imports: dict[Path, str] = {}
     differ: dict[str, tuple[str, str]] = {}
     seen: set[str] = set()
-    for file in files:
-        where = os.path.dirname(os.path.abspath(file))
+    folders = {os.path.dirname(os.path.abspath(file)) for file in files}
+    top = Path(os.path.commonpath(sorted(folders))) if folders else None
+    for where in sorted(folders):
         if where in seen:
             continue  # the folder's decision is made: one per folder
         seen.add(where)
@@ -149,6 +151,15 @@ def with_folder_versions(config: Config, files: Iterable[Path]) -> Config:
                 imports[folder] = _imports_keras2(folder)
             if imports[folder]:
                 decided = folder, KerasDeclaration("2", f"{imports[folder]}, gone in Keras 3")
+            elif top is not None:
+                # Elsewhere in the project, an API TensorFlow dropped before Keras 3
+                # (`backbones/` importing `tensorflow.python.keras.applications`, a trainer
+                # setting `tf.keras.mixed_precision.experimental` policies): the whole
+                # project runs the TensorFlow that has it.
+                root = _project_root(folder, top)
+                found = _project_imports_keras2(root)
+                if found:
+                    decided = root, KerasDeclaration("2", f"{found}, gone in Keras 3")
         if decided is not None and decided[1].version != config.keras_version:
             where, found = decided
             differ[str(where)] = (found.version, f"auto: {found.reason}")
@@ -225,6 +236,56 @@ def _imports_keras2(folder: Path) -> str:
 
 
 _SCAN_LIMIT = 5000  # Python files read for the switch: a bound on huge trees
+
+# APIs that TensorFlow itself dropped before Keras 3 came, used anywhere in a module's text:
+# `tf.keras.mixed_precision.experimental.Policy(...)`, TensorFlow's own copy of Keras 2's
+# applications (`tensorflow.python.keras.applications`, gone in TensorFlow 2.21).  They pin
+# the TensorFlow of the whole project (one process imports them all), where a library import
+# such as `tensorflow_addons` only speaks for its folder (a sub-project of a monorepo).
+_KERAS2_ANYWHERE = re.compile(
+    rb"\bkeras\.(?:mixed_precision\.experimental|layers\.experimental\.preprocessing)\b"
+    rb"|\btensorflow\.python\.keras\.(?:applications|engine|utils|saving)\b"
+)
+_PROJECT_SCAN_LIMIT = 2000  # Python files of a project read for Keras 2 APIs
+# What `_project_imports_keras2` found per project root (a flake8 run asks once per file).
+_PROJECT_SEEN: dict[Path, str] = {}
+
+
+def _project_root(folder: Path, top: Path) -> Path:
+    """The repository root above ``folder`` (a ``.git`` folder), else ``top``, the folder
+    the run's files have in common."""
+    for here in (folder, *folder.parents):
+        if (here / ".git").exists():
+            return here
+    return top
+
+
+def _project_imports_keras2(root: Path) -> str:
+    """``path uses name`` for a module of the project under ``root`` that uses an API only
+    a TensorFlow before Keras 3 has; "" when none does (read once per root)."""
+    if root in _PROJECT_SEEN:
+        return _PROJECT_SEEN[root]
+    found = ""
+    seen = 0
+    for top, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not default_excluded(d))
+        for name in sorted(names):
+            if not name.endswith(".py") or found:
+                continue
+            seen += 1
+            if seen > _PROJECT_SCAN_LIMIT:
+                break
+            data = _regular_bytes(Path(top) / name)
+            if data is None or b"keras" not in data:
+                continue
+            match = _KERAS2_ANYWHERE.search(data)
+            if match is not None:
+                relative = os.path.relpath(os.path.join(top, name), root)
+                found = f"{relative} uses {match.group(0).decode().split()[-1]}"
+        if found or seen > _PROJECT_SCAN_LIMIT:
+            break
+    _PROJECT_SEEN[root] = found
+    return found
 
 
 # What `_sources_mention_switch` found per folder during one run (the run's Keras and its
