@@ -1085,7 +1085,7 @@ DEBUG_DUMP = dedent(
     """
     import tensorflow as tf
 
-    SPECS = {"age": "float", "city": "string"}
+    from ranking.config import SPECS
 
 
     class Ranker(tf.keras.Model):
@@ -1100,6 +1100,8 @@ DEBUG_DUMP = dedent(
                 print(f"  {name}:")
                 print(f"    shape: {column.shape}")
                 print(f"    spec: {SPECS.get(name)}")
+            print("Running the ranker")  # TFG101
+            print("batch of", features["age"].shape)
             scores = self.dense(features["age"])
             print("=== OUTPUT DEBUG ===")
             print("scores shape:", scores.shape)
@@ -1113,7 +1115,7 @@ DEBUG_DUMP = dedent(
 
 
 def test_a_debug_dump_of_static_metadata_is_one_trace_time_diagnostic() -> None:
-    # Banners and dict keys ahead of the shapes they introduce, and settings beside them, are
-    # part of the dump; a literal after it still claims an event of every call, and a dump
-    # that shows a tensor is reported whole.
+    # Banners, headings and dict keys ahead of the shapes they introduce, and settings beside
+    # them, are part of the dump; a sentence before them, a literal after them, and a dump
+    # that shows a tensor still claim to run per call.
     assert found(DEBUG_DUMP) == expected(DEBUG_DUMP)

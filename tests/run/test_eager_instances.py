@@ -570,6 +570,16 @@ AGENT = dedent(
             ("self.critic(probe)", "self.critic(probe)\n        self.actor(tf.keras.Input((3,)))"),
             True,
         ),
+        # an `Input` that goes where the module cannot follow (appended to a list, returned
+        # by a helper): every call in the module may get a symbolic tensor
+        (
+            (
+                "probe = tf.keras.Input(shape=(3,))",
+                "probes = []\n        probes.append(tf.keras.Input((3,)))\n"
+                "        probe = probes[0]",
+            ),
+            True,
+        ),
     ],
 )
 def test_only_the_instances_called_on_a_functional_input_are_traced_there(
@@ -673,8 +683,17 @@ TOP_LEVEL = dedent(
     ("name", "source", "traced"),
     [
         ("train.py", TOP_LEVEL, False),
-        # no loop, but the model runs at import: no library does that
-        ("inspect.py", "from pkg.blocks import Net\n\nnet = Net()\nout = net(1.0)\n", False),
+        # called at import, outside a loop: a library may build its weights so
+        ("inspect.py", "from pkg.blocks import Net\n\nnet = Net()\nout = net(1.0)\n", True),
+        # a loop at module level that does not use it (a GPU set-up loop)
+        (
+            "setup.py",
+            "import tensorflow as tf\n\nfrom pkg.blocks import Net\n\n"
+            "for gpu in tf.config.list_physical_devices('GPU'):\n"
+            "    tf.config.experimental.set_memory_growth(gpu, True)\n"
+            "net = Net()\n",
+            True,
+        ),
         # a module-level instance others may import and trace
         (
             "shared.py",

@@ -275,25 +275,45 @@ def step(x, outputs=[]):
         item = receiver
         while isinstance(receiver, cst.Subscript):
             receiver = receiver.value
-        if item is not receiver and method not in _CONTAINER_ONLY:
-            return
+        if item is not receiver and (
+            method not in _CONTAINER_ONLY or self._refilled_here(item, node, fn)
+        ):
+            return  # an item this call sets to a fresh container before filling it: scratch
         what = receiver_is_outer(self.ctx, receiver, fn)
         if what is None:
             return
         if method in _AMBIGUOUS and not self._known_container(receiver, fn):
             return
-        if (
-            item is receiver
-            and method in _ARITY
-            and (not _fits_builtin(node, method) or self._an_object(receiver, fn))
+        if method in _ARITY and (
+            not _fits_builtin(node, method) or (item is receiver and self._an_object(receiver, fn))
         ):
-            return
+            return  # `store.append(index, value)`: another type's method
         if not self._wanted(node, receiver, fn):
             return
-        where = (
-            "" if item is receiver else shorten(self.ctx.code(item)[len(self.ctx.code(receiver)) :])
-        )
-        self._report(node, what, f"{where}.{method}()", fn)
+        shown = "" if item is receiver else shorten(self.ctx.code(item))
+        self._report(node, what, f"{shown}.{method}()", fn)
+
+    def _refilled_here(
+        self, item: cst.BaseExpression, node: cst.CSTNode, fn: TracedFunction
+    ) -> bool:
+        """``self.endpoints["feats"] = []`` earlier in the traced body itself (not under an
+        ``if``: a guard that makes it once is setup, and the fills accumulate): what the call
+        fills is its own container."""
+        ctx = self.ctx
+        code = ctx.code(item)
+        order = ctx.source_order(node)
+        if not isinstance(fn.node, cst.FunctionDef):
+            return False
+        for part in walk.descendants(fn.node):
+            if (
+                isinstance(part, cst.Assign)
+                and at_top_level(ctx, part, fn.node)
+                and ctx.source_order(part) < order
+                and any(ctx.code(t.target) == code for t in part.targets)
+                and is_container_literal(ctx, part.value)
+            ):
+                return True
+        return False
 
     def _an_object(self, receiver: cst.BaseExpression, fn: TracedFunction) -> bool:
         """Everything the receiver may hold is an instance of a class (a CapWords

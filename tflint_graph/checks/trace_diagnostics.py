@@ -355,8 +355,10 @@ class MessageReader:
             and expr.func.attr.value == "get"
             and 1 <= len(expr.args) <= 2
             and all(a.keyword is None and not a.star for a in expr.args)
+            and self.ctx.resolve(expr.func.value).imported
         ):
-            # `SPECS.get(name)`: a lookup, as settled as the mapping, the key and the default
+            # `CONF.specs.get(name)` of an imported configuration: a lookup, as settled as
+            # the mapping, the key and the default (a dict of this module may be a counter)
             parts = self._inner(expr.func.value)
             for arg in expr.args:
                 parts |= self._inner(arg.value)
@@ -772,11 +774,6 @@ def _literal(expr: cst.BaseExpression) -> bool:
         return expr.value in ("True", "False", "None")
     if isinstance(expr, cst.Tuple | cst.List):
         return all(_literal(el.value) for el in expr.elements)
-    if isinstance(expr, cst.Dict):
-        return all(
-            isinstance(el, cst.DictElement) and _literal(el.key) and _literal(el.value)
-            for el in expr.elements
-        )
     return isinstance(
         expr, cst.SimpleString | cst.ConcatenatedString | cst.Integer | cst.Float | cst.Imaginary
     )
@@ -831,7 +828,18 @@ def is_trace_time_diagnostic(ctx: ModuleContext, call: cst.Call, fn: TracedFunct
         return False
     if Part.STATIC in reader.parts or any(says_tracing(t) for t in reader.texts):
         return True
+    if Part.CONFIG not in reader.parts and not all(map(_heading, reader.texts)):
+        return False  # `print("Running train step")`: a sentence claims an event per call
     return _in_static_dump(ctx, call, fn, heading=Part.CONFIG not in reader.parts)
+
+
+# A banner or a heading, not a sentence: `=== INPUT DEBUG ===`, `-----`, `features:`.
+_SEPARATOR = re.compile(r"[=\-*#~_]{3,}")
+
+
+def _heading(text: str) -> bool:
+    text = text.strip()
+    return not text or text.endswith(":") or bool(_SEPARATOR.search(text))
 
 
 def _in_static_dump(
@@ -868,9 +876,9 @@ def _in_static_dump(
             while stop < len(first) and _print_of(ctx, first[stop]) is not None:
                 stop += 1
             after |= _dump_kinds(ctx, fn, first[:stop], call)
-    if "bad" in before | after:
+    if Part.TENSOR in before | after:
         return False
-    return "static" in (after if heading else before | after)
+    return Part.STATIC in (after if heading else before | after)
 
 
 def _print_of(ctx: ModuleContext, stmt: cst.CSTNode) -> cst.Call | None:
@@ -886,21 +894,21 @@ def _print_of(ctx: ModuleContext, stmt: cst.CSTNode) -> cst.Call | None:
 
 def _dump_kinds(
     ctx: ModuleContext, fn: TracedFunction, stmts: list[cst.BaseStatement], own: cst.Call
-) -> set[str]:
-    """What the prints of ``stmts`` other than ``own`` show: ``static`` metadata, ``bad``
-    (a tensor or a per-call value), ``plain`` (literals, settings)."""
-    kinds: set[str] = set()
+) -> set[Part]:
+    """What the prints of ``stmts`` other than ``own`` show, each at its worst: ``TENSOR``
+    (a tensor or a per-call value), ``STATIC`` metadata, or ``LITERAL`` (literals, settings)."""
+    kinds: set[Part] = set()
     for stmt in stmts:
         call = _print_of(ctx, stmt)
         if call is None or call is own:
             continue
         parts = MessageReader(ctx, fn).read_all(message_arguments(call)).parts
         if parts & {Part.TENSOR, Part.OTHER}:
-            kinds.add("bad")
+            kinds.add(Part.TENSOR)
         elif Part.STATIC in parts:
-            kinds.add("static")
+            kinds.add(Part.STATIC)
         else:
-            kinds.add("plain")
+            kinds.add(Part.LITERAL)
     return kinds
 
 

@@ -17,6 +17,8 @@ import builtins
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from tflint_graph.source.prefilter import is_main_guard
+
 __all__ = ["CallSources", "ModuleCalls", "is_main_guard"]
 
 _BUILTINS = frozenset(dir(builtins))
@@ -37,16 +39,6 @@ class CallSources:
         parts = [*self.args, *(f"{k}={v}" for k, v in self.kwargs)]
         text = f"{callee}({', '.join(parts)})"
         return text if len(text) <= 100 else text[:97] + "..."
-
-
-def is_main_guard(node: ast.stmt) -> bool:
-    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
-        return False
-    test = node.test
-    sides = [test.left, *test.comparators]
-    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and any(
-        isinstance(s, ast.Constant) and s.value == "__main__" for s in sides
-    )
 
 
 def _bound_by(stmt: ast.stmt) -> Iterator[str]:

@@ -2864,7 +2864,11 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
             # and each attempt when the module holds such objects, from a freshly executed
             # module, as the import left it.  Executing it again costs what importing it
             # did; a module of plain functions is left as it is.
-            if used and (index == 0 or _holds_built_state(module, snapshot)):
+            # A guess retried with values of another format (images for a decoder) needs its
+            # function traced again: its cache holds the first trace, whose evidence the
+            # retry must show too.
+            fresh = attempt.get("fresh", False)
+            if used and (index == 0 or fresh or _holds_built_state(module, snapshot)):
                 if not _reload(probe):
                     break
                 snapshot = _bindings(module)
@@ -2943,7 +2947,7 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
                     break
                 adapted += 1
                 reformatting = chosen
-                attempts.insert(attempts.index(attempt) + 1, better)
+                attempts.insert(attempts.index(attempt) + 1, {**better, "fresh": True})
                 continue
             retyped = _adapted(attempt, result, target)
             if retyped is not None and adapted < 6:
@@ -2953,7 +2957,7 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
                 attempts[at:at] = [retyped] if alternative is None else [retyped, alternative]
         if chosen is not None:
             _experiments(runner, target, *chosen, params)
-            entry["chosen"] = len(entry["attempts"]) - 1
+            entry["chosen"] = next(i for i, r in enumerate(entry["attempts"]) if r is chosen[1])
         for r in entry["attempts"]:
             r.pop("sets", None)  # tensors stay in the child
     report({"device": device, "tf_version": tf.__version__, "targets": results})

@@ -202,17 +202,18 @@ def model_builders(root: Path, exclude: str = "", param: str = "") -> list[tuple
         found,
         key=lambda mf: (
             (mf[0], mf[1]) in classes,
+            bool(mf[2]),  # one that needs no argument before one given the settings
             -calls.get(mf[1], 0),
             not (param and param in mf[1]),
-            bool(mf[2]),
             mf,
         ),
     )
 
 
 # A parameter that takes the project's settings object, and the classes that hold them.
-CONFIG_PARAM = re.compile(r"^(cfg|config|conf|hparams|hp|params|settings|opts|options)$")
-_CONFIG_CLASS = re.compile(r"(Config|Configuration|Settings|Params|HParams|Hparams|Options)$")
+# (Not `hp`, `params`: keras-tuner's and Estimator's objects of their own.)
+CONFIG_PARAM = re.compile(r"^(cfg|config|conf|hparams|settings)$")
+_CONFIG_CLASS = re.compile(r"(Config|Configuration|Settings|HParams|Hparams)$")
 
 
 def default_config(root: Path) -> str:

@@ -28,7 +28,7 @@ from tflint_graph.core.vocabulary import (
     canonical,
     keras_kinds_of,
 )
-from tflint_graph.source.prefilter import LEAVES, dotted
+from tflint_graph.source.prefilter import LEAVES, dotted, is_main_guard
 
 # Where an instance (or a bound method of it) is handed on, out of this module's sight.
 _HANDED_ON = (ast.Call, ast.keyword, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Return)
@@ -190,25 +190,30 @@ class _Uses:
                             self.handed.add(n.id)
                         elif isinstance(n, ast.Attribute):
                             self.handed.add(n.attr)  # `ds.map(self.preprocess)`
+        self.functional = False  # some `Input(...)` goes where this module cannot follow
         self.symbolic = self._symbolic_names(inputs)
-        # A program: a notebook, a file no import statement can name, or a loop at module
-        # level (a training loop that runs on import): no other module imports it, so its
-        # module-level instances are its own.  So are those it calls at module level (a
-        # model run at import: no library does that).
+        # A program: a notebook or a file no import statement can name: its module-level
+        # instances are its own.  So are those a loop at module level calls (a training
+        # loop that runs on import: no library module does that).
         stem, _, suffix = path.replace("\\", "/").rpartition("/")[2].rpartition(".")
-        self.program = (
-            suffix == "ipynb"
-            or not stem.isidentifier()
-            or any(isinstance(s, ast.For | ast.While | ast.AsyncFor) for s in tree.body)
-        )
-        self.top_called = {
+        self.program = suffix == "ipynb" or not stem.isidentifier()
+        self.loop_called = {
             n.id
             for n in names
             if isinstance(call := parents.get(n), ast.Call)
             and call.func is n
             and self._method(n) is None
             and not self._in_class(n)
+            and self._in_module_loop(n)
         }
+
+    def _in_module_loop(self, node: ast.AST) -> bool:
+        seen = self.parents.get(node)
+        while seen is not None:
+            if isinstance(seen, ast.For | ast.While | ast.AsyncFor):
+                return True
+            seen = self.parents.get(seen)
+        return False
 
     def _runs_main(self, call: ast.Call) -> bool:
         """``app.run(main)`` (absl, ``tf.compat.v1.app``): a script's entry point, run as
@@ -224,6 +229,11 @@ class _Uses:
         in one function stays so in the others (fewer eager conclusions, never more)."""
         found: set[str] = set()
         if not inputs:
+            return found
+        if not all(isinstance(self._statement(c), ast.Assign | ast.AnnAssign) for c in inputs):
+            # Returned by a helper, appended to a list, handed on: where the symbolic tensor
+            # goes is out of sight, so every call in the module may receive one.
+            self.functional = True
             return found
         assigns = [n for n in self.parents if isinstance(n, ast.Assign | ast.AnnAssign)]
         made = set(map(id, inputs))
@@ -252,9 +262,17 @@ class _Uses:
                             changed = True
         return found
 
+    def _statement(self, node: ast.AST) -> ast.AST | None:
+        seen = self.parents.get(node)
+        while seen is not None and not isinstance(seen, ast.stmt):
+            seen = self.parents.get(seen)
+        return seen
+
     def _symbolic_call(self, call: ast.Call) -> bool:
         """``call`` gets a functional model's symbolic tensor (``Input(...)`` or a name
         bound from one): the holder called builds a graph, it does not run eagerly."""
+        if self.functional:
+            return True
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             for part in ast.walk(arg):
                 if isinstance(part, ast.Call) and dotted(part.func).rpartition(".")[2] == "Input":
@@ -414,7 +432,7 @@ class _Uses:
         if self._method(bound) is None and not (
             self.program
             or self._in_main_guard(bound)
-            or any(isinstance(t, ast.Name) and t.id in self.top_called for t in bound.targets)
+            or any(isinstance(t, ast.Name) and t.id in self.loop_called for t in bound.targets)
         ):
             return False  # a module-level instance others may import
         holders = {dotted(t) for t in bound.targets}
@@ -439,16 +457,7 @@ class _Uses:
         seen = self.parents.get(node)
         while seen is not None:
             if isinstance(seen, ast.If) and isinstance(self.parents.get(seen), ast.Module):
-                test = seen.test
-                return (
-                    isinstance(test, ast.Compare)
-                    and isinstance(test.left, ast.Name)
-                    and test.left.id == "__name__"
-                    and any(
-                        isinstance(c, ast.Constant) and c.value == "__main__"
-                        for c in test.comparators
-                    )
-                )
+                return is_main_guard(seen)
             seen = self.parents.get(seen)
         return False
 

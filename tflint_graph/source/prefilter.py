@@ -678,3 +678,14 @@ class Scan:
         ]
         instances = [(n, dotted(v.func)) for n, v in self._instances if isinstance(v, ast.Call)]
         return project_calls(self.imports, instances, calls, self.first_party)
+
+
+def is_main_guard(node: ast.stmt) -> bool:
+    """``if __name__ == "__main__":`` (either side first)."""
+    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
+        return False
+    test = node.test
+    sides = [test.left, *test.comparators]
+    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and any(
+        isinstance(s, ast.Constant) and s.value == "__main__" for s in sides
+    )
