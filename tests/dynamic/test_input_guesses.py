@@ -492,6 +492,20 @@ MODULES = {
             print("first channel", x)  # TFG101
             return x[:, :, 0]
         """,
+    # A list held in a module dict, filled while tracing: the dict is watched, its lists by
+    # their items.
+    "keyed_history.py": """
+        import tensorflow as tf
+
+        HISTORY = {"loss": []}
+
+
+        @tf.function
+        def step(x):
+            loss = tf.reduce_mean(x)
+            HISTORY["loss"].append(loss)  # TFG102
+            return loss
+        """,
     # A loop that unpacks rows of a tensor the module passes: the tensor guess comes first
     # (a dataset would unpack fine and hide the error); and a dtype error on a line that
     # reaches the culprit through a local, naming another parameter.
@@ -616,6 +630,11 @@ def test_an_object_is_constructed_from_a_builder_given_the_project_s_settings(ru
 def test_the_rank_a_body_unpacks_or_indexes_is_given(run: dict) -> None:
     assert "float32[2,4,3]" in run[("scorer.py", 25, "TFG101")]["dynamic"]["inputs"]
     assert "float32[2,4,3]" in run[("scorer.py", 31, "TFG101")]["dynamic"]["inputs"]
+
+
+def test_a_list_held_in_a_dict_is_watched_through_the_dict(run: dict) -> None:
+    evidence = run[("keyed_history.py", 9, "TFG102")]["dynamic"]["evidence"]
+    assert "HISTORY changed while tracing with symbolic inputs ({'loss': len 0} -> " in evidence
 
 
 def test_the_step_ran_on_the_shape_its_model_takes(run: dict) -> None:

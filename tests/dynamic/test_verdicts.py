@@ -352,3 +352,10 @@ def test_a_dict_fingerprint_changes_with_its_contents_only() -> None:
     big = {i: [i] for i in range(20)}
     assert child._fingerprint(big)[0] == child._fingerprint(big)[0]
     assert child._fingerprint(big)[1] == "len 20"
+    # A list the dict holds grows without a new id: the fingerprint sees its items.
+    history: dict[str, list[int]] = {"loss": []}
+    before, shown = child._fingerprint(history)
+    assert shown == "{'loss': len 0}"
+    history["loss"].append(1)
+    after, shown = child._fingerprint(history)
+    assert after != before and shown == "{'loss': len 1}"

@@ -978,7 +978,8 @@ def _fingerprint(value: Any) -> tuple[Any, str]:
     identity of what it holds: for a dict, of each key and value (``items()`` makes new
     pairs on every read, so their ids would change while the dict does not)."""
     if isinstance(value, dict):
-        pairs = tuple((id(k), id(v)) for k, v in list(value.items())[:64])
+        # A list a dict holds (`history["loss"]`) changes without a new id: its items count.
+        pairs = tuple((id(k), id(v), _held(v)) for k, v in list(value.items())[:64])
         return ("dict", len(value), pairs), _dict_shown(value)
     if isinstance(value, (list, set, bytearray, collections.deque)):
         ids = tuple(id(x) for x in list(value)[:64])
@@ -989,15 +990,26 @@ def _fingerprint(value: Any) -> tuple[Any, str]:
     return ("id", id(value)), type(value).__name__
 
 
+def _held(value: Any) -> tuple[int, tuple[int, ...]] | None:
+    """The length and item ids of a list, set or deque (a dict's value), else None."""
+    if isinstance(value, (list, set, collections.deque)):
+        return len(value), tuple(id(x) for x in list(value)[:64])
+    return None
+
+
 def _dict_shown(mapping: dict[Any, Any]) -> str:
     """A small dict of plain values as Python writes it (``{'steps': 2}``: its values may
-    change while its length does not), else its length."""
+    change while its length does not), of lists by their lengths (``{'loss': len 1}``), else
+    its length."""
     plain = (type(None), bool, int, float, str)
-    if len(mapping) <= 8 and all(
-        isinstance(k, plain) and isinstance(v, plain) for k, v in mapping.items()
-    ):
-        text = repr(mapping)
-        if len(text) <= 60:
+    if len(mapping) <= 8 and all(isinstance(k, plain) for k in mapping):
+        if all(isinstance(v, plain) for v in mapping.values()):
+            text = repr(mapping)
+        elif all(_held(v) is not None for v in mapping.values()):
+            text = "{" + ", ".join(f"{k!r}: len {len(v)}" for k, v in mapping.items()) + "}"
+        else:
+            text = ""
+        if text and len(text) <= 60:
             return text
     return f"len {len(mapping)}"
 

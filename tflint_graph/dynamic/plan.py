@@ -2249,7 +2249,10 @@ def _state_of(node: ast.AST, code: str) -> tuple[str, str, str] | None:
             and isinstance(node.func, ast.Attribute)
             and node.func.attr in _MUTATORS
         ):
-            return _ref(node.func.value)
+            owner = node.func.value
+            while isinstance(owner, ast.Subscript):
+                owner = owner.value  # `self.history["loss"].append(x)`: the dict holds it
+            return _ref(owner)
         target = _written(node)
         if isinstance(target, ast.Subscript):
             return _ref(target.value)
