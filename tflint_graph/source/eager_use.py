@@ -190,8 +190,12 @@ class _Uses:
                             self.handed.add(n.id)
                         elif isinstance(n, ast.Attribute):
                             self.handed.add(n.attr)  # `ds.map(self.preprocess)`
-        self.functional = False  # some `Input(...)` goes where this module cannot follow
-        self.symbolic = self._symbolic_names(inputs)
+        # Some `Input(...)` goes where this module cannot follow (returned by a helper,
+        # appended to a list, handed on): every call in the module may get a symbolic tensor.
+        self.functional = not all(
+            isinstance(self._statement(c), ast.Assign | ast.AnnAssign) for c in inputs
+        )
+        self.symbolic = set() if self.functional else self._symbolic_names(inputs)
         # A program: a notebook or a file no import statement can name: its module-level
         # instances are its own.  So are those a loop at module level calls (a training
         # loop that runs on import: no library module does that).
@@ -229,11 +233,6 @@ class _Uses:
         in one function stays so in the others (fewer eager conclusions, never more)."""
         found: set[str] = set()
         if not inputs:
-            return found
-        if not all(isinstance(self._statement(c), ast.Assign | ast.AnnAssign) for c in inputs):
-            # Returned by a helper, appended to a list, handed on: where the symbolic tensor
-            # goes is out of sight, so every call in the module may receive one.
-            self.functional = True
             return found
         assigns = [n for n in self.parents if isinstance(n, ast.Assign | ast.AnnAssign)]
         made = set(map(id, inputs))
