@@ -1,18 +1,16 @@
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.trace_diagnostics import static_metadata
-from tflint_graph.core.vocabulary import KERAS_INPUTS
+from tflint_graph.core.vocabulary import KERAS_INPUTS, OPTIMIZER_NAME
 from tflint_graph.model import walk
 from tflint_graph.model.calls import argument_passed
 from tflint_graph.model.certain import certain_tensors
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
-from tflint_graph.model.names import dotted, root_name
+from tflint_graph.model.names import dotted, last_name, root_name
 from tflint_graph.model.state import (
     assigns_on_every_branch,
     copied_here,
@@ -54,9 +52,8 @@ _VARIABLE_OWNERS = (
 )
 # Methods that put values into a list, dict or set.
 _FILLS = frozenset({"append", "extend", "insert", "update", "add", "setdefault"})
-# An optimizer's hyperparameters that Keras keeps in variables, and names of optimizers.
+# An optimizer's hyperparameters that Keras keeps in variables.
 _HYPERPARAMETERS = frozenset({"learning_rate", "lr"})
-_OPTIMIZER = re.compile(r"^(optimizer|opt|optim|\w+_optimizer|\w+_opt)$")
 # Flags of Keras's build protocol, set by layers themselves.
 _KERAS_FLAGS = frozenset({"built", "_built"})
 # Objects a layer builds once and keeps (lookup tables, layers, tokenizers' helpers).
@@ -244,7 +241,7 @@ class Model(tf.keras.Model):
             return  # a scoped override: the call puts back the value it found
         if target.attr.value in _KERAS_FLAGS:
             return  # Keras's own build protocol: the layer says whether build() must run
-        if target.attr.value in _HYPERPARAMETERS and _OPTIMIZER.match(_last(target.value)):
+        if target.attr.value in _HYPERPARAMETERS and OPTIMIZER_NAME.match(last_name(target.value)):
             # `self.optimizer.learning_rate = lr`: Keras's setter assigns the optimizer's
             # variable, an op of the graph that runs on every call (verified, Keras 3.15 and
             # tf_keras 2.21)
@@ -745,10 +742,3 @@ def _reads_every_attribute(ctx: ModuleContext, fn: FunctionNode) -> bool:
         ):
             return True
     return False
-
-
-def _last(expr: cst.BaseExpression) -> str:
-    """The last name of ``self.optimizer`` / ``opt``."""
-    if isinstance(expr, cst.Attribute):
-        return expr.attr.value
-    return expr.value if isinstance(expr, cst.Name) else ""

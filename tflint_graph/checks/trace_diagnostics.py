@@ -852,8 +852,6 @@ def _in_static_dump(
     and the keys belong to that one trace-time diagnostic; they claim nothing per call.  A
     literal-only print (``heading``) must come before static metadata, as a banner does: after
     it (``print(x.shape); print("step done")``) it still claims an event of every call."""
-    if not ctx.resolve(call.func).is_builtin("print"):
-        return False
     line = ctx.parent(ctx.parent(call))
     block = ctx.parent(line)
     if not isinstance(block, cst.IndentedBlock | cst.Module) or _print_of(ctx, line) is not call:

@@ -306,6 +306,8 @@ NON_DATASET_LIBRARIES = (
     "torchdata.",
     "torchvision.",
 )
+# Names that hold an optimizer (a parameter, an attribute): `optimizer`, `opt`, `gen_opt`.
+OPTIMIZER_NAME = re.compile(r"^(optimizer|opt|optim|\w+_optimizer|\w+_opt)$")
 DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset|dset|datasets|pipeline)(?:$|_)", re.IGNORECASE)
 DATASET_ONLY_KWARGS = frozenset({"num_parallel_calls", "deterministic", "cycle_length"})
 

@@ -39,6 +39,7 @@ from tflint_graph.checks.python_value_argument import varying_arguments
 from tflint_graph.core.config import Config
 from tflint_graph.core.examples import Example, PyValue, TensorSpecLite, from_signature_source
 from tflint_graph.core.finding import Finding
+from tflint_graph.core.vocabulary import OPTIMIZER_NAME
 from tflint_graph.dynamic.calls import ModuleCalls
 from tflint_graph.dynamic.homes import Home, home_of, imported_homes, view_with
 from tflint_graph.dynamic.project import (
@@ -887,7 +888,7 @@ def _params_guess(
             value = PyValue(4)
         elif _FLOAT_PARAM.match(name):
             value = PyValue(0.1)
-        elif _OPTIMIZER_PARAM.match(name):
+        elif OPTIMIZER_NAME.match(name):
             value = _DEFAULT_OPTIMIZER
         elif _MODEL_NAME.search(name) and (model := _any_model(ctx, module_name, name)):
             value = SourceExpr(model)
@@ -915,8 +916,7 @@ def _shown_guess(value: PyValue | SourceExpr) -> str:
     return re.sub(r"__import__\('importlib'\)\.import_module\('([\w.]+)'\)\.", r"\1.", value.text)
 
 
-# An optimizer parameter: a plain Adam, as most training code makes.
-_OPTIMIZER_PARAM = re.compile(r"^(optimizer|opt|optim|\w+_optimizer|\w+_opt)$")
+# An optimizer parameter (`OPTIMIZER_NAME`): a plain Adam, as most training code makes.
 _DEFAULT_OPTIMIZER = SourceExpr("__import__('keras').optimizers.Adam(0.001)")
 # Calls whose first argument (or `units=`/`filters=`) is a size: a parameter passed there
 # (directly, or through the attribute the constructor stores it in) is a small int.
@@ -1244,9 +1244,7 @@ def _attempts(
     }
     # An optimizer nothing passes: a plain Adam, as most training code makes.
     optimizers = {
-        name
-        for i, name in enumerate(names)
-        if described[i] is None and _OPTIMIZER_PARAM.match(name)
+        name for i, name in enumerate(names) if described[i] is None and OPTIMIZER_NAME.match(name)
     }
     # A callback mapped over batches (`ds.batch(32).map(mix)`) takes a batch, not one element.
     per_element = kind == "map" and not _maps_batches(ctx, entry.qualname)

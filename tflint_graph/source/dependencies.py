@@ -266,23 +266,10 @@ def _project_imports_keras2(root: Path) -> str:
     if root in _PROJECT_SEEN:
         return _PROJECT_SEEN[root]
     found = ""
-    seen = 0
-    for top, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not default_excluded(d))
-        for name in sorted(names):
-            if not name.endswith(".py") or found:
-                continue
-            seen += 1
-            if seen > _PROJECT_SCAN_LIMIT:
-                break
-            data = _regular_bytes(Path(top) / name)
-            if data is None or b"keras" not in data:
-                continue
-            match = _KERAS2_ANYWHERE.search(data)
-            if match is not None:
-                relative = os.path.relpath(os.path.join(top, name), root)
-                found = f"{relative} uses {match.group(0).decode().split()[-1]}"
-        if found or seen > _PROJECT_SCAN_LIMIT:
+    for path, data in _python_sources(root, _PROJECT_SCAN_LIMIT):
+        match = _KERAS2_ANYWHERE.search(data) if b"keras" in data else None
+        if match is not None:
+            found = f"{os.path.relpath(path, root)} uses {match.group(0).decode()}"
             break
     _PROJECT_SEEN[root] = found
     return found
@@ -303,21 +290,28 @@ def _scan_for_switch(folder: Path) -> bool:
     """Some Python file of the project sets or asks for ``TF_USE_LEGACY_KERAS`` (a package
     that needs tf-keras says so at import): read only when ``tf-keras`` is declared."""
     needle = LEGACY_SWITCH.encode()
+    return any(
+        needle in data and _sets_switch(data.decode("utf-8", "replace"))
+        for _, data in _python_sources(folder, _SCAN_LIMIT)
+    )
+
+
+def _python_sources(folder: Path, limit: int) -> Iterator[tuple[Path, bytes]]:
+    """The bytes of the first ``limit`` ``.py`` files under ``folder`` (hidden and excluded
+    folders left out), in a stable order."""
     seen = 0
     for top, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if not d.startswith(".") and not default_excluded(d)]
-        for name in files:
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not default_excluded(d))
+        for name in sorted(files):
             if not name.endswith(".py"):
                 continue
             seen += 1
-            if seen > _SCAN_LIMIT:
-                return False
-            data = _regular_bytes(Path(top) / name)
-            if data is None:
-                continue
-            if needle in data and _sets_switch(data.decode("utf-8", "replace")):
-                return True
-    return False
+            if seen > limit:
+                return
+            path = Path(top) / name
+            data = _regular_bytes(path)
+            if data is not None:
+                yield path, data
 
 
 def _sets_switch(text: str) -> bool:
