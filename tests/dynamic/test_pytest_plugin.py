@@ -362,12 +362,12 @@ def test_the_tests_confirm_cost_findings_each_by_its_own_effect(
     project = PROJECTS / "pytest_costs_pkg"
     shutil.copytree(project, pytester.path, dirs_exist_ok=True)
     result = pytester.runpytest_subprocess(*PLUGIN, "--tflint-graph", timeout=TIMEOUT)
-    result.assert_outcomes(passed=13)
+    result.assert_outcomes(passed=15)
     section = _section(result.outlines)
-    assert section[1].startswith("tflint-graph: 13 confirmed, 0 not-reproduced, 0 unverified")
+    assert section[1].startswith("tflint-graph: 15 confirmed, 0 not-reproduced, 0 unverified")
     listed = _listed(section)
     marked = {}
-    for name in ("ops.py", "export.py", "lambdas.py", "anneal.py"):
+    for name in ("ops.py", "export.py", "lambdas.py", "anneal.py", "monitor.py"):
         text = (project / "costkit" / name).read_text(encoding="utf-8")
         for number, line in enumerate(text.splitlines(), start=1):
             if match := MARKER.search(line):
@@ -376,7 +376,7 @@ def test_the_tests_confirm_cost_findings_each_by_its_own_effect(
     evidence = {
         code: text
         for (path, _, code), (_, text) in listed.items()
-        if "lambdas" not in path and "anneal" not in path
+        if not any(name in path for name in ("lambdas", "anneal", "monitor"))
     }
     # An attribute of the object an eager method reassigns between the tests' calls.
     annealed = next(text for (path, _, _), (_, text) in listed.items() if "anneal" in path)
@@ -388,6 +388,14 @@ def test_the_tests_confirm_cost_findings_each_by_its_own_effect(
     lambdas = {code: text for (path, _, code), (_, text) in listed.items() if "lambdas" in path}
     assert lambdas["TFG302"].startswith("3 tf.function objects were made from this definition")
     assert lambdas["TFG403"].startswith("<lambda>() called 5 times from line 20, and 1 time")
+    # A tf.function made in a callback from a method defined elsewhere: counted where it is
+    # made; the switch to eager execution, by the call that turned it on.
+    monitor = {code: text for (path, _, code), (_, text) in listed.items() if "monitor" in path}
+    assert monitor["TFG302"].startswith("3 tf.function objects were made from this definition")
+    assert monitor["TFG402"].startswith(
+        "tf.config.run_functions_eagerly(True) ran 1 time at line 29 "
+        "(in tests/test_monitor.py::test_the_report_reads_the_error): from then on"
+    )
     assert evidence["TFG305"].startswith(
         "the loop body (line 30) ran 120 times while one graph was built"
     )
@@ -580,6 +588,7 @@ def test_a_state_write_without_a_visible_change_is_not_claimed() -> None:
         ("self.steps += 1\n", ("self", "steps")),
         ("del self.seen[k]\n", ("self", "seen")),
         ("f(x).append(1)\n", None),
+        ('self.history["loss"].append(x)\n', ("self", "history")),
     ],
 )
 def test_watch_target_names_the_state_a_statement_changes(

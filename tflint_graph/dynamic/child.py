@@ -322,9 +322,7 @@ class Probe:
         probe = self
 
         def made(result: Any, frame: FrameType | None) -> Any:
-            line = probe.caller_line(frame)
-            if line is not None and probe.phase is not None:
-                probe.created.setdefault(probe.phase, []).append((line, result))
+            probe.function_made(result, frame)
             return result
 
         def function(*args: Any, **kwargs: Any) -> Any:
@@ -341,6 +339,12 @@ class Probe:
         _looks_like(function, original, "function")
         tf.function = function
         self.patched[id(original)] = (original, function)
+
+    def function_made(self, function: Any, frame: FrameType | None) -> None:
+        """Keep the Function the module's code just made, by its line (TFG302)."""
+        line = self.caller_line(frame)
+        if line is not None and self.phase is not None:
+            self.created.setdefault(self.phase, []).append((line, function))
 
     def install_random_probes(self) -> None:
         """Every draw of ``random``, ``numpy.random``, ``secrets`` and ``uuid`` (TFG103).

@@ -255,6 +255,8 @@ def judge(path: str, line: int, code: str, record: SessionRecord) -> Verdict:
         return _retraced(key, record, ran)
     if code == "TFG301":
         return _new_shapes(key, record)
+    if code == "TFG402":
+        return _switched(key, record, ran)
     if code == "TFG109" and key in record.stale:
         return _stale(record.stale[key])
     cheap = _CHEAP.get(code)
@@ -293,6 +295,27 @@ def _retraced(key: tuple[str, int], record: SessionRecord, ran: Seen | None) -> 
     return Verdict(
         UNVERIFIED,
         f"{where}: the tests passed it no second Python value, so no retrace was seen",
+    )
+
+
+def _switched(key: tuple[str, int], record: SessionRecord, ran: Seen | None) -> Verdict:
+    """TFG402: the line turned eager execution on for every tf.function of the process."""
+    seen = record.hits.get(key, {}).get("switch:run_functions_eagerly")
+    if seen is not None:
+        times = _times(seen.graph + seen.eager + seen.plain)
+        return Verdict(
+            CONFIRMED,
+            f"tf.config.run_functions_eagerly(True) ran {times} at line {key[1]}"
+            f"{_in(seen.test)}: from then on every tf.function of the process runs its Python "
+            "eagerly, untraced",
+        )
+    unreached = _unreached(key, record, ran)
+    if unreached is not None:
+        return unreached
+    assert ran is not None
+    return Verdict(
+        UNVERIFIED,
+        f"line {key[1]} ran but never turned eager execution on in the tests{_in(ran.test)}",
     )
 
 
@@ -782,7 +805,8 @@ def _state(key: tuple[str, int], code: str, record: SessionRecord, ran: Seen | N
 
 def watch_target(source: str, line: int) -> tuple[str, ...] | None:
     """The name chain (``("self", "history")``) of the state the statement at ``line``
-    mutates: the container of ``x.append(...)``/``x[k] = v``/``del x[k]``, or the attribute or
+    mutates: the container of ``x.append(...)``/``x[k] = v``/``del x[k]`` (the dict of
+    ``d[k].append(...)``), or the attribute or
     name an assignment writes; None when it is no plain chain of names."""
     try:
         tree = ast.parse(source)
@@ -794,7 +818,12 @@ def watch_target(source: str, line: int) -> tuple[str, ...] | None:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             func = node.value.func
             if isinstance(func, ast.Attribute):
-                return _chain(func.value)
+                receiver = func.value
+                if isinstance(receiver, ast.Subscript):
+                    # `self.history["loss"].append(x)`: the dict's fingerprint counts the
+                    # items of the lists it holds.
+                    receiver = receiver.value
+                return _chain(receiver)
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets = node.targets

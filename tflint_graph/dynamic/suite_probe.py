@@ -359,6 +359,9 @@ class SuiteProbe(child.Probe):
         if keys is None:
             lines = _def_lines(getattr(fn, "_python_function", None))
             keys = tuple(k for k in lines if k in self.wanted)
+            made = getattr(fn, "_tflint_graph_made", None)
+            if made is not None and made not in keys:
+                keys = (*keys, made)
             with contextlib.suppress(Exception):
                 fn._tflint_graph_def = keys
         if not keys:
@@ -590,6 +593,14 @@ class SuiteProbe(child.Probe):
         if seen.test is None:
             seen.test = self.test
         return graph
+
+    def function_made(self, function: Any, frame: FrameType | None) -> None:
+        """A Function made by a flagged ``tf.function(...)`` call of a function defined
+        elsewhere (``tf.function(self.model.error)`` in a callback) counts under that line."""
+        where = self.caller(frame) if self.on else None
+        if where is not None and where in self.wanted:
+            with contextlib.suppress(Exception):
+                function._tflint_graph_made = where
 
     def hit(self, kind: str, name: str, frame: FrameType | None) -> None:
         if not self.on:
