@@ -1,12 +1,16 @@
 """Wall time of dynamic mode per module against importing it and tracing its functions once.
 
-Usage: python bench/dynamic_overhead.py PROJECT [--rounds 3] [--timeout 300]
+Usage: python bench/dynamic_overhead.py PROJECT [--rounds 3] [--timeout 300] [--verbose]
 
 For every module of PROJECT with findings dynamic mode would check, two child processes
 (the same isolation as ``--dynamic``: ``run_isolated``), alternating round by round:
 
 - *baseline*: import the module, build each planned target and trace it once
-  (``get_concrete_function`` with its first planned input), nothing else;
+  (``get_concrete_function``), with the module's own arguments built as dynamic mode builds
+  them (a model its builder makes) and the first planned input that traces or stops at a
+  flagged line (the bug raising), nothing else.  Targets it still cannot trace are counted
+  (``--verbose`` says why): each makes the baseline cheaper than tracing really is, so the
+  ratio printed is an upper bound;
 - *dynamic*: the full ``confirm_module`` run (probes, symbolic trace, three calls,
   experiments, retries with other guesses).
 
@@ -31,29 +35,52 @@ from tflint_graph.source.modules import package_root
 
 _CHILD = Path(__file__).resolve().parent.parent / "tflint_graph" / "dynamic" / "child.py"
 
-# Import the module (the isolation does), then trace each target once with its first input.
+# Import the module (the isolation does), then trace each target once: with the first of its
+# planned inputs that traces, or that stops at a flagged line (the bug itself raising), as a
+# user who knew the right inputs would.
 _BASELINE = """
-import importlib.util as _util, json
+import importlib.util as _util, json, traceback
 _spec = _util.spec_from_file_location("_child", {child!r})
 _child = _util.module_from_spec(_spec)
 _spec.loader.exec_module(_child)
 _P = json.loads({params!r})
-traced = 0
+
+def _at_finding(exc, target):
+    lines = {{line for line, _ in target.get("findings", ())}}
+    frames = traceback.extract_tb(exc.__traceback__)
+    text = str(exc)
+    return any(f.lineno in lines and f.filename == module.__file__ for f in frames) or any(
+        f'{{module.__file__}}", line {{line}},' in text for line in lines
+    )
+
+traced, errors = 0, []
 for target in _P["targets"]:
-    try:
-        runner = _child._runner(module, target)
-        attempt = target["attempts"][0]
-        runner.prepare([_child.make_input(s, 1) for s in attempt["args"]])
-        args = [_child.symbolic_input(s) for s in attempt["args"]]
-        kwargs = {{k: _child.symbolic_input(s) for k, s in attempt["kwargs"].items()}}
-        if runner.traces_symbolically():
-            runner.trace(args, kwargs)
-        else:
-            runner.call([_child.make_input(s, 1) for s in attempt["args"]], {{}}, 0)
+    last = None
+    for attempt in target["attempts"]:
+        try:
+            runner = _child._runner(module, target)
+            # The module's own arguments (a model its builder makes) are part of tracing it.
+            concrete = [_child.make_input(s, 1, module=module) for s in attempt["args"]]
+            runner.sets = [concrete]
+            runner.prepare(concrete)
+            args = [_child.symbolic_input(s, module) for s in attempt["args"]]
+            kwargs = {{
+                k: _child.symbolic_input(s, module) for k, s in attempt["kwargs"].items()
+            }}
+            if runner.traces_symbolically():
+                runner.trace(args, kwargs)
+            else:
+                runner.call(concrete, {{}}, 0)
+        except Exception as exc:
+            last = exc
+            if not _at_finding(exc, target):
+                continue
         traced += 1
-    except Exception:
-        pass
-report({{"traced": traced}})
+        last = None
+        break
+    if last is not None:
+        errors.append(f"{{target.get('path', '?')}}: {{type(last).__name__}}: {{last}}"[:300])
+report({{"traced": traced, "errors": errors}})
 """
 
 
@@ -62,6 +89,7 @@ def main() -> None:
     parser.add_argument("project", type=Path)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--verbose", action="store_true", help="why a target was not traced")
     args = parser.parse_args()
     project = args.project.resolve()
     found_config = find_config([project])
@@ -83,18 +111,27 @@ def main() -> None:
         params = json.dumps(params_for(plan.targets, unknown=config.dynamic.unknown_dim))
         payload = _BASELINE.format(child=str(_CHILD), params=params)
         base, full = [], []
+        traced, errors = None, []
         for _ in range(args.rounds):
             start = time.monotonic()
-            run_isolated(
+            child = run_isolated(
                 file, root, payload, timeout=args.timeout, memory_mb=None, output_limit=65536
             )
             base.append(time.monotonic() - start)
+            if isinstance(child.data, dict):
+                traced = child.data.get("traced", traced)
+                errors = child.data.get("errors", [])
             start = time.monotonic()
             confirm_module(file, root, plan.targets, timeout=args.timeout)
             full.append(time.monotonic() - start)
         b, d = statistics.median(base), statistics.median(full)
         rows.append((file.relative_to(project), len(plan.targets), b, d))
-        print(f"{file.relative_to(project)}: baseline {b:.1f} s, dynamic {d:.1f} s, {d / b:.2f}x")
+        for error in errors if args.verbose else ():
+            print(f"  baseline could not trace {error}")
+        print(
+            f"{file.relative_to(project)}: baseline {b:.1f} s ({traced} of {len(plan.targets)} "
+            f"targets traced), dynamic {d:.1f} s, {d / b:.2f}x"
+        )
     if rows:
         worst = max(d / b for _, _, b, d in rows)
         total = sum(d for *_, d in rows) / sum(b for _, _, b, _ in rows)
