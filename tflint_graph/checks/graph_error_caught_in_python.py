@@ -236,6 +236,8 @@ ds = tf.data.Dataset.from_tensor_slices([b"not a jpeg"]).map(parse)
                     continue
                 if res.is_(*NO_OP_CALLS) or res.startswith(*_PYTHON_SIDE):
                     continue
+                if _constructs_a_class(res.imported):
+                    continue
                 return dotted(func) or shorten(ctx.code(func))
             if (
                 isinstance(func, cst.Attribute)
@@ -307,6 +309,13 @@ def diagnostics_only(ctx: ModuleContext, body: cst.BaseSuite) -> bool:
 
 
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "log", "print"})
+
+
+def _constructs_a_class(names: frozenset[str]) -> bool:
+    """``tf.TensorArray(...)``, ``nn_ops._NonAtrousConvolution(...)``: making an object puts
+    no op in the graph that can fail when it runs (a version fallback around it catches
+    what Python raises while tracing)."""
+    return bool(names) and all(n.rsplit(".", 1)[-1].lstrip("_")[:1].isupper() for n in names)
 
 
 def _always_raises(body: cst.BaseSuite) -> bool:
