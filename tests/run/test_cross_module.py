@@ -422,3 +422,81 @@ def test_tensorflow_from_an_import_helper_is_tensorflow(tmp_path: Path) -> None:
     assert [(path, line, code) for path, line, code, _ in _run([tmp_path], tmp_path)] == [
         ("pkg/layer.py", 9, "TFG107")
     ]
+
+
+TRAIN_STEP = dedent(
+    """
+    import tensorflow as tf
+
+    @tf.function
+    def train_step(model, optimizer, x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("spelling", "call"),
+    [
+        ("from steps import train_step", "train_step"),
+        ("from steps import train_step as step", "step"),
+        ("import steps", "steps.train_step"),
+    ],
+)
+def test_an_imported_tf_function_given_a_second_optimizer(
+    tmp_path: Path, spelling: str, call: str
+) -> None:
+    # The second Adam creates its slot variables while the tf.function retraces: ValueError.
+    write_tree(
+        tmp_path,
+        {
+            "steps.py": TRAIN_STEP,
+            "finetune.py": dedent(
+                f"""
+                import keras
+                {spelling}
+
+                def finetune(model, source, target):
+                    pre = keras.optimizers.Adam(1e-3)
+                    for x, y in source:
+                        {call}(model, pre, x, y)
+                    fine = keras.optimizers.Adam(1e-4)
+                    for x, y in target:
+                        {call}(model, fine, x, y)
+                    again = keras.optimizers.SGD(0.1)
+                    for x, y in target:
+                        {call}(model, optimizer=again, x=x, y=y)
+                """
+            ),
+        },
+    )
+    found = [(path, line, code) for path, line, code, _ in _run([tmp_path], tmp_path)]
+    # Not the plain SGD: it has no slot variables to create.
+    assert found == [("finetune.py", 10, "TFG208")]
+
+
+def test_an_imported_tf_function_given_the_same_optimizer_each_time(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "steps.py": TRAIN_STEP,
+            "train.py": dedent(
+                """
+                import keras
+                from steps import train_step
+
+                def fit(model, source, target):
+                    opt = keras.optimizers.Adam(1e-3)
+                    for x, y in source:
+                        train_step(model, opt, x, y)
+                    for x, y in target:
+                        train_step(model, opt, x, y)
+                """
+            ),
+        },
+    )
+    assert _run([tmp_path], tmp_path) == []

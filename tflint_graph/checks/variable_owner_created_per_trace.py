@@ -13,14 +13,13 @@ from tflint_graph.checks.variable_creation import (
     optimizer_has_slots,
 )
 from tflint_graph.core.finding import Finding
-from tflint_graph.model import walk
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.names import dotted
 from tflint_graph.model.values import assigned_value, calls_in
 from tflint_graph.traced import traced_of
+from tflint_graph.traced.callsites import imported_names, variable_roles
 
 _MODEL_NAMES = ("keras.Model", "keras.Sequential", "keras.models.Model")
-_OPTIMIZER_USE = ("apply_gradients", "minimize", "apply")
 
 
 class VariableOwnerCreatedPerTrace(Rule):
@@ -211,34 +210,39 @@ train_step(model, opt_b, x)  # TFG208
     # -- one tf.function, several optimizers or models ----------------------------------
     def _check_eager_call(self, call: cst.Call) -> None:
         ctx = self.ctx
-        if not ctx.traced or not isinstance(call.func, cst.Name):
+        if not ctx.traced and not ctx.view.tf_functions:
+            return
+        if not isinstance(call.func, cst.Name | cst.Attribute):
             return
         scope = ctx.enclosing_function(call)
-        for target in self._tf_functions(call.func):
-            params = list(target.params.posonly_params) + list(target.params.params)
-            by_name = {p.name.value: p for p in params + list(target.params.kwonly_params)}
+        for target, (params, roles) in self._tf_functions(call.func):
+            held = {}
+            for name, role in roles:
+                held.setdefault(name, set()).add(role)
             for index, arg in enumerate(call.args):
                 if arg.star:
                     break
                 if arg.keyword is not None:
-                    param = by_name.get(arg.keyword.value)
+                    param = arg.keyword.value
                 elif index < len(params):
                     param = params[index]
                 else:
-                    param = None
-                if param is None:
                     continue
-                self._check_argument(call, scope, target, param.name.value, arg.value)
+                if param in held:
+                    self._check_argument(call, scope, target, param, held[param], arg.value)
 
     def _name(self, call: cst.Call) -> str:
         return self.ctx.code(call.func)
 
-    def _tf_functions(self, func: cst.Name) -> list[cst.FunctionDef]:
-        """The Python functions behind a module-level ``tf.function`` name."""
+    def _tf_functions(
+        self, func: cst.Name | cst.Attribute
+    ) -> list[tuple[object, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]]]:
+        """The module-level tf.functions a name calls (this module's, or one another
+        module of the run defines and this one imports), each with its parameters' roles."""
         ctx = self.ctx
         traced = traced_of(ctx)
         found: list[cst.FunctionDef] = []
-        for a in ctx.bindings(func):
+        for a in ctx.bindings(func) if isinstance(func, cst.Name) else ():
             node = a.node
             if isinstance(node, cst.FunctionDef):
                 info = ctx.traced.get(node)
@@ -253,24 +257,31 @@ train_step(model, opt_b, x)  # TFG208
                     for fn, _ in traced.callables(value, None):
                         if isinstance(fn, cst.FunctionDef) and fn in ctx.traced:
                             found.append(fn)
-        return [f for f in found if ctx.enclosing_class(f) is None]
+        local: list[tuple[object, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]]] = [
+            (f, variable_roles(f)) for f in found if ctx.enclosing_class(f) is None
+        ]
+        if local or not ctx.view.tf_functions:
+            return local
+        for name in imported_names(ctx, func):
+            imported = ctx.view.tf_functions.get(name)
+            if imported is not None and imported.roles and "." not in imported.qualname:
+                local.append((name, (imported.params, imported.roles)))
+        return local
 
     def _check_argument(
         self,
         call: cst.Call,
         scope: FunctionNode | None,
-        target: cst.FunctionDef,
+        target: object,
         param: str,
+        roles: set[str],
         value: cst.BaseExpression,
     ) -> None:
         obj = self._object(value)
         if obj is None:
             return
         key, kind, construction = obj
-        if kind == "optimizer":
-            if not _uses_as_optimizer(target, param):
-                return
-        elif not (_applies_gradients(target) and _mentions(target, param)):
+        if kind not in roles:
             return
         seen = self._seen.setdefault((scope, target, param), [])
         fresh_each_time = isinstance(value, cst.Call) and self._in_loop(call, scope)
@@ -349,30 +360,3 @@ train_step(model, opt_b, x)  # TFG208
         if found is not None and found.kind in ("optimizer", "model"):
             return found.kind
         return None
-
-
-def _uses_as_optimizer(fn: cst.FunctionDef, param: str) -> bool:
-    for call in calls_in(fn.body):
-        func = call.func
-        if (
-            isinstance(func, cst.Attribute)
-            and func.attr.value in _OPTIMIZER_USE
-            and isinstance(func.value, cst.Name)
-            and func.value.value == param
-        ):
-            return True
-    return False
-
-
-def _applies_gradients(fn: cst.FunctionDef) -> bool:
-    return any(
-        isinstance(c.func, cst.Attribute) and c.func.attr.value in ("apply_gradients", "minimize")
-        for c in calls_in(fn.body)
-    )
-
-
-def _mentions(fn: cst.FunctionDef, param: str) -> bool:
-    return any(
-        type(n) is cst.Name and n.value == param  # type: ignore[attr-defined]
-        for n in walk.descendants(fn.body)
-    )

@@ -49,6 +49,10 @@ class TfFunction:
     reduce_retracing: bool = False
     origin: str | None = None  # the file that defines it
     line: int = 0  # the def (or assignment) line in that file
+    # TFG208 across modules: the positional parameters, and each parameter the body applies
+    # gradients with ("optimizer") or mentions while applying them ("model").
+    params: tuple[str, ...] = ()
+    roles: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 import libcst as cst
 
 from tflint_graph.core.facts import TfFunction
+from tflint_graph.model import walk
 from tflint_graph.model.calls import argument, is_true
 from tflint_graph.model.context import FunctionNode, ModuleContext
 from tflint_graph.model.scopes import ImportAssignment
-from tflint_graph.model.values import assigned_value
+from tflint_graph.model.values import assigned_value, calls_in
 from tflint_graph.traced.code import traced_of
 
 
@@ -56,6 +57,7 @@ def _ref(
     options: tuple[cst.Call, ...],
     anchor: cst.CSTNode,
 ) -> TfFunctionRef:
+    params, roles = variable_roles(node) if isinstance(node, cst.FunctionDef) else ((), ())
     info = TfFunction(
         qualname=qualname,
         display=display,
@@ -64,8 +66,46 @@ def _ref(
         reduce_retracing=is_true(_kw(options, "reduce_retracing", "experimental_relax_shapes")),
         origin=ctx.path,
         line=ctx.line(anchor),
+        params=params,
+        roles=roles,
     )
     return TfFunctionRef(info, node, options)
+
+
+_OPTIMIZER_USE = frozenset({"apply_gradients", "minimize", "apply"})
+
+
+def variable_roles(
+    fn: cst.FunctionDef,
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """(the positional parameters of ``fn``, its parameters that hold variable owners): one
+    it calls ``apply_gradients``/``minimize``/``apply`` on is an ``optimizer``; when the body
+    applies gradients, any parameter it mentions may be the ``model`` they belong to.  One
+    tf.function called with two different such objects creates variables on a later trace
+    (TFG208)."""
+    params = fn.params
+    positional = tuple(p.name.value for p in (*params.posonly_params, *params.params))
+    names = (*positional, *(p.name.value for p in params.kwonly_params))
+    calls = list(calls_in(fn.body))
+    applied = {
+        c.func.value.value
+        for c in calls
+        if isinstance(c.func, cst.Attribute)
+        and c.func.attr.value in _OPTIMIZER_USE
+        and isinstance(c.func.value, cst.Name)
+    }
+    applies = any(
+        isinstance(c.func, cst.Attribute) and c.func.attr.value in ("apply_gradients", "minimize")
+        for c in calls
+    )
+    mentioned = (
+        {n.value for n in walk.descendants(fn.body) if type(n) is cst.Name}  # type: ignore[attr-defined]
+        if applies
+        else set()
+    )
+    roles = tuple((n, "optimizer") for n in names if n in applied)
+    roles += tuple((n, "model") for n in names if n in mentioned)
+    return positional, roles
 
 
 def decorated(ctx: ModuleContext, fn: cst.FunctionDef) -> TfFunctionRef | None:
