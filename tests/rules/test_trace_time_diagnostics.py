@@ -1119,3 +1119,34 @@ def test_a_debug_dump_of_static_metadata_is_one_trace_time_diagnostic() -> None:
     # them, are part of the dump; a sentence before them, a literal after them, and a dump
     # that shows a tensor still claim to run per call.
     assert found(DEBUG_DUMP) == expected(DEBUG_DUMP)
+
+
+SETTINGS_DUMP = dedent(
+    """
+    import tensorflow as tf
+
+    from ranking.config import RankerConfig
+
+    CONF = RankerConfig()
+    SEEN = {}
+
+
+    class Ranker(tf.keras.Model):
+        def call(self, features):
+            picked = {k: v for k, v in features.items() if k in CONF.data.user_specs}
+            print("=== USER FEATURES ===")
+            for name, column in picked.items():
+                print(f"  {name}:")
+                print(f"    shape: {column.shape}")
+                print(f"    spec: {CONF.data.user_specs.get(name)}")
+            print(f"batch size {CONF.train.batch_size}, shape {features['age'].shape}")
+            print(f"seen {SEEN.get('age')}, shape {features['age'].shape}")  # TFG101
+            return features["age"]
+    """
+)
+
+
+def test_the_settings_object_made_at_import_is_configuration() -> None:
+    # `CONF = RankerConfig()` once at module level: its entries are settings beside the
+    # shapes, as an imported constant's are; a plain module-level dict may be state.
+    assert found(SETTINGS_DUMP) == expected(SETTINGS_DUMP)

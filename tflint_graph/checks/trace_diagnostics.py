@@ -28,9 +28,11 @@ from enum import Enum
 import libcst as cst
 
 from tflint_graph.checks.variable_creation import created_once
+from tflint_graph.core.vocabulary import SETTINGS_CLASS
 from tflint_graph.model import walk
 from tflint_graph.model.calls import argument_passed, binds_self, passed_for
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
+from tflint_graph.model.names import last_name
 from tflint_graph.model.scopes import GlobalScope
 from tflint_graph.model.tensors import holds_variable, tensors
 from tflint_graph.model.values import (
@@ -355,7 +357,7 @@ class MessageReader:
             and expr.func.attr.value == "get"
             and 1 <= len(expr.args) <= 2
             and all(a.keyword is None and not a.star for a in expr.args)
-            and self.ctx.resolve(expr.func.value).imported
+            and (self.ctx.resolve(expr.func.value).imported or self._in_settings(expr.func.value))
         ):
             # `CONF.specs.get(name)` of an imported configuration: a lookup, as settled as
             # the mapping, the key and the default (a dict of this module may be a counter)
@@ -534,7 +536,7 @@ class MessageReader:
             return Part.CONFIG  # an imported constant, a builtin (UserWarning)
         constant = module_constant(self.ctx, name)
         if constant is not None:
-            return Part.CONFIG if _literal(constant) else Part.OTHER
+            return Part.CONFIG if _literal(constant) or _settings(constant) else Part.OTHER
         found = self.ctx.bindings(name)
         if not found:
             return Part.OTHER
@@ -643,6 +645,8 @@ class MessageReader:
                 return Part.TENSOR
             attr, base = base, base.value
         if not (isinstance(base, cst.Name) and base.value in ("self", "cls")):
+            if self._in_settings(base):
+                return Part.CONFIG  # `CONF.data.batch_size` with `CONF = Config()`
             if isinstance(base, cst.Name) and self.fn.dataset_only and self._python_object(base):
                 # A tf.data function traces once and every element reuses the trace, so a
                 # Python object's settings read there are the same for every element.
@@ -663,6 +667,13 @@ class MessageReader:
             ):
                 return Part.OTHER
         return Part.CONFIG
+
+    def _in_settings(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` is the project's settings object or a part of it (``CONF.data.specs``),
+        a module-level name bound once to ``Config()``."""
+        while isinstance(expr, cst.Attribute):
+            expr = expr.value
+        return isinstance(expr, cst.Name) and _settings(module_constant(self.ctx, expr))
 
     def _python_object(self, name: cst.Name, depth: int = 0) -> bool:
         """``name`` holds a Python object, no tensor: it is read under ``isinstance(name,
@@ -765,6 +776,12 @@ def _unpacked_from_static(
     if isinstance(stmt, cst.Assign) and static_metadata(stmt.value, is_builtin):
         return stmt.value
     return None
+
+
+def _settings(value: cst.BaseExpression | None) -> bool:
+    """``Config()``, ``TrainSettings(...)``: the project's settings object, made once at
+    import when a module-level name is bound to it alone."""
+    return isinstance(value, cst.Call) and bool(SETTINGS_CLASS.search(last_name(value.func)))
 
 
 def _literal(expr: cst.BaseExpression) -> bool:

@@ -308,6 +308,10 @@ NON_DATASET_LIBRARIES = (
 )
 # Names that hold an optimizer (a parameter, an attribute): `optimizer`, `opt`, `gen_opt`.
 OPTIMIZER_NAME = re.compile(r"^(optimizer|opt|optim|\w+_optimizer|\w+_opt)$")
+
+# Classes that hold a project's settings (`DetectorConfig`, `TrainSettings`, `HParams`): an
+# instance made once at import (`CONF = Config()`) is read as configuration, not state.
+SETTINGS_CLASS = re.compile(r"(Config|Configuration|Settings|HParams|Hparams)$")
 DATASET_NAME = re.compile(r"(?:^|_)(?:ds|dataset|dset|datasets|pipeline)(?:$|_)", re.IGNORECASE)
 DATASET_ONLY_KWARGS = frozenset({"num_parallel_calls", "deterministic", "cycle_length"})
 

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from tflint_graph.core.vocabulary import SETTINGS_CLASS
 from tflint_graph.dynamic.calls import CallSources, ModuleCalls, is_main_guard
 
 __all__ = [
@@ -213,7 +214,6 @@ def model_builders(root: Path, exclude: str = "", param: str = "") -> list[tuple
 # A parameter that takes the project's settings object, and the classes that hold them.
 # (Not `hp`, `params`: keras-tuner's and Estimator's objects of their own.)
 CONFIG_PARAM = re.compile(r"^(cfg|config|conf|hparams|settings)$")
-_CONFIG_CLASS = re.compile(r"(Config|Configuration|Settings|HParams|Hparams)$")
 
 
 def default_config(root: Path) -> str:
@@ -229,7 +229,7 @@ def default_config(root: Path) -> str:
             if (
                 isinstance(stmt, ast.ClassDef)
                 and not stmt.name.startswith("_")
-                and _CONFIG_CLASS.search(stmt.name)
+                and SETTINGS_CLASS.search(stmt.name)
                 and _made_without_arguments(stmt)
             ):
                 return f"__import__('importlib').import_module({module.name!r}).{stmt.name}()"
