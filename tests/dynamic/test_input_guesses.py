@@ -553,6 +553,105 @@ MODULES = {
         def make(values):
             return tf.data.Dataset.from_tensor_slices(values).map(clip)
         """,
+    # A step given the module's own (built) model and an optimizer with slots, whose first
+    # guess (integer labels for a float loss) fails before any variable is made: the retry
+    # runs on the module as the import left it, not on a tf.function already called once,
+    # which may no longer make the new optimizer's variables.
+    "reranker.py": """
+        import keras
+        import tensorflow as tf
+
+        STEPS = 0
+
+
+        def build_head():
+            return keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+
+
+        @tf.function
+        def train_step(model, optimizer, x, labels, lr):
+            global STEPS
+            with tf.GradientTape() as tape:
+                logits = tf.squeeze(model(x, training=True), axis=-1)
+                loss = tf.reduce_mean(
+                    tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+                )
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            STEPS += 1  # TFG105
+            return loss
+
+
+        def fit(dataset, lr=0.02):
+            model = build_head()
+            opt = keras.optimizers.SGD(lr, momentum=0.9)
+            for x, labels in dataset:
+                train_step(model, opt, x, labels, lr)
+        """,
+    # Scores against as many candidates as the guessed batch: top_k wants k of them.
+    "topk.py": """
+        import tensorflow as tf
+
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 8]), tf.TensorSpec([None, 8])])
+        def score_all(queries, candidates):
+            return tf.matmul(queries, candidates, transpose_b=True)
+
+
+        @tf.function
+        def retrieve(queries, candidates):
+            print("retrieving", queries)  # TFG101
+            return tf.math.top_k(score_all(queries, candidates), k=5)
+        """,
+    # Features read by names a loop sweeps; ids one per row and token ids as sequences, as
+    # their names say.
+    "towers.py": """
+        import keras
+        import tensorflow as tf
+
+
+        class Titles(keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.embed = keras.layers.Embedding(10, 4)
+                self.dense = keras.layers.Dense(4)
+
+            def call(self, tokens):
+                return self.dense(tf.reduce_mean(self.embed(tokens), axis=1))
+
+
+        class Tower(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.ids = {"item_idx": keras.layers.Embedding(10, 4)}
+                self.shop = keras.layers.Embedding(5, 2)
+                self.titles = Titles()
+                self.seen = []
+
+            def call(self, features):
+                parts = [self.titles(features["title_tokens"])]
+                for name in ("item_idx",):
+                    parts.append(self.ids[name](features[name]))
+                parts.append(self.shop(features["shop_idx"]))
+                x = tf.concat(parts, axis=-1)
+                self.seen.append(x)  # TFG102
+                return x
+
+
+        class Query(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.titles = Titles()
+                self.last = None
+
+            def call(self, features):
+                x = self.titles(features["query_tokens"])
+                self.last = x  # TFG106
+                return x
+
+            def last_query(self):
+                return self.last
+        """,
     # A script beside the package, importing it as it does when run from the checkout.
     "tools/__init__.py": "",
     "mypkg/__init__.py": "",
@@ -689,3 +788,19 @@ def test_a_loop_over_a_parameter_gets_a_dataset_of_batches(run: dict) -> None:
 def test_a_reduction_s_axes_are_added_to_the_guess(run: dict) -> None:
     dynamic = run[("loops.py", 15, "TFG305")]["dynamic"]
     assert "int32[2,4,4]" in dynamic["inputs"], dynamic
+
+
+def test_a_retry_after_a_failed_step_starts_from_the_module_as_imported(run: dict) -> None:
+    dynamic = run[("reranker.py", 21, "TFG105")]["dynamic"]
+    assert "float32[2]" in dynamic["inputs"], dynamic
+
+
+def test_scores_get_at_least_k_candidates(run: dict) -> None:
+    dynamic = run[("topk.py", 11, "TFG101")]["dynamic"]
+    assert "float32[5,8]" in dynamic["inputs"], dynamic
+
+
+def test_features_get_the_ids_and_sequences_their_names_say(run: dict) -> None:
+    tower = run[("towers.py", 29, "TFG102")]["dynamic"]["inputs"]
+    for shown in ("title_tokens: int32[2,3]", "item_idx: int32[2]", "shop_idx: int32[2]"):
+        assert shown in tower, tower

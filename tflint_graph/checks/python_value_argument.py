@@ -272,7 +272,7 @@ class _Values:
     def _binding(self, node: cst.CSTNode, name: str) -> Loops | None:
         """The loops in which one binding of ``name`` gives it a new Python value."""
         if isinstance(node, cst.Param):
-            return self._hook_param(node)
+            return self._hook_param(node) or _python_number_param(node)
         if not isinstance(node, cst.Name):
             return None
         parent = self.ctx.parent(node)
@@ -371,6 +371,22 @@ class _Values:
 
     def _res(self, expr: cst.BaseExpression):  # type: ignore[no-untyped-def]
         return self.traced.resolve(expr)
+
+
+def _python_number_param(param: cst.Param) -> Loops | None:
+    """``base_lr: float = 0.05``: a parameter annotated ``int``/``float``, or with a number
+    as its default, holds a Python number that stays the same through the call's loops."""
+    annotation = param.annotation.annotation if param.annotation is not None else None
+    if annotation is not None:
+        return (
+            _CONSTANT
+            if isinstance(annotation, cst.Name) and annotation.value in ("int", "float")
+            else None
+        )
+    default = param.default
+    if isinstance(default, cst.UnaryOperation) and isinstance(default.operator, cst.Minus):
+        default = default.expression
+    return _CONSTANT if isinstance(default, cst.Integer | cst.Float) else None
 
 
 def _number_sweep(ctx: ModuleContext, it: cst.BaseExpression) -> bool:

@@ -2173,6 +2173,9 @@ _AXIS_CLASH = re.compile(
 _INPUT_SHAPE_CLASH = re.compile(r"expected shape=\(([^)]*)\), found shape=\(([^)]*)\)")
 # A strided slice past the guess: "slice index 499 of dimension 0 out of bounds".
 _SLICE_CLASH = re.compile(r"slice index (\d+) of dimension (\d+) out of bounds")
+# `tf.math.top_k(scores, k=10)` on scores as wide as the guessed batch ("input must have
+# last dimension >= k = 10 but is 2": the candidates a query is scored against).
+_TOP_K_CLASH = re.compile(r"must have last dimension >= k = (\d+) but is (\d+)")
 
 
 def _last_dims(message: str) -> tuple[int, int] | None:
@@ -2307,6 +2310,17 @@ def _fix_for(message: str) -> Fix | None:
             return spec
 
         return grow
+    if m := _TOP_K_CLASH.search(message):
+        k, size = int(m.group(1)), int(m.group(2))
+
+        def widen_to_k(spec: dict[str, Any]) -> dict[str, Any]:
+            # Every axis of the guessed size grows to k: the scores' last axis came from one.
+            shape = spec.get("shape") or []
+            if spec["kind"] == "tensor" and size in shape:
+                return {**spec, "shape": [k if d == size else d for d in shape]}
+            return spec
+
+        return widen_to_k
     sizes = _last_dims(message)
     if sizes is not None:
         old, new = sizes
@@ -2467,6 +2481,25 @@ def _adapted(
         fix_spec = deeper
         args = [fix(a) for a in attempt["args"]]
         kwargs = {k: fix(v) for k, v in attempt.get("kwargs", {}).items()}
+        if args == attempt["args"] and kwargs == attempt.get("kwargs", {}):
+            # No float input of that rank: integer ids a layer embeds and then pools
+            # (`Dense(...)(tf.reduce_mean(embed(tokens), axis=1))`) need the sequence axis.
+            found_rank = int(m.group(2))
+
+            def sequences(spec: dict[str, Any]) -> dict[str, Any]:
+                shape = spec.get("shape")
+                if (
+                    spec["kind"] == "tensor"
+                    and spec["dtype"].startswith("int")
+                    and (shape is not None and len(shape) == found_rank)
+                ):
+                    wider = [*shape, *([3] * more)]
+                    return {**spec, "shape": wider, "relaxed": [None, *wider[1:]]}
+                return spec
+
+            fix_spec = sequences
+            args = [fix(a) for a in attempt["args"]]
+            kwargs = {k: fix(v) for k, v in attempt.get("kwargs", {}).items()}
     if args == attempt["args"] and kwargs == attempt.get("kwargs", {}):
         return alternative
     found = _with_args({**attempt, "kwargs": kwargs}, args)
@@ -2599,9 +2632,24 @@ def _key_added(attempt: dict[str, Any], exc: dict[str, Any]) -> dict[str, Any] |
             return spec
         first = next((v for v in spec["items"].values() if v["kind"] == "tensor"), None)
         rows = first["shape"][:1] if first is not None and first["shape"] else [2]
-        return {**spec, "items": {**spec["items"], key: _tensor_spec("float32", [*rows, 3])}}
+        return {**spec, "items": {**spec["items"], key: _keyed_spec(key, rows)}}
 
     return _changed(attempt, add)
+
+
+# Feature names of integer ids, as the plan reads parameter names: a sequence of token ids,
+# or one id per row (`product_idx`, `user_id`), small enough for any vocabulary.
+_SEQUENCE_KEY = re.compile(r"(^|_)(tokens?|token_ids|input_ids|word_ids)$")
+_ID_KEY = re.compile(r"_(idx|id|index)$")
+
+
+def _keyed_spec(key: str, rows: list[int]) -> dict[str, Any]:
+    """A batch for the feature ``key``: ids as its name says, else floats."""
+    if _SEQUENCE_KEY.search(key):
+        return {**_tensor_spec("int32", [*rows, 3]), "values": [0, 2]}
+    if _ID_KEY.search(key):
+        return {**_tensor_spec("int32", list(rows)), "values": [0, 2]}
+    return _tensor_spec("float32", [*rows, 3])
 
 
 def _with_args(attempt: dict[str, Any], args: list[dict[str, Any]]) -> dict[str, Any]:
@@ -2774,12 +2822,14 @@ def _holds_built_state(module: ModuleType, snapshot: dict[str, int]) -> bool:
 
         kinds += [keras.layers.Layer, keras.optimizers.Optimizer]
     built = tuple(kinds)
-    return any(
-        isinstance(v, built)
-        # A tf.function that made variables on an earlier trace: TensorFlow traces it again
-        # only in a mode that forbids making them, and its state says nothing of this try.
-        or bool(getattr(v, "_created_variables", None))
-        for v in vars(module).values()
+    # A tf.function called once traces again only in a mode that forbids making variables:
+    # one that made some says nothing of this try, and one handed objects the module's own
+    # expressions build anew (a model, an optimizer) would have to make theirs there.
+    called = [
+        v for v in vars(module).values() if getattr(v, "_created_variables", None) is not None
+    ]
+    return any(isinstance(v, built) for v in vars(module).values()) or any(
+        v._created_variables or _EVALUATED for v in called
     )
 
 

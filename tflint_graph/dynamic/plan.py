@@ -1597,6 +1597,9 @@ _IDS_NAME = re.compile(
     r"(^|_)(tokens?|ids|token_ids|input_ids|word_ids|item_ids|user_ids|indices|idx|"
     r"start_tokens?|prompt)$"
 )
+# Ids that come as sequences (a title's tokens), not one per row (`product_idx`).
+_SEQUENCE_NAME = re.compile(r"(^|_)(tokens?|token_ids|input_ids|word_ids|prompt)$")
+_ONE_ID_NAME = re.compile(r"_(idx|id|index)$")
 _IMAGE_NAME = re.compile(r"(^|_)(images?|imgs?|pixels|frames?|pictures?|photos?)$")
 _STRING_NAME = re.compile(
     r"(^|_)(serialized|records?|lines?|text|texts|sentences?|paths?|filenames?|files?|protos?|"
@@ -1822,6 +1825,8 @@ class _DataUse(walk.Visitor):
         self.keys: dict[str, tuple[str, ...]] = {}
         self.index: dict[str, int] = {}
         self.split: set[str] = set()
+        # Loop variables over literal strings: `for name in ("item", "shop"): x[name]`.
+        self.swept: dict[str, tuple[str, ...]] = {}
 
     def of(self, node: FunctionNode) -> _DataUse:
         self.walk(node.body)
@@ -1832,6 +1837,18 @@ class _DataUse(walk.Visitor):
             self.keys[name] = (*self.keys.get(name, ()), key)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if (
+            isinstance(node, cst.For)
+            and isinstance(node.target, cst.Name)
+            and isinstance(node.iter, cst.Tuple | cst.List)
+        ):
+            words = [
+                el.value.evaluated_value
+                for el in node.iter.elements
+                if isinstance(el.value, cst.SimpleString)
+            ]
+            if words and len(words) == len(node.iter.elements):
+                self.swept[node.target.value] = tuple(w for w in words if isinstance(w, str))
         if (
             isinstance(node, cst.Assign)
             and isinstance(node.value, cst.Name)
@@ -1849,6 +1866,13 @@ class _DataUse(walk.Visitor):
                         self._key(name, key)
                 elif isinstance(index, cst.Index) and isinstance(index.value, cst.Integer):
                     self.index[name] = max(self.index.get(name, 0), int(index.value.value))
+                elif (
+                    isinstance(index, cst.Index)
+                    and isinstance(index.value, cst.Name)
+                    and index.value.value in self.swept
+                ):
+                    for key in self.swept[index.value.value]:
+                        self._key(name, key)
         elif isinstance(node, cst.Call):
             func = node.func
             if (
@@ -2112,7 +2136,12 @@ def _guess(name: str, shape: tuple[int, ...], *, per_element: bool, as_list: boo
         # A Python float, as a training script passes it (a map callback takes tensors).
         return TensorSpecLite("float32", ()) if per_element else PyValue(0.01)
     if role == "ids":
-        # Small ids are in range for any vocabulary: a batch of sequences at most.
+        # Small ids are in range for any vocabulary: a batch of sequences at most; token ids
+        # are sequences even where the shape given is one per row (a feature dict's entry).
+        if _SEQUENCE_NAME.search(name) and len(shape) < 2:
+            return TensorSpecLite("int32", (*row, 3), values=(0, 2))
+        if _ONE_ID_NAME.search(name):
+            return TensorSpecLite("int32", row, values=(0, 2))  # `product_idx`: one per row
         return TensorSpecLite("int32", shape[:2], values=(0, 2))
     if role == "image":
         # Height, width and channels, whatever the batch (decoders and resizers need all 3).
