@@ -537,25 +537,64 @@ def _bound_in(ctx, expr: cst.CSTNode, region: cst.CSTNode, skip_self: bool = Fal
 
 
 def _same_each_call(ctx, wrapped: cst.CSTNode, owner: cst.FunctionDef) -> bool:  # type: ignore[no-untyped-def]
-    """``tf.function(model.call)`` in ``evaluate(model, ds)``: every call of ``owner`` from a
-    loop of this module passes, for each parameter ``wrapped`` reads, a value the loop does not
-    change (``evaluate(model, val_ds)`` with ``model`` built before the loop)."""
+    """``tf.function(model.call)`` in ``evaluate(model, ds)``: every call of ``owner`` that
+    repeats passes, for each parameter ``wrapped`` reads, a value the repetition does not
+    change: from a loop of this module, one the loop does not rebind (``evaluate(model,
+    val_ds)`` with ``model`` built before the loop), or from another function, that
+    function's own parameter passed on unchanged, itself passed so (``calibrate(model, ds)``
+    in the loop, calling ``evaluate(model, ds)``)."""
     finder = _NamesRead()
     finder.walk(wrapped)
     params = {p.name.value: i for i, p in enumerate(owner.params.params)}
     used = {n.value for n in finder.names if n.value in params}
     if not used or ctx.enclosing_class(owner) is not None:
         return False  # methods: the receiver shifts positions; stay cautious
-    sites = [(at, call) for at, call in call_sites(ctx, owner) if loops_around(ctx, call)]
-    if not sites:
-        return False
-    for _, call in sites:
-        loop = loops_around(ctx, call)[0]  # the innermost loop: one value per iteration
-        for name in used:
+    return _passed_unchanged(ctx, owner, used, frozenset()) is True
+
+
+def _passed_unchanged(ctx, owner: cst.FunctionDef, names: set[str], seen: frozenset) -> bool | None:  # type: ignore[no-untyped-def]
+    """Whether the calls of ``owner`` that repeat pass, for each of its parameters
+    ``names``, a value that stays the same while they repeat (see ``_same_each_call``);
+    None when no call of it repeats that this module shows (a call once, or one it cannot
+    follow: left out)."""
+    if len(seen) >= _MAX_DEPTH or ctx.enclosing_class(owner) is not None:
+        return None
+    params = {p.name.value: i for i, p in enumerate(owner.params.params)}
+    found: bool | None = None
+    for where, call in call_sites(ctx, owner):
+        loops = loops_around(ctx, call)
+        if loops:
+            loop = loops[0]  # the innermost loop: one value per iteration
+            for name in names:
+                arg = argument(call, params[name], name, strict=True)
+                if arg is None or _bound_in(ctx, arg, loop):
+                    return False
+            found = True
+            continue
+        if not isinstance(where, cst.FunctionDef) or where is owner or where in seen:
+            continue
+        outer = {p.name.value for p in where.params.params}
+        passed: set[str] = set()
+        for name in names:
             arg = argument(call, params[name], name, strict=True)
-            if arg is None or _bound_in(ctx, arg, loop):
-                return False
-    return True
+            if not (
+                isinstance(arg, cst.Name)
+                and arg.value in outer
+                and all(isinstance(a.node, cst.Param) for a in ctx.bindings(arg))
+            ):
+                passed = set()
+                break
+            passed.add(arg.value)
+        above = _passed_unchanged(ctx, where, passed, seen | {owner}) if passed else None
+        if above is False or (above is None and passed == set() and _repeats(ctx, where)):
+            return False  # a repeated caller that makes the value itself, or changes it
+        found = found or above
+    return found
+
+
+def _repeats(ctx, fn: cst.FunctionDef) -> bool:  # type: ignore[no-untyped-def]
+    """Some call of ``fn`` in this module sits in a loop."""
+    return any(loops_around(ctx, call) for _, call in call_sites(ctx, fn))
 
 
 def _bound_inside(ctx, name: cst.Name, region: cst.CSTNode, own: cst.CSTNode | None) -> bool:  # type: ignore[no-untyped-def]
