@@ -6,11 +6,10 @@ For every module of PROJECT with findings dynamic mode would check, two child pr
 (the same isolation as ``--dynamic``: ``run_isolated``), alternating round by round:
 
 - *baseline*: import the module, build each planned target and trace it once
-  (``get_concrete_function``), with the module's own arguments built as dynamic mode builds
-  them (a model its builder makes) and the first planned input that traces or stops at a
-  flagged line (the bug raising), nothing else.  Targets it still cannot trace are counted
-  (``--verbose`` says why): each makes the baseline cheaper than tracing really is, so the
-  ratio printed is an upper bound;
+  (``get_concrete_function``) with its first planned input, the module's own arguments built
+  as dynamic mode builds them (a model its builder makes), nothing else.  Targets whose first
+  input does not trace are counted (``--verbose`` says why): for those the baseline stops
+  early, where dynamic mode goes on with other guesses;
 - *dynamic*: the full ``confirm_module`` run (probes, symbolic trace, three calls,
   experiments, retries with other guesses).
 
@@ -35,51 +34,32 @@ from tflint_graph.source.modules import package_root
 
 _CHILD = Path(__file__).resolve().parent.parent / "tflint_graph" / "dynamic" / "child.py"
 
-# Import the module (the isolation does), then trace each target once: with the first of its
-# planned inputs that traces, or that stops at a flagged line (the bug itself raising), as a
-# user who knew the right inputs would.
+# Import the module (the isolation does), then trace each target once with its first planned
+# input, the module's own arguments built as dynamic mode builds them (a model its builder
+# makes): no retries with other guesses, which are dynamic mode's own cost.
 _BASELINE = """
-import importlib.util as _util, json, traceback
+import importlib.util as _util, json
 _spec = _util.spec_from_file_location("_child", {child!r})
 _child = _util.module_from_spec(_spec)
 _spec.loader.exec_module(_child)
 _P = json.loads({params!r})
-
-def _at_finding(exc, target):
-    lines = {{line for line, _ in target.get("findings", ())}}
-    frames = traceback.extract_tb(exc.__traceback__)
-    text = str(exc)
-    return any(f.lineno in lines and f.filename == module.__file__ for f in frames) or any(
-        f'{{module.__file__}}", line {{line}},' in text for line in lines
-    )
-
 traced, errors = 0, []
 for target in _P["targets"]:
-    last = None
-    for attempt in target["attempts"]:
-        try:
-            runner = _child._runner(module, target)
-            # The module's own arguments (a model its builder makes) are part of tracing it.
-            concrete = [_child.make_input(s, 1, module=module) for s in attempt["args"]]
-            runner.sets = [concrete]
-            runner.prepare(concrete)
-            args = [_child.symbolic_input(s, module) for s in attempt["args"]]
-            kwargs = {{
-                k: _child.symbolic_input(s, module) for k, s in attempt["kwargs"].items()
-            }}
-            if runner.traces_symbolically():
-                runner.trace(args, kwargs)
-            else:
-                runner.call(concrete, {{}}, 0)
-        except Exception as exc:
-            last = exc
-            if not _at_finding(exc, target):
-                continue
+    try:
+        runner = _child._runner(module, target)
+        attempt = target["attempts"][0]
+        concrete = [_child.make_input(s, 1, module=module) for s in attempt["args"]]
+        runner.sets = [concrete]
+        runner.prepare(concrete)
+        args = [_child.symbolic_input(s, module) for s in attempt["args"]]
+        kwargs = {{k: _child.symbolic_input(s, module) for k, s in attempt["kwargs"].items()}}
+        if runner.traces_symbolically():
+            runner.trace(args, kwargs)
+        else:
+            runner.call(concrete, {{}}, 0)
         traced += 1
-        last = None
-        break
-    if last is not None:
-        errors.append(f"{{target.get('path', '?')}}: {{type(last).__name__}}: {{last}}"[:300])
+    except Exception as exc:
+        errors.append(f"{{target.get('path', '?')}}: {{type(exc).__name__}}: {{exc}}"[:300])
 report({{"traced": traced, "errors": errors}})
 """
 

@@ -1150,3 +1150,42 @@ def test_the_settings_object_made_at_import_is_configuration() -> None:
     # `CONF = RankerConfig()` once at module level: its entries are settings beside the
     # shapes, as an imported constant's are; a plain module-level dict may be state.
     assert found(SETTINGS_DUMP) == expected(SETTINGS_DUMP)
+
+
+CHANGED_SETTINGS = dedent(
+    """
+    import logging
+
+    import tensorflow as tf
+
+    from ranking.config import RunConfig
+
+
+    class LocalConfig:
+        def __init__(self):
+            self.lr = tf.Variable(1e-3)
+
+
+    CONF = RunConfig()
+    LOCAL = LocalConfig()
+
+
+    @tf.function
+    def train_step(x):
+        print(f"epoch {CONF.epoch}, batch shape {x.shape}")  # TFG101
+        logging.info("lr %s for batch %s", LOCAL.lr, x.shape)  # TFG107
+        return x * 2.0
+
+
+    def fit(data, epochs):
+        for epoch in range(epochs):
+            CONF.epoch = epoch
+            train_step(data)
+    """
+)
+
+
+def test_a_settings_object_the_module_changes_is_state() -> None:
+    # A field the training loop sets each epoch, and a variable the settings class makes,
+    # change between calls of the trace: printing them claims per-call values.
+    assert found(CHANGED_SETTINGS) == expected(CHANGED_SETTINGS)

@@ -500,3 +500,27 @@ def test_an_imported_tf_function_given_the_same_optimizer_each_time(tmp_path: Pa
         },
     )
     assert _run([tmp_path], tmp_path) == []
+
+
+def test_an_imported_tf_function_given_one_optimizer_per_branch(tmp_path: Path) -> None:
+    # The two calls sit in the two branches of one `if`: no run makes both.
+    write_tree(
+        tmp_path,
+        {
+            "steps.py": TRAIN_STEP,
+            "train.py": dedent(
+                """
+                import keras
+                from steps import train_step
+
+                def fit(model, data, use_adam):
+                    x, y = next(iter(data))
+                    if use_adam:
+                        train_step(model, keras.optimizers.Adam(), x, y)
+                    else:
+                        train_step(model, keras.optimizers.SGD(momentum=0.9), x, y)
+                """
+            ),
+        },
+    )
+    assert _run([tmp_path], tmp_path) == []

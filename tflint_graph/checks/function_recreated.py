@@ -24,7 +24,7 @@ from tflint_graph.checks.messages import shorten
 from tflint_graph.core.finding import Severity
 from tflint_graph.model import walk
 from tflint_graph.model.calls import argument
-from tflint_graph.model.context import FunctionNode, TracedFunction, TraceKind
+from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.names import dotted
 from tflint_graph.model.values import assigned_value, calls_in
 from tflint_graph.traced import traced_of
@@ -552,7 +552,12 @@ def _same_each_call(ctx, wrapped: cst.CSTNode, owner: cst.FunctionDef) -> bool: 
     return _passed_unchanged(ctx, owner, used, frozenset()) is True
 
 
-def _passed_unchanged(ctx, owner: cst.FunctionDef, names: set[str], seen: frozenset) -> bool | None:  # type: ignore[no-untyped-def]
+def _passed_unchanged(
+    ctx: ModuleContext,
+    owner: cst.FunctionDef,
+    names: set[str],
+    seen: frozenset[cst.FunctionDef],
+) -> bool | None:
     """Whether the calls of ``owner`` that repeat pass, for each of its parameters
     ``names``, a value that stays the same while they repeat (see ``_same_each_call``);
     None when no call of it repeats that this module shows (a call once, or one it cannot
@@ -567,7 +572,8 @@ def _passed_unchanged(ctx, owner: cst.FunctionDef, names: set[str], seen: frozen
             loop = loops[0]  # the innermost loop: one value per iteration
             for name in names:
                 arg = argument(call, params[name], name, strict=True)
-                if arg is None or _bound_in(ctx, arg, loop):
+                # `calibrate(make_model(), ds)`: a value made by each iteration is new each time.
+                if not isinstance(arg, _STABLE) or _bound_in(ctx, arg, loop):
                     return False
             found = True
             continue
@@ -592,7 +598,11 @@ def _passed_unchanged(ctx, owner: cst.FunctionDef, names: set[str], seen: frozen
     return found
 
 
-def _repeats(ctx, fn: cst.FunctionDef) -> bool:  # type: ignore[no-untyped-def]
+# Arguments that hold the same value on every iteration unless the loop rebinds them.
+_STABLE = (cst.Name, cst.Attribute, cst.BaseNumber, cst.SimpleString, cst.ConcatenatedString)
+
+
+def _repeats(ctx: ModuleContext, fn: cst.FunctionDef) -> bool:
     """Some call of ``fn`` in this module sits in a loop."""
     return any(loops_around(ctx, call) for _, call in call_sites(ctx, fn))
 

@@ -311,11 +311,25 @@ def diagnostics_only(ctx: ModuleContext, body: cst.BaseSuite) -> bool:
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "log", "print"})
 
 
+# TensorFlow classes whose construction puts no op that can fail later in the graph.
+_OBJECT_CLASSES = frozenset(
+    {"TensorArray", "TensorShape", "TensorSpec", "SparseTensor", "IndexedSlices", "Module"}
+)
+
+
 def _constructs_a_class(names: frozenset[str]) -> bool:
     """``tf.TensorArray(...)``, ``nn_ops._NonAtrousConvolution(...)``: making an object puts
     no op in the graph that can fail when it runs (a version fallback around it catches
-    what Python raises while tracing)."""
-    return bool(names) and all(n.rsplit(".", 1)[-1].lstrip("_")[:1].isupper() for n in names)
+    what Python raises while tracing).  Capitalised ops are ops (``tf.raw_ops.MatMul``,
+    ``tf.debugging.Assert``): only known classes and private ones count."""
+    return bool(names) and all(_object_class(n) for n in names)
+
+
+def _object_class(name: str) -> bool:
+    if name.startswith("tensorflow.raw_ops."):
+        return False
+    last = name.rsplit(".", 1)[-1]
+    return last in _OBJECT_CLASSES or (last[:1] == "_" and last[1:2].isupper())
 
 
 def _always_raises(body: cst.BaseSuite) -> bool:

@@ -19,6 +19,7 @@ from tflint_graph.checks.messages import shorten
 from tflint_graph.core.finding import Severity
 from tflint_graph.core.vocabulary import COUNTING_ITERABLES, PASS_THROUGH_ITERABLES
 from tflint_graph.model import walk
+from tflint_graph.model.calls import argument
 from tflint_graph.model.certain import indexes_python_sequence
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.scopes import ImportAssignment
@@ -26,6 +27,7 @@ from tflint_graph.model.values import assigned_value, module_constant
 from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import (
     TfFunctionRef,
+    call_sites,
     callback_hook,
     loops_around,
     tf_function_calls,
@@ -272,7 +274,7 @@ class _Values:
     def _binding(self, node: cst.CSTNode, name: str) -> Loops | None:
         """The loops in which one binding of ``name`` gives it a new Python value."""
         if isinstance(node, cst.Param):
-            return self._hook_param(node) or _python_number_param(node)
+            return self._hook_param(node) or self._number_param(node)
         if not isinstance(node, cst.Name):
             return None
         parent = self.ctx.parent(node)
@@ -369,24 +371,38 @@ class _Values:
             return frozenset({fn})
         return None
 
+    def _number_param(self, param: cst.Param) -> Loops | None:
+        """``base_lr: float = 0.05``: a parameter annotated ``int``/``float`` holds a Python
+        number that stays the same through the call's loops; so does one with a number
+        default (``decay=0.5``) that no call of its function in this module passes anything
+        but a number (``train(x, decay=tf.constant(0.9))`` passes a tensor)."""
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        if annotation is not None:
+            if isinstance(annotation, cst.Name) and annotation.value in ("int", "float"):
+                return _CONSTANT
+            return None
+        if not _number(param.default):
+            return None
+        fn = next((a for a in self.ctx.ancestors(param) if isinstance(a, cst.FunctionDef)), None)
+        if fn is None or self.ctx.enclosing_class(fn) is not None:
+            return None  # a method: the receiver shifts the positions
+        params = [*fn.params.posonly_params, *fn.params.params]
+        index = params.index(param) if param in params else None
+        for _, call in call_sites(self.ctx, fn):
+            passed = argument(call, -1 if index is None else index, param.name.value)
+            if passed is not None and not _number(passed):
+                return None
+        return _CONSTANT
+
     def _res(self, expr: cst.BaseExpression):  # type: ignore[no-untyped-def]
         return self.traced.resolve(expr)
 
 
-def _python_number_param(param: cst.Param) -> Loops | None:
-    """``base_lr: float = 0.05``: a parameter annotated ``int``/``float``, or with a number
-    as its default, holds a Python number that stays the same through the call's loops."""
-    annotation = param.annotation.annotation if param.annotation is not None else None
-    if annotation is not None:
-        return (
-            _CONSTANT
-            if isinstance(annotation, cst.Name) and annotation.value in ("int", "float")
-            else None
-        )
-    default = param.default
-    if isinstance(default, cst.UnaryOperation) and isinstance(default.operator, cst.Minus):
-        default = default.expression
-    return _CONSTANT if isinstance(default, cst.Integer | cst.Float) else None
+def _number(expr: cst.BaseExpression | None) -> bool:
+    """A number literal (``0.5``, ``-1``)."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    return isinstance(expr, cst.Integer | cst.Float)
 
 
 def _number_sweep(ctx: ModuleContext, it: cst.BaseExpression) -> bool:

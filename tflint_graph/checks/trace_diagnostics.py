@@ -38,6 +38,7 @@ from tflint_graph.model.tensors import holds_variable, tensors
 from tflint_graph.model.values import (
     assigned_value,
     attribute_values,
+    calls_in,
     ends_in_exit,
     is_container_literal,
     module_constant,
@@ -536,7 +537,9 @@ class MessageReader:
             return Part.CONFIG  # an imported constant, a builtin (UserWarning)
         constant = module_constant(self.ctx, name)
         if constant is not None:
-            return Part.CONFIG if _literal(constant) or _settings(constant) else Part.OTHER
+            if _literal(constant) or _frozen_settings(self.ctx, name):
+                return Part.CONFIG
+            return Part.OTHER
         found = self.ctx.bindings(name)
         if not found:
             return Part.OTHER
@@ -673,7 +676,7 @@ class MessageReader:
         a module-level name bound once to ``Config()``."""
         while isinstance(expr, cst.Attribute):
             expr = expr.value
-        return isinstance(expr, cst.Name) and _settings(module_constant(self.ctx, expr))
+        return isinstance(expr, cst.Name) and _frozen_settings(self.ctx, expr)
 
     def _python_object(self, name: cst.Name, depth: int = 0) -> bool:
         """``name`` holds a Python object, no tensor: it is read under ``isinstance(name,
@@ -778,10 +781,75 @@ def _unpacked_from_static(
     return None
 
 
-def _settings(value: cst.BaseExpression | None) -> bool:
-    """``Config()``, ``TrainSettings(...)``: the project's settings object, made once at
-    import when a module-level name is bound to it alone."""
-    return isinstance(value, cst.Call) and bool(SETTINGS_CLASS.search(last_name(value.func)))
+def _frozen_settings(ctx: ModuleContext, name: cst.Name) -> bool:
+    """``name`` is bound once at module level to ``Config()``, ``TrainSettings(...)`` (the
+    project's settings object, made at import), and nothing in the module changes it: no
+    attribute or item of it is assigned (``CONF.epoch = epoch``), no method that changes a
+    value is called on it (``CONF.lr.assign(...)``), and its class, when defined here, makes
+    no variable.  What another module does to it this module cannot see."""
+    value = module_constant(ctx, name)
+    if not (isinstance(value, cst.Call) and SETTINGS_CLASS.search(last_name(value.func))):
+        return False
+    if name.value in ctx.memo("settings-changed", ctx.module, lambda: _changed_roots(ctx)):
+        return False
+    res = ctx.resolve(value.func)
+    if res.local:
+        for a in ctx.bindings(value.func) if isinstance(value.func, cst.Name) else ():
+            cls = a.node
+            if isinstance(cls, cst.ClassDef) and any(
+                ctx.resolve(c.func).is_(*_VARIABLE_MAKERS) for c in calls_in(cls.body)
+            ):
+                return False
+    return True
+
+
+# Calls that make a variable, and methods that change what an object holds.
+_VARIABLE_MAKERS = ("tensorflow.Variable", "keras.Variable")
+_CHANGING_METHODS = frozenset(
+    {
+        "assign",
+        "assign_add",
+        "assign_sub",
+        "append",
+        "extend",
+        "insert",
+        "update",
+        "pop",
+        "setdefault",
+        "clear",
+        "add",
+        "remove",
+        "discard",
+        "popitem",
+    }
+)
+
+
+def _changed_roots(ctx: ModuleContext) -> frozenset[str]:
+    """Names whose attributes or items some statement of the module assigns, deletes or
+    changes through a method (``CONF.epoch = 3``, ``CONF.data["k"] += 1``,
+    ``CONF.lr.assign(x)``, ``setattr(CONF, ...)``)."""
+    found: set[str] = set()
+    for node in walk.descendants(ctx.module):
+        targets: list[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.Del):
+            targets = [node.target]
+        elif isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in _CHANGING_METHODS:
+                targets = [func.value]
+            elif isinstance(func, cst.Name) and func.value in ("setattr", "delattr") and node.args:
+                targets = [node.args[0].value]
+        for target in targets:
+            if isinstance(target, cst.Name) and not isinstance(node, cst.Call):
+                continue  # rebinding a name is not changing the object
+            while isinstance(target, cst.Attribute | cst.Subscript):
+                target = target.value
+            if isinstance(target, cst.Name):
+                found.add(target.value)
+    return frozenset(found)
 
 
 def _literal(expr: cst.BaseExpression) -> bool:

@@ -20,6 +20,8 @@ from tflint_graph.traced import traced_of
 from tflint_graph.traced.callsites import imported_names, variable_roles
 
 _MODEL_NAMES = ("keras.Model", "keras.Sequential", "keras.models.Model")
+# A tf.function's positional parameters, and (parameter, "optimizer" | "model") pairs.
+Roles = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
 
 
 class VariableOwnerCreatedPerTrace(Rule):
@@ -118,6 +120,7 @@ train_step(model, opt_b, x)  # TFG208
         super().__init__(ctx, sink)
         # (scope, tf.function, parameter) -> the objects passed so far, by identity key
         self._seen: dict[tuple[object, object, str], list[object]] = {}
+        self._first_calls: dict[tuple[object, object, str], cst.Call] = {}
 
     # -- constructions in traced code ---------------------------------------------------
     def _creation(self, call: cst.Call) -> Creation | None:
@@ -234,9 +237,7 @@ train_step(model, opt_b, x)  # TFG208
     def _name(self, call: cst.Call) -> str:
         return self.ctx.code(call.func)
 
-    def _tf_functions(
-        self, func: cst.Name | cst.Attribute
-    ) -> list[tuple[object, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]]]:
+    def _tf_functions(self, func: cst.Name | cst.Attribute) -> list[tuple[object, Roles]]:
         """The module-level tf.functions a name calls (this module's, or one another
         module of the run defines and this one imports), each with its parameters' roles."""
         ctx = self.ctx
@@ -257,7 +258,7 @@ train_step(model, opt_b, x)  # TFG208
                     for fn, _ in traced.callables(value, None):
                         if isinstance(fn, cst.FunctionDef) and fn in ctx.traced:
                             found.append(fn)
-        local: list[tuple[object, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]]] = [
+        local: list[tuple[object, Roles]] = [
             (f, variable_roles(f)) for f in found if ctx.enclosing_class(f) is None
         ]
         if local or not ctx.view.tf_functions:
@@ -283,11 +284,15 @@ train_step(model, opt_b, x)  # TFG208
         key, kind, construction = obj
         if kind not in roles:
             return
-        seen = self._seen.setdefault((scope, target, param), [])
+        slot = (scope, target, param)
+        seen = self._seen.setdefault(slot, [])
         fresh_each_time = isinstance(value, cst.Call) and self._in_loop(call, scope)
         if key in seen and not fresh_each_time:
             return
         first = seen[0] if seen else None
+        earlier = self._first_calls.setdefault(slot, call)
+        if first is not None and _exclusive(self.ctx, earlier, call):
+            return  # `if use_adam: step(m, adam) else: step(m, sgd)`: one runs per call
         seen.append(key)
         if first is None and not fresh_each_time:
             return
@@ -360,3 +365,20 @@ train_step(model, opt_b, x)  # TFG208
         if found is not None and found.kind in ("optimizer", "model"):
             return found.kind
         return None
+
+
+def _exclusive(ctx: ModuleContext, a: cst.CSTNode, b: cst.CSTNode) -> bool:
+    """``a`` and ``b`` sit in different branches of one ``if`` (the body and the ``else``
+    or an ``elif``): no run of the function takes both."""
+    inside_a = set(map(id, ctx.ancestors(a)))
+    for node in ctx.ancestors(b):
+        if isinstance(node, cst.If) and id(node) in inside_a:
+            in_body_a = _within(ctx, a, node.body)
+            in_body_b = _within(ctx, b, node.body)
+            if in_body_a != in_body_b:
+                return True
+    return False
+
+
+def _within(ctx: ModuleContext, node: cst.CSTNode, block: cst.CSTNode) -> bool:
+    return any(anc is block for anc in ctx.ancestors(node))
