@@ -349,6 +349,21 @@ def test_tool_version_change_invalidates(
     assert counted == ["m.py"]
 
 
+def test_a_change_of_the_tool_s_own_code_invalidates(
+    tmp_path: Path, counted: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A git checkout or an editable install changes the analysing code under one version
+    # number: results the other code cached must not answer for it.
+    write_tree(tmp_path, {"m.py": PRINT_STEP})
+    first = invoke(["m.py"], tmp_path).stdout
+    counted.clear()
+    invoke(["m.py"], tmp_path)
+    assert counted == []
+    monkeypatch.setattr(tflint_graph.run.cache, "_CODE_STAMP", ["another checkout"])
+    assert invoke(["m.py"], tmp_path).stdout == first
+    assert counted == ["m.py"]
+
+
 def test_callee_change_reaches_an_unchanged_helper(tmp_path: Path) -> None:
     # train.step (a tf.function) makes helpers.scale traced: the print is reported there.
     write_tree(tmp_path, {"train.py": STEP, "helpers.py": HELPERS})

@@ -1,15 +1,14 @@
 """The on-disk result cache, ``.tflint-graph-cache/``.
 
-One JSON file per analysis, ``<root>/<2 hex>/<sha256>.json``.  The key hashes everything an
-analysis depends on: the file's bytes, the tool and cache-format versions, the effective
-configuration, the :class:`ProjectView` the file was analysed with, the displayed and real
-paths, the working directory (per-file-ignores match relative to it) and ``TFLINT_GRAPH_*``
-environment switches.  Because the view is in the
-key, a callee edit that changes what a caller learns (new roots, a tf.function table) gives
-the caller a new key: nothing has to be invalidated by hand.  Beside them, the same
-directory holds run records (:class:`RunRecords`: one per set of files run together, with
-one part per file, named by its content) and, under ``projects/``, each project's latest
-record.
+One JSON file per analysis, ``<root>/<2 hex>/<sha256>.json``. The key hashes everything an
+analysis depends on: the file's bytes, the tool and cache-format versions and the tool's own
+code, the effective configuration, the :class:`ProjectView` the file was analysed with, the
+displayed and real paths, the working directory (per-file-ignores match relative to it) and
+``TFLINT_GRAPH_*`` environment switches. Because the view is in the key, a callee edit that
+changes what a caller learns (new roots, a tf.function table) gives the caller a new key:
+nothing has to be invalidated by hand. Beside them, the same directory holds run records
+(:class:`RunRecords`: one per set of files run together, with one part per file, named by
+its content) and, under ``projects/``, each project's latest record.
 
 Entries hold data only (JSON, decoded against a whitelist of our own fact types; never
 pickle).  A missing, corrupt, truncated or foreign entry is a miss.  Writes go to a temporary
@@ -226,7 +225,7 @@ class Cache:
         # Everything the run shares, hashed once.
         self.salt = _digest(
             [
-                f"{version.__version__}/{CACHE_FORMAT}".encode(),
+                f"{version.__version__}/{CACHE_FORMAT}/{code_stamp()}".encode(),
                 stable_json(config).encode(),
                 os.getcwd().encode(errors="surrogateescape"),
                 # Switches such as TFLINT_GRAPH_NO_PREFILTER choose another analysis path:
@@ -675,7 +674,31 @@ _LATEST: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
 
 
 def _project_key(root: Path) -> str:
-    return _digest([b"project", f"{version.__version__}/{CACHE_FORMAT}".encode(), bytes(root)])
+    stamp = f"{version.__version__}/{CACHE_FORMAT}/{code_stamp()}".encode()
+    return _digest([b"project", stamp, bytes(root)])
+
+
+_CODE_STAMP: list[str] = []
+
+
+def code_stamp() -> str:
+    """The analysing code itself (each module's size and modification time): a git checkout
+    or an editable install changes it under the same version number, and what other code
+    cached must not answer for it."""
+    if not _CODE_STAMP:
+        package = Path(__file__).resolve().parent.parent
+        seen: list[str] = []
+        stack = [package]
+        while stack:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
+                        stack.append(Path(entry.path))
+                    elif entry.name.endswith(".py"):
+                        st = entry.stat()
+                        seen.append(f"{entry.path}:{st.st_size}:{st.st_mtime_ns}")
+        _CODE_STAMP.append(_digest([line.encode() for line in sorted(seen)]))
+    return _CODE_STAMP[0]
 
 
 # What marks the top folder of a project that has no [tool.tflint-graph] table.
