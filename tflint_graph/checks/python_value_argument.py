@@ -420,9 +420,7 @@ def _number_sweep(ctx: ModuleContext, it: cst.BaseExpression) -> bool:
         value = el.value
         if isinstance(value, cst.Name):
             value = module_constant(ctx, value) or value
-        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
-            value = value.expression
-        if not isinstance(value, cst.Integer | cst.Float):
+        if not _number(value):
             return False
         values.append(ctx.code(el.value))
     return len(set(values)) >= 2
