@@ -34,7 +34,7 @@ from tflint_graph.model.calls import argument_passed, binds_self, passed_for
 from tflint_graph.model.context import FunctionNode, ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.names import last_name
 from tflint_graph.model.scopes import GlobalScope
-from tflint_graph.model.tensors import holds_variable, tensors
+from tflint_graph.model.tensors import holds_variable, is_variable_call, tensors
 from tflint_graph.model.values import (
     assigned_value,
     attribute_values,
@@ -797,14 +797,13 @@ def _frozen_settings(ctx: ModuleContext, name: cst.Name) -> bool:
         for a in ctx.bindings(value.func) if isinstance(value.func, cst.Name) else ():
             cls = a.node
             if isinstance(cls, cst.ClassDef) and any(
-                ctx.resolve(c.func).is_(*_VARIABLE_MAKERS) for c in calls_in(cls.body)
+                is_variable_call(ctx, c) for c in calls_in(cls.body)
             ):
                 return False
     return True
 
 
-# Calls that make a variable, and methods that change what an object holds.
-_VARIABLE_MAKERS = ("tensorflow.Variable", "keras.Variable")
+# Methods that change what an object holds.
 _CHANGING_METHODS = frozenset(
     {
         "assign",
