@@ -652,6 +652,33 @@ MODULES = {
             def last_query(self):
                 return self.last
         """,
+    # One tf.function given a second optimizer with slots: staged on a fresh copy.
+    "two_phase.py": """
+        import keras
+        import tensorflow as tf
+
+
+        def build_model():
+            return keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+
+
+        @tf.function
+        def train_step(model, optimizer, x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(x) - y))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+
+        def two_phase(model, data):
+            warmup = keras.optimizers.SGD(0.1, momentum=0.9)
+            for x, y in data.take(2):
+                train_step(model, warmup, x, y)
+            adam = keras.optimizers.Adam(1e-3)
+            for x, y in data:
+                train_step(model, adam, x, y)  # TFG208
+        """,
     # A script beside the package, importing it as it does when run from the checkout.
     "tools/__init__.py": "",
     "mypkg/__init__.py": "",
@@ -804,3 +831,9 @@ def test_features_get_the_ids_and_sequences_their_names_say(run: dict) -> None:
     tower = run[("towers.py", 29, "TFG102")]["dynamic"]["inputs"]
     for shown in ("title_tokens: int32[2,3]", "item_idx: int32[2]", "shop_idx: int32[2]"):
         assert shown in tower, tower
+
+
+def test_a_second_optimizer_is_staged_on_a_fresh_copy(run: dict) -> None:
+    evidence = run[("two_phase.py", 24, "TFG208")]["dynamic"]["evidence"]
+    assert "then again with a new keras.optimizers.Adam() for optimizer" in evidence, evidence
+    assert "ValueError: Creating variables on a non-first call" in evidence, evidence

@@ -897,7 +897,7 @@ def test_class_nested_in_a_class_is_unverified() -> None:
     assert_unverified(plan, key, "class", "module level")
 
 
-def test_checked_finding_outside_traced_code_is_unverified() -> None:
+def test_a_second_optimizer_at_an_eager_call_stages_the_tf_function() -> None:
     source = src(
         """
         import tensorflow as tf
@@ -923,10 +923,13 @@ def test_checked_finding_outside_traced_code_is_unverified() -> None:
         """
     )
     plan, found = plan_for(source)
-    key = (line_of(source, "train_step(model, opt_b, x)"), "TFG208")
-    assert key in found
-    assert plan.targets == []
-    assert_unverified(plan, key, "not inside")
+    line = line_of(source, "train_step(model, opt_b, x)")
+    assert (line, "TFG208") in found
+    # The eager code is never run as if it were traced: the tf.function it calls is the
+    # target, called on a fresh copy with one optimizer, then with a new Adam().
+    (target,) = plan.targets
+    assert target.path == "train_step"
+    assert target.swaps == ((line, "opt", 1, "keras.optimizers.Adam"),)
 
 
 # -- every code has a dynamic check -----------------------------------------------------------

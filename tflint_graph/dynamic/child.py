@@ -3068,6 +3068,35 @@ def _retrace(runner: TargetCaller, result: dict[str, Any], spec: list[Any]) -> d
     return {"error": "calls with staged Python values raised (" + "; ".join(failed) + ")"}
 
 
+def _swap(runner: TargetCaller, result: dict[str, Any], spec: list[Any]) -> dict[str, Any]:
+    """TFG208 at a call: a fresh copy of the tf.function called with the inputs that ran,
+    then again with a new optimizer of the class the flagged call makes (``maker()``, its
+    defaults) at the parameter that call fills."""
+    _line, param, index, maker = spec
+    args, kwargs = result["sets"][0]
+    shown = {"param": param, "maker": maker}
+    try:
+        fresh = _fresh(runner)
+        fresh(*args, **kwargs)
+        other = eval(compile(f"{maker}()", "<staged optimizer>", "eval"), vars(runner.module))
+    except Exception as exc:
+        return {
+            **shown,
+            "error": f"the staged calls could not start: {type(exc).__name__}: "
+            f"{_first_line(str(exc))[:150]}",
+        }
+    call_args, call_kwargs = list(args), dict(kwargs)
+    if index is not None and index < len(call_args):
+        call_args[index] = other
+    else:
+        call_kwargs[param] = other
+    try:
+        fresh(*call_args, **call_kwargs)
+    except Exception as exc:
+        return {**shown, "raised": type(exc).__name__, "message": _first_line(str(exc))[:300]}
+    return {**shown, "raised": None}
+
+
 def _fresh(runner: TargetCaller) -> Any:
     """A new tf.function like the target's, with an empty cache (its first call traces)."""
     if runner.kind == "map":  # the callback itself: traced in a graph as tf.data does
@@ -3459,6 +3488,8 @@ def _experiments(
             experiments["timing"] = _timing(runner, result)
         for spec in target.get("retrace", []):
             experiments[f"retrace:{spec[0]}"] = _retrace(runner, result, spec)
+        for spec in target.get("swap", []):
+            experiments[f"swap:{spec[0]}"] = _swap(runner, result, spec)
         if target.get("first_call"):
             experiments["first_call"] = _first_call(runner, result)
         for loop in target.get("loops", []):

@@ -160,7 +160,7 @@ def plan_module(
     tree = _ast(source)
     calls = _module_calls(tree)
     homes: list[Home] = []
-    if any(f.code in CALL_SITE_CODES for f in wanted):
+    if any(f.code in CALL_SITE_CODES | {"TFG208"} for f in wanted):
         # A call of a tf.function another module of the project defines: the analysis needs
         # to know that module's tf.functions to see the call, as the static run did.
         homes = imported_homes(path, tree, module_name, config)
@@ -182,9 +182,11 @@ def plan_module(
         ):
             continue  # checked at import, or not reachable at all
         holder = None if f.code in CALL_SITE_CODES | CALLER_CODES else _holder(ctx, f)
+        # TFG208 at an eager call: the tf.function it calls, given a second optimizer.
+        at_call = f.code in CALL_SITE_CODES or (f.code == "TFG208" and holder is None)
         reached = (
             _call_site_entry(ctx, f, homes)
-            if f.code in CALL_SITE_CODES
+            if at_call
             else _caller_entry(ctx, f)
             if f.code in CALLER_CODES
             else _entry_for(ctx, holder, f)
@@ -294,6 +296,7 @@ def plan_module(
         )
         codes = {f.code for f in found}
         retrace = tuple(e[1] for f in found if (e := extras.get(f)) and e[0] == "retrace")
+        swaps = tuple(e[1] for f in found if (e := extras.get(f)) and e[0] == "swap")
         if retrace:
             # TFG303's parameter takes a Python value at the flagged call: guess one, not a
             # tensor (`1.0 / (step + 1)` raises on an int32 tensor).
@@ -332,6 +335,7 @@ def plan_module(
                 ),
                 note=note,
                 retrace=retrace,
+                swaps=swaps,
                 first_call=tuple(f.line for f in found if f.code == "TFG403"),
                 loops=tuple(e[1] for f in found if (e := extras.get(f)) and e[0] == "loop"),
                 handlers=tuple(e[1] for f in found if (e := extras.get(f)) and e[0] == "handler"),
@@ -638,6 +642,8 @@ def _call_site_entry(
         return f"{shown} is not a tf.function of this module dynamic mode can call by name"
     else:
         entry = _Entry(node, "function", func.value, signature, converted)
+    if finding.code == "TFG208":
+        return _second_optimizer(ctx, finding, call, params, entry, shown)
     if finding.code == "TFG403":
         sink: list[Finding] = []
         BenchmarkIncludesTracing(ctx, sink).check()
@@ -670,6 +676,51 @@ def _call_site_entry(
     if kind is None:
         return f"`{ctx.code(arg.value)}` is a container: dynamic mode stages scalars only"
     return entry, ("retrace", (finding.line, param, index, kind))
+
+
+# TFG208's message at a call: "step() is called with another optimizer fine_opt (...".
+_SECOND_OBJECT = re.compile(
+    r"is called with another (optimizer|model) (.+?) \((?:an earlier|every)"
+)
+
+
+def _second_optimizer(
+    ctx: ModuleContext,
+    finding: Finding,
+    call: cst.Call,
+    params: list[cst.Param],
+    entry: _Entry,
+    shown: str,
+) -> tuple[_Entry, tuple[str, tuple[Any, ...]]] | str:
+    """TFG208 at a call that gives a tf.function another optimizer: the parameter it fills
+    and the optimizer class it makes there (``keras.optimizers.Adam``), for the child to
+    call a fresh copy with the guessed optimizer and then with a new one of that class."""
+    m = _SECOND_OBJECT.search(finding.message)
+    if m is None or m.group(1) != "optimizer":
+        return "dynamic mode stages a second optimizer, not a second model"
+    arg = next((a for a in call.args if ctx.code(a.value) == m.group(2)), None)
+    if arg is None or arg.star:
+        return f"the new optimizer's argument to {shown} was not found"
+    value = arg.value
+    if isinstance(value, cst.Name):
+        bound = ctx.bindings(value)
+        value = (
+            assigned_value(ctx, bound[0].node)
+            if len(bound) == 1 and isinstance(bound[0].node, cst.Name)
+            else None
+        )
+    if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name | cst.Attribute):
+        return f"the optimizer {m.group(2)} is not made by a call dynamic mode can repeat"
+    names = [p.name.value for p in params]
+    if arg.keyword is not None:
+        param = arg.keyword.value
+        index = names.index(param) if param in names else None
+    else:
+        index = call.args.index(arg)
+        if any(a.star or a.keyword is not None for a in call.args[:index]) or index >= len(names):
+            return f"the optimizer argument of {shown} cannot be matched to a parameter"
+        param = names[index]
+    return entry, ("swap", (finding.line, param, index, ctx.code(value.func)))
 
 
 def _imported_reach(

@@ -154,6 +154,8 @@ RAISED_ANYWHERE = frozenset({"TFG207"})
 # Codes whose error comes later in the same traced code: a layer built on the flagged line
 # makes its variables (and raises) at its first call, a few lines further on.
 RAISED_LATER = frozenset({"TFG208"})
+# What TensorFlow says when a later trace of a tf.function makes variables (TFG208).
+_NON_FIRST_CALL = re.compile(r"non-first call|singleton tf\.Variables|created on the first call")
 
 # A graph less than this many times faster than eager buys nothing worth a tf.function.
 SPEEDUP_WORTH_IT = 1.5
@@ -374,6 +376,9 @@ class Target:
     # distinct Python values for.  TFG403: the lines of first calls in a timed block.
     # TFG305: (loop line, last line, iterations, module global that sets the count or "").
     retrace: tuple[tuple[int, str, int | None, str], ...] = ()
+    # TFG208 at a call: (call line, parameter, positional index or None, the optimizer class
+    # the call makes, as the module spells it) to call a fresh copy with a second optimizer.
+    swaps: tuple[tuple[int, str, int | None, str], ...] = ()
     first_call: tuple[int, ...] = ()
     loops: tuple[tuple[int, int, int, str], ...] = ()
     # TFG206: (except line, first line of the try body, first line of the handler's body).
@@ -515,6 +520,7 @@ def params_for(
                 "shapes": t.shapes,
                 "timing": t.timing,
                 "retrace": [list(r) for r in t.retrace],
+                "swap": [list(w) for w in t.swaps],
                 "first_call": list(t.first_call),
                 "loops": [list(loop) for loop in t.loops],
                 "handlers": [list(h) for h in t.handlers],
@@ -615,9 +621,11 @@ class _Judge:
             return self._probe(line, code, first)
         if code in WATCH_CODES:
             return self._watch(line, code, first)
+        experiments = self.result.get("experiments", {})
+        if code == "TFG208" and f"swap:{line}" in experiments:
+            return self._swapped(line, experiments[f"swap:{line}"])
         if code in RAISES:
             return self._raises(line, code, first)
-        experiments = self.result.get("experiments", {})
         if code == "TFG109":
             return self._stale(line, first, experiments)
         if code == "TFG209":
@@ -907,6 +915,24 @@ class _Judge:
         if exc is not None:
             return Verdict(UNVERIFIED, f"the first call raised {_raised(exc)}{self.suffix}")
         return Verdict(UNVERIFIED, f"no {what} ran{self.suffix}")
+
+    def _swapped(self, line: int, exp: dict[str, Any]) -> Verdict:
+        """TFG208 at a call: a fresh copy of the tf.function called with the guessed optimizer,
+        then with a new optimizer of the class the flagged call makes."""
+        if exp.get("error"):
+            return Verdict(UNVERIFIED, exp["error"] + self.suffix)
+        staged = (
+            f"staged: called a fresh copy of {self.target.path}() with its guessed inputs, then "
+            f"again with a new {exp['maker']}() for {exp['param']} (the call at line {line} "
+            "passes another optimizer)"
+        )
+        raised = exp.get("raised")
+        if raised is None:
+            return Verdict(NOT_REPRODUCED, f"{staged}: the second call ran{self.suffix}")
+        message = exp.get("message", "")
+        if raised == "ValueError" and _NON_FIRST_CALL.search(message):
+            return Verdict(CONFIRMED, f"{staged}: ValueError: {message}{self.suffix}")
+        return Verdict(UNVERIFIED, f"{staged}: it raised {raised}: {message}{self.suffix}")
 
     def _retrace(self, line: int, exp: dict[str, Any] | None) -> Verdict:
         if exp is None:
