@@ -8,6 +8,7 @@ a tf.function imported from another module of the run (``ctx.view.tf_functions``
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -57,7 +58,6 @@ def _ref(
     options: tuple[cst.Call, ...],
     anchor: cst.CSTNode,
 ) -> TfFunctionRef:
-    params, roles = variable_roles(node) if isinstance(node, cst.FunctionDef) else ((), ())
     info = TfFunction(
         qualname=qualname,
         display=display,
@@ -66,8 +66,6 @@ def _ref(
         reduce_retracing=is_true(_kw(options, "reduce_retracing", "experimental_relax_shapes")),
         origin=ctx.path,
         line=ctx.line(anchor),
-        params=params,
-        roles=roles,
     )
     return TfFunctionRef(info, node, options)
 
@@ -242,7 +240,7 @@ def module_tf_functions(ctx: ModuleContext) -> dict[str, TfFunction]:
         if isinstance(stmt, cst.FunctionDef):
             ref = decorated(ctx, stmt)
             if ref is not None:
-                found[stmt.name.value] = ref.info
+                found[stmt.name.value] = _with_roles(ref)
         elif isinstance(stmt, cst.ClassDef):
             # Decorated methods: `enc = Encoder(); enc.encode(x)` in another module.
             for item in stmt.body.body:
@@ -257,8 +255,17 @@ def module_tf_functions(ctx: ModuleContext) -> dict[str, TfFunction]:
                     if isinstance(target, cst.Name):
                         ref = wrapped(ctx, small.value, target.value, None)
                         if ref is not None:
-                            found[target.value] = ref.info
+                            found[target.value] = _with_roles(ref)
     return found
+
+
+def _with_roles(ref: TfFunctionRef) -> TfFunction:
+    """A module-level tf.function as other modules see it, with its parameters' roles (read
+    here, once per module, not at every call site that looks the function up)."""
+    if not isinstance(ref.node, cst.FunctionDef):
+        return ref.info
+    params, roles = variable_roles(ref.node)
+    return dataclasses.replace(ref.info, params=params, roles=roles)
 
 
 def tf_function_calls(ctx: ModuleContext) -> Iterator[tuple[cst.Call, TfFunctionRef]]:
