@@ -3049,11 +3049,7 @@ def _retrace(runner: TargetCaller, result: dict[str, Any], spec: list[Any]) -> d
             # tf.function (same values) must not already be in the cache.
             fresh = _fresh(runner)
             for value in [*values, values[0]]:
-                call_args, call_kwargs = list(args), dict(kwargs)
-                if index is not None and index < len(call_args):
-                    call_args[index] = value
-                else:
-                    call_kwargs[param] = value
+                call_args, call_kwargs = _with_argument(args, kwargs, param, index, value)
                 fresh(*call_args, **call_kwargs)
                 counts.append(int(fresh.experimental_get_tracing_count()))
         except Exception as exc:
@@ -3085,16 +3081,25 @@ def _swap(runner: TargetCaller, result: dict[str, Any], spec: list[Any]) -> dict
             "error": f"the staged calls could not start: {type(exc).__name__}: "
             f"{_first_line(str(exc))[:150]}",
         }
-    call_args, call_kwargs = list(args), dict(kwargs)
-    if index is not None and index < len(call_args):
-        call_args[index] = other
-    else:
-        call_kwargs[param] = other
+    call_args, call_kwargs = _with_argument(args, kwargs, param, index, other)
     try:
         fresh(*call_args, **call_kwargs)
     except Exception as exc:
         return {**shown, "raised": type(exc).__name__, "message": _first_line(str(exc))[:300]}
     return {**shown, "raised": None}
+
+
+def _with_argument(
+    args: list[Any], kwargs: dict[str, Any], param: str, index: int | None, value: Any
+) -> tuple[list[Any], dict[str, Any]]:
+    """The inputs with ``value`` at the parameter a flagged call fills: by position when the
+    call passes it so, else by name."""
+    call_args, call_kwargs = list(args), dict(kwargs)
+    if index is not None and index < len(call_args):
+        call_args[index] = value
+    else:
+        call_kwargs[param] = value
+    return call_args, call_kwargs
 
 
 def _fresh(runner: TargetCaller) -> Any:
