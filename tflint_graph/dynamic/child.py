@@ -46,6 +46,7 @@ import random
 import re
 import secrets
 import shutil
+import signal
 import statistics
 import sys
 import threading
@@ -1125,6 +1126,95 @@ def _built_owner(module: Any, cls: type, factory: str) -> Any:
     return made if isinstance(made, cls) else None
 
 
+class _OwnerBuilt(Exception):
+    """Stops a project test once it has built the object a target needs."""
+
+
+class _TestTooSlow(Exception):
+    """Stops a project test that has not built the object within its time."""
+
+
+# Seconds a project test may run before it builds the object: the module's other targets
+# share the child's time limit.
+_TEST_BUDGET = 15.0
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise ``_TestTooSlow`` in the main thread after ``seconds`` (no limit elsewhere)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expired(signum: int, frame: FrameType | None) -> None:
+        raise _TestTooSlow
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _owner_from_tests(cls: type, tests: list[str], root: str) -> tuple[Any, str] | None:
+    """An instance of ``cls`` as one of the project's tests builds it (``tests``: pytest
+    node ids under ``root``), and that test's id: the test runs with its fixtures until its
+    first ``cls(...)`` returns, and stops there."""
+    if not tests or not root:
+        return None
+    try:
+        import pytest
+    except ImportError:
+        return None
+    caught: list[Any] = []
+    original = cls.__dict__.get("__init__")
+    inherited = cls.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        inherited(self, *args, **kwargs)
+        if type(self) is cls and not caught:
+            caught.append(self)
+            raise _OwnerBuilt
+
+    cls.__init__ = init  # type: ignore[misc]
+    sink = io.StringIO()
+    cwd = os.getcwd()
+    before = set(sys.modules)
+    try:
+        for test in tests:
+            args = [
+                str(pathlib.Path(root) / test), "-q", "-x", "--no-header", "-p", "no:cacheprovider",
+                "--capture=sys", f"--rootdir={root}", "-W", "ignore",
+            ]  # fmt: skip
+            try:
+                with (
+                    contextlib.redirect_stdout(sink),
+                    contextlib.redirect_stderr(sink),
+                    _time_limit(_TEST_BUDGET),
+                ):
+                    pytest.main(args)
+            except (Exception, SystemExit):
+                pass
+            finally:
+                os.chdir(cwd)
+            if caught:
+                return caught[0], test
+    finally:
+        if original is None:
+            del cls.__init__
+        else:
+            cls.__init__ = original  # type: ignore[misc]
+        # The tests' modules (and project modules first imported by them) go: imported again
+        # later, they see the module as it is then, not a class reloaded since.
+        inside = str(pathlib.Path(root).resolve()) + os.sep
+        for name in set(sys.modules) - before:
+            if str(getattr(sys.modules[name], "__file__", "") or "").startswith(inside):
+                del sys.modules[name]
+    return None
+
+
 def _unbuilt(obj: Any) -> bool:
     """A Keras model (layer) not built yet: no shape its inputs could be read from."""
     return isinstance(obj, _keras_model_type()) and not getattr(obj, "built", True)
@@ -1187,14 +1277,23 @@ class TargetCaller:
             except (Exception, SystemExit) as exc:
                 # How the module itself builds one (`agent = build_agent()`): its factory.
                 self.owner = _built_owner(module, cls, target.get("owner_factory", ""))
+                tested = None
                 if self.owner is None:
+                    tested = _owner_from_tests(
+                        cls, target.get("owner_tests", []), target.get("project_root", "")
+                    )
+                if tested is not None:
+                    self.owner, test = tested
+                    built = f"{path[0]} built as the test {test} builds it"
+                elif self.owner is None:
                     how = "with guessed arguments" if ctor_kwargs or ctor else "without arguments"
                     raise Unreachable(
                         f"{path[0]}() could not be constructed {how} "
                         f"({type(exc).__name__}: {_first_line(str(exc))[:120]}); give its "
                         f'arguments as an example for "{target["module"]}:{path[0]}"'
                     ) from exc
-                built = f"{path[0]} built by the module's {target['owner_factory']}()"
+                else:
+                    built = f"{path[0]} built by the module's {target['owner_factory']}()"
             obj = self.owner
             path = path[1:]
         for part in path:
@@ -1504,6 +1603,12 @@ def _count_of(fn: Any) -> int | None:
         return int(getter()) if getter is not None else None
     except Exception:
         return None
+
+
+def _raised(result: dict[str, Any]) -> bool:
+    """The first call of ``result`` raised."""
+    calls = result.get("calls") or []
+    return bool(calls) and calls[0].get("exception") is not None
 
 
 def _usable(result: dict[str, Any], target: dict[str, Any]) -> bool:
@@ -2914,6 +3019,9 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
             attempts = _model_attempts(module, target, attempts[0]) + attempts
         adapted = 0
         reformatting = None  # a usable attempt whose later calls failed on the values' format
+        # Eager code whose first call ran the flagged lines, then failed on a guessed value:
+        # usable, but a corrected guess may make the second call that some verdicts need.
+        partial = None
         # Only the planned guesses count towards the cap: those shaped by the module's models
         # and the corrections an error asks for come on top.
         planned = {id(a) for a in target["attempts"]}
@@ -3007,6 +3115,14 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
                 chosen = (attempt, result) if _usable(result, target) else reformatting
                 break
             if _usable(result, target):
+                if target["kind"] == "caller" and adapted < 6:
+                    retry = _adapted(attempt, result, target) if _raised(result) else None
+                    if retry is not None:
+                        partial = (attempt, result)
+                        adapted += 1
+                        retry.pop("alternative", None)
+                        attempts.insert(attempts.index(attempt) + 1, retry)
+                        continue
                 chosen = (attempt, result)
                 better = _reformatted(attempt, result) if adapted < 6 else None
                 if better is None:
@@ -3021,6 +3137,7 @@ def run(module: ModuleType, report: Callable[[Any], None], params_json: str) -> 
                 at = attempts.index(attempt) + 1
                 alternative = retyped.pop("alternative", None)
                 attempts[at:at] = [retyped] if alternative is None else [retyped, alternative]
+        chosen = chosen or partial
         if chosen is not None:
             _experiments(runner, target, *chosen, params)
             entry["chosen"] = next(i for i, r in enumerate(entry["attempts"]) if r is chosen[1])

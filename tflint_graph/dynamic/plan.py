@@ -48,6 +48,7 @@ from tflint_graph.dynamic.project import (
     constructor_elsewhere,
     default_config,
     model_builders,
+    tests_building,
 )
 from tflint_graph.dynamic.suite import body_line
 from tflint_graph.dynamic.verdicts import (
@@ -278,7 +279,41 @@ def plan_module(
                     f"{'made' if factory else 'constructed'} as {own.shown(maker)}, as the "
                     f"{where} on line {own.line}",
                 )
+        flags = (
+            _branch_flags(ctx, class_name, entry.node, {f.line for f in found})
+            if class_name and ctor_example is None and home is None
+            else {}
+        )
+        if own is not None:
+            # Already on where the project builds it: nothing to stage.
+            given = dict(own.kwargs)
+            flags = {
+                n: i
+                for n, i in flags.items()
+                if given.get(n) != "True" and not (i < len(own.args) and own.args[i] == "True")
+            }
+        if flags:
+            # The findings sit under `if self.use_positions:`, off by default: the object is
+            # built with the flag on, as a caller that wants that branch builds it.
+            for name, index in flags.items():
+                if index < len(ctor):
+                    ctor = (*ctor[:index], PyValue(True), *ctor[index + 1 :])
+                else:
+                    ctor_kwargs[name] = PyValue(True)
+                if guessed_ctor is not None:
+                    guessed_ctor[name] = PyValue(True)
+                if fallback:
+                    fallback[name] = PyValue(True)
+            staged = ", ".join(f"{name}=True" for name in flags)
+            note = _join(note, f"staged: built with {staged}, which the flagged branch needs")
+            guessed_note = _join(guessed_note, f"staged: built with {staged}")
         owner_factory = _owner_factory(ctx, class_name) if class_name and not factory else ""
+        # The last resort when neither constructor nor factory builds it: the project's tests.
+        owner_tests = (
+            tests_building(_root_of(path), module_name, class_name)
+            if class_name and not factory and ctor_example is None
+            else ()
+        )
         if ctor_example is None and own is None and guessed_ctor:
             if owner_factory:
                 # The module's own factory first (`build_agent()`), which builds the object
@@ -318,6 +353,8 @@ def plan_module(
                 fallback_ctor_kwargs=fallback,
                 fallback_note=fallback_note,
                 owner_factory=owner_factory,
+                owner_tests=owner_tests,
+                project_root=str(_root_of(path).resolve()) if owner_tests else "",
                 compile_args=tuple(SourceExpr(a) for a in compiled.args) if compiled else (),
                 compile_kwargs={k: SourceExpr(v) for k, v in compiled.kwargs} if compiled else {},
                 watches=watches,
@@ -1213,6 +1250,13 @@ def _annotation(ctx: ModuleContext, param: cst.Param) -> Spec | str | None:
     return None
 
 
+def _dataset_annotation(ctx: ModuleContext, param: cst.Param) -> bool:
+    """``param`` is annotated as a ``tf.data.Dataset``."""
+    if param.annotation is None or isinstance(param.annotation.annotation, cst.SimpleString):
+        return False
+    return ctx.resolve(param.annotation.annotation).is_("tensorflow.data.Dataset")
+
+
 def _attempts(
     ctx: ModuleContext,
     entry: _Entry,
@@ -1337,11 +1381,18 @@ def _attempts(
             if all(isinstance(s, (PyValue, SourceExpr)) for s in specs) or with_calls:
                 break  # nothing shaped to vary, or one try of the module's own values
     looped = [i for i, n in enumerate(names) if n in iterated and n not in zipped]
-    if looped:
+    params = [*required, *keyword_only]
+    if looped and all(_dataset_annotation(ctx, params[i]) for i in looped):
+        # Annotated `tf.data.Dataset`: datasets of batches first, then the other guesses.
+        firsts = [_with_datasets(ctx, a, node, iterated, names, looped) for a in attempts[:2]]
+        attempts[:0] = firsts
+    elif looped:
         # A parameter the body loops over as batches may be a tensor (its rows) or a dataset
         # of batches: after each of the first two guesses, the same with datasets there.
         for at in (1, 0) if len(attempts) > 1 else (0,):
-            attempts.insert(at + 1, _with_datasets(attempts[at], node, iterated, names, looped))
+            attempts.insert(
+                at + 1, _with_datasets(ctx, attempts[at], node, iterated, names, looped)
+            )
     attempts = _unique(attempts)  # the same guess twice (a keyed dict per shape) runs once
     single = _expanded(node, names)
     roles = tuple(
@@ -1717,6 +1768,70 @@ def _under_training(node: FunctionNode, lines: set[int], ctx: ModuleContext) -> 
     return False
 
 
+def _branch_flags(
+    ctx: ModuleContext, class_name: str, node: FunctionNode, lines: set[int]
+) -> dict[str, int]:
+    """Constructor flags the findings of ``node`` need on: a finding in the body of ``if
+    self.flag:`` (or ``if self.flag and ...:``) where ``__init__`` stores its parameter ``flag
+    =False`` as ``self.flag``; name -> its position after ``self``."""
+    cls = next(
+        (c for c in ctx.module.body if isinstance(c, cst.ClassDef) and c.name.value == class_name),
+        None,
+    )
+    init = next(
+        (
+            f
+            for f in (cls.body.body if cls is not None else ())
+            if isinstance(f, cst.FunctionDef) and f.name.value == "__init__"
+        ),
+        None,
+    )
+    if init is None:
+        return {}
+    params = [*init.params.posonly_params, *init.params.params][1:]
+    off = {
+        p.name.value: i
+        for i, p in enumerate(params)
+        if isinstance(p.default, cst.Name) and p.default.value == "False"
+    }
+    stored: dict[str, str] = {}  # attribute -> parameter
+    for stmt in walk.descendants(init.body):
+        if (
+            isinstance(stmt, cst.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(attr := stmt.targets[0].target, cst.Attribute)
+            and isinstance(attr.value, cst.Name)
+            and attr.value.value == "self"
+            and isinstance(stmt.value, cst.Name)
+            and stmt.value.value in off
+        ):
+            stored[attr.attr.value] = stmt.value.value
+    found: dict[str, int] = {}
+    for stmt in walk.descendants(node.body) if stored else ():
+        if not isinstance(stmt, cst.If):
+            continue
+        first, last = ctx.line(stmt.body), ctx.end_line(stmt.body)
+        if not any(first <= line <= last for line in lines):
+            continue
+        for attr in _self_flags(stmt.test):
+            if attr in stored:
+                found[stored[attr]] = off[stored[attr]]
+    return found
+
+
+def _self_flags(test: cst.BaseExpression) -> Iterator[str]:
+    """The ``self.x`` attributes a test needs true: ``self.x``, ``self.x and ...``."""
+    if (
+        isinstance(test, cst.Attribute)
+        and isinstance(test.value, cst.Name)
+        and test.value.value == "self"
+    ):
+        yield test.attr.value
+    elif isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        yield from _self_flags(test.left)
+        yield from _self_flags(test.right)
+
+
 def _needs_training(test: cst.BaseExpression) -> bool:
     if isinstance(test, cst.Name):
         return test.value == "training"
@@ -2034,6 +2149,11 @@ def _step_attempts(ctx: ModuleContext, node: FunctionNode) -> tuple[Attempt, ...
             # Not unpacked: a batch of one tensor when the body uses it as it is.
             whole = data not in use.index and _mentions(node, data)
             out.extend((x, pair) if whole else (pair, x))
+    if parts and len(parts) > 1 and parts[0] in keyed:
+        # Last, the named inputs as columns, one value per row (`price` beside ids, as in
+        # tabular and ranking data), for a model whose layers slice each to a vector.
+        columns = _keyed_guess(keyed[parts[0]], GUESSED_SHAPES[0], per_element=False)
+        out.extend(TupleSpec((columns, *t.items[1:])) for t in out[:1] if isinstance(t, TupleSpec))
     return tuple(Attempt("guessed", (spec,)) for spec in _unique(out))
 
 
@@ -2069,6 +2189,7 @@ def _iterated(
 
 
 def _with_datasets(
+    ctx: ModuleContext,
     attempt: Attempt,
     node: FunctionNode,
     iterated: Mapping[str, cst.BaseAssignTargetExpression],
@@ -2083,7 +2204,7 @@ def _with_datasets(
     args = list(attempt.args)
     kwargs = dict(attempt.kwargs)
     for i in looped:
-        guess = _dataset_guess(node, iterated[names[i]], shape)
+        guess = _dataset_guess(ctx, node, iterated[names[i]], shape)
         if i < len(args):
             args[i] = guess
         else:
@@ -2092,10 +2213,14 @@ def _with_datasets(
 
 
 def _dataset_guess(
-    node: FunctionNode, target: cst.BaseAssignTargetExpression, shape: tuple[int, ...]
+    ctx: ModuleContext,
+    node: FunctionNode,
+    target: cst.BaseAssignTargetExpression,
+    shape: tuple[int, ...],
 ) -> DatasetSpec:
     """Batches shaped for the loop's names: a tuple for ``images, targets``, each part as its
-    name and the keys the body reads from it (``targets["count"]``) say."""
+    name and the keys the body (or a function it hands the part to) reads from it
+    (``targets["count"]``) say."""
     parts = (
         [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]
         if isinstance(target, cst.Tuple | cst.List)
@@ -2103,7 +2228,7 @@ def _dataset_guess(
         if isinstance(target, cst.Name)
         else []
     )
-    keys = _DataUse(parts).of(node).keys
+    keys = _keys_read(ctx, node, parts)
     guesses = [
         _keyed_guess(keys[p], shape, per_element=False)
         if keys.get(p)
@@ -2123,14 +2248,22 @@ def _keys_read(
     for a model's ``call``)."""
     keys = dict(_DataUse(names).of(node).keys)
     cls = ctx.enclosing_class(node)
-    if cls is None:
-        return keys
-    methods = {stmt.name.value: stmt for stmt in cls.body.body if isinstance(stmt, cst.FunctionDef)}
+    body = cls.body.body if cls is not None else ()
+    methods = {stmt.name.value: stmt for stmt in body if isinstance(stmt, cst.FunctionDef)}
+    functions = {
+        stmt.name.value: stmt for stmt in ctx.module.body if isinstance(stmt, cst.FunctionDef)
+    }
     finder = _Nodes(cst.Call)
     finder.walk(node.body)
     for call in finder.found:
         assert isinstance(call, cst.Call)
         func = call.func
+        if isinstance(func, cst.Name) and func.value in functions and func.value != "self":
+            # A function of the module (`reranker_features(features)`): all its parameters.
+            method = functions[func.value]
+            params = [*method.params.posonly_params, *method.params.params]
+            _keys_from(call, params, method, names, keys)
+            continue
         if isinstance(func, cst.Name) and func.value == "self" and "call" in methods:
             method = methods["call"]  # `self(x)`: a Keras model runs its `call`
         elif (
@@ -2143,16 +2276,28 @@ def _keys_read(
         else:
             continue
         params = [*method.params.posonly_params, *method.params.params][1:]
-        for i, arg in enumerate(call.args):
-            if arg.keyword is not None or arg.star or i >= len(params):
-                break
-            name = arg.value.value if isinstance(arg.value, cst.Name) else None
-            if name in names and name not in keys:
-                param = params[i].name.value
-                found = _DataUse([param]).of(method).keys.get(param)
-                if found:
-                    keys[name] = found
+        _keys_from(call, params, method, names, keys)
     return keys
+
+
+def _keys_from(
+    call: cst.Call,
+    params: Sequence[cst.Param],
+    callee: cst.FunctionDef,
+    names: Sequence[str],
+    keys: dict[str, tuple[str, ...]],
+) -> None:
+    """Into ``keys``: the string keys ``callee`` reads from a parameter that ``call`` passes
+    one of ``names`` positionally."""
+    for i, arg in enumerate(call.args):
+        if arg.keyword is not None or arg.star or i >= len(params):
+            break
+        name = arg.value.value if isinstance(arg.value, cst.Name) else None
+        if name in names and name not in keys:
+            param = params[i].name.value
+            found = _DataUse([param]).of(callee).keys.get(param)
+            if found:
+                keys[name] = found
 
 
 def _mentions(node: FunctionNode, name: str) -> bool:

@@ -400,6 +400,60 @@ def constructor_elsewhere(
     return None
 
 
+def tests_building(
+    root: Path, module_name: str, class_name: str, limit: int = 2
+) -> tuple[str, ...]:
+    """pytest node ids (``tests/test_x.py::test_y``, relative to ``root``) of the project's
+    test functions whose body calls ``module_name.class_name(...)``, or a function of that
+    module that does: the object as the tests build it, from their fixtures, when nothing
+    else can build it."""
+    found: list[str] = []
+    modules = project_modules(root)
+    home = next((m for m in modules if m.name == module_name), None)
+    # The module's functions that build one (`make_dataset()` making a `RecordEncoder`).
+    makers = {
+        stmt.name
+        for stmt in (home.tree.body if home is not None else ())
+        if isinstance(stmt, ast.FunctionDef)
+        and any(
+            isinstance(call, ast.Call) and _dotted(call.func) == class_name
+            for call in ast.walk(stmt)
+        )
+    }
+    for module in modules:
+        leaf = module.path.name
+        if not (leaf.startswith("test_") or leaf.endswith("_test.py")):
+            continue
+        local = set().union(
+            *(_names_for(module.tree, module_name, name) for name in (class_name, *makers))
+        )
+        if not local:
+            continue
+        rel = module.path.relative_to(root.resolve()).as_posix()
+        for node, name in _test_functions(module.tree):
+            if any(
+                isinstance(call, ast.Call) and _dotted(call.func) in local
+                for call in ast.walk(node)
+            ):
+                found.append(f"{rel}::{name}")
+                if len(found) >= limit:
+                    return tuple(found)
+    return tuple(found)
+
+
+def _test_functions(tree: ast.Module) -> Iterator[tuple[ast.AST, str]]:
+    """The test functions pytest collects by default: ``test_*`` functions and methods of
+    ``Test*`` classes, as (node, node id suffix)."""
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            if stmt.name.startswith("test"):
+                yield stmt, stmt.name
+        elif isinstance(stmt, ast.ClassDef) and stmt.name.startswith("Test"):
+            for inner in stmt.body:
+                if isinstance(inner, ast.FunctionDef) and inner.name.startswith("test"):
+                    yield inner, f"{stmt.name}::{inner.name}"
+
+
 def _names_for(tree: ast.Module, module_name: str, class_name: str) -> set[str]:
     """How ``tree`` spells ``module_name.class_name`` after its imports: ``Cls``,
     ``mod.Cls``, ``pkg.mod.Cls``, ``alias.Cls``."""

@@ -370,6 +370,9 @@ class Target:
     # A module-level function callable without arguments that returns an instance of the
     # owner class (``build_agent()``): the owner when no constructor call can be made.
     owner_factory: str = ""
+    # Tests of the project that build the owner (pytest node ids under ``project_root``).
+    owner_tests: tuple[str, ...] = ()
+    project_root: str = ""
     # How the target was reached when that is not obvious ("via tf.function(helper())...").
     note: str = ""
     # TFG303: (call line, parameter, positional index or None, "int"/"float"/"str") to stage
@@ -515,6 +518,8 @@ def params_for(
                 "names": list(t.names),
                 "inner": t.inner,
                 "owner_factory": t.owner_factory,
+                "owner_tests": list(t.owner_tests),
+                "project_root": t.project_root,
                 "stale": list(t.stale),
                 "eager_diff": t.eager_diff,
                 "shapes": t.shapes,

@@ -1,0 +1,285 @@
+"""Inputs dynamic mode finds where guesses alone fail: objects only the project's tests
+build (from their fixtures), constructor flags a flagged branch needs, named features one
+value per row, datasets a parameter is annotated as, and a second call of eager code whose
+first call failed on a guessed value after the flagged line ran."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from tflint_graph.core.config import Config
+from tflint_graph.core.examples import TensorSpecLite
+from tflint_graph.dynamic import plan, project
+from tflint_graph.dynamic.verdicts import DatasetSpec, DictSpec, TupleSpec
+from tflint_graph.model.context import ModuleContext
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+
+
+JSON = ("--output-format", "json", "--jobs", "2")
+PROJECT = {
+    "store/__init__.py": "",
+    "store/vocab.py": """
+        import tensorflow as tf
+
+
+        class Vocab:
+            def __init__(self, words):
+                self.lookup = tf.keras.layers.StringLookup(vocabulary=list(words))
+
+            def ids(self, text):
+                return self.lookup(text)
+    """,
+    "store/encode.py": """
+        import tensorflow as tf
+
+
+        class Encoder:
+            def __init__(self, vocab):
+                self.vocab = vocab
+
+            def encode(self, record):
+                print("encoding", record)  # TFG101
+                return {"word": self.vocab.ids(record["word"])}
+
+
+        def make_dataset(words, vocab):
+            encoder = Encoder(vocab)
+            ds = tf.data.Dataset.from_tensor_slices({"word": list(words)})
+            return ds.map(encoder.encode)
+    """,
+    "store/serve.py": """
+        import tensorflow as tf
+
+
+        class Server(tf.Module):
+            def __init__(self, vocab, scale):
+                super().__init__()
+                self.vocab = vocab
+                self.scale = scale
+
+            @tf.function
+            def lookup(self, text):
+                print("serving", text)  # TFG101
+                return tf.cast(self.vocab.ids(text), tf.float32) * self.scale
+    """,
+    "store/layers.py": """
+        import keras
+        import tensorflow as tf
+
+
+        class Pool(keras.layers.Layer):
+            def __init__(self, units: int, use_steps: bool = False):
+                super().__init__()
+                self.units = units
+                self.use_steps = use_steps
+
+            def call(self, x):
+                if self.use_steps:
+                    steps = int(tf.shape(x)[1])  # TFG203
+                    x = x / steps
+                return tf.reduce_sum(x, axis=1)
+    """,
+    "store/ranking.py": """
+        import keras
+        import tensorflow as tf
+
+
+        class Ranker(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.head = keras.layers.Dense(1)
+                self.last = None
+
+            def call(self, features):
+                price = features["price"]
+                band = tf.one_hot(tf.cast(price > 10.0, tf.int32), 2)
+                return self.head(tf.concat([tf.math.log1p(price)[:, tf.newaxis], band], -1))
+
+            def train_step(self, data):
+                features, labels = data
+                logits = self(features)
+                self.last = logits  # TFG106
+                return {"n": tf.reduce_sum(logits) + tf.reduce_sum(labels)}
+
+            def last_logits(self):
+                return self.last
+
+
+        def build_ranker():
+            model = Ranker()
+            model.compile(optimizer="sgd")
+            return model
+    """,
+    "store/scoring.py": """
+        import keras
+        import numpy as np
+        import tensorflow as tf
+
+
+        def build_scorer():
+            return keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+
+
+        def to_inputs(features):
+            return tf.stack([features["price"], features["age"]], axis=1)
+
+
+        def score_all(model, dataset: tf.data.Dataset):
+            predict = tf.function(lambda x: model(x))  # TFG302
+            out = []
+            for features, _ in dataset:
+                out.append(predict(to_inputs(features)).numpy())
+            return np.concatenate(out)
+
+
+        def score_splits(model, splits):
+            return [score_all(model, split) for split in splits]
+    """,
+    "tests/conftest.py": """
+        import pytest
+
+        from store.vocab import Vocab
+
+
+        @pytest.fixture
+        def vocab():
+            return Vocab(["a", "b", "c"])
+    """,
+    "tests/test_store.py": """
+        import tensorflow as tf
+
+        from store.encode import make_dataset
+        from store.serve import Server
+
+
+        def test_server(vocab):
+            server = Server(vocab, 2.0)
+            assert server.lookup(tf.constant(["a"])).shape == (1,)
+
+
+        def test_dataset(vocab):
+            assert len(list(make_dataset(["a", "b"], vocab))) == 2
+    """,
+}
+
+
+def _ctx(source: str) -> ModuleContext:
+    text = textwrap.dedent(source).lstrip()
+    return ModuleContext("m.py", text, cst.parse_module(text), Config())
+
+
+def test_tests_that_build_an_object_directly_or_through_a_module_function(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, PROJECT)
+    assert project.tests_building(tmp_path, "store.serve", "Server") == (
+        "tests/test_store.py::test_server",
+    )
+    # make_dataset() builds the Encoder: the test calling it builds one too.
+    assert project.tests_building(tmp_path, "store.encode", "Encoder") == (
+        "tests/test_store.py::test_dataset",
+    )
+    assert project.tests_building(tmp_path, "store.layers", "Pool") == ()
+
+
+def test_a_finding_under_a_flag_the_constructor_turns_off_asks_for_it() -> None:
+    ctx = _ctx(PROJECT["store/layers.py"])
+    (cls,) = [s for s in ctx.module.body if isinstance(s, cst.ClassDef)]
+    call = next(
+        f for f in cls.body.body if isinstance(f, cst.FunctionDef) and f.name.value == "call"
+    )
+    # Line 13 (`steps = int(...)`) sits under `if self.use_steps:`; the return does not.
+    assert plan._branch_flags(ctx, "Pool", call, {13}) == {"use_steps": 1}
+    assert plan._branch_flags(ctx, "Pool", call, {15}) == {}
+
+
+def test_named_model_inputs_are_also_tried_one_value_per_row() -> None:
+    ctx = _ctx(PROJECT["store/ranking.py"])
+    (cls,) = [s for s in ctx.module.body if isinstance(s, cst.ClassDef)]
+    step = next(
+        f for f in cls.body.body if isinstance(f, cst.FunctionDef) and f.name.value == "train_step"
+    )
+    attempts = plan._step_attempts(ctx, step)
+    features = [a.args[0].items[0] for a in attempts if isinstance(a.args[0], TupleSpec)]
+    assert all(isinstance(f, DictSpec) for f in features)
+    shapes = [dict(f.items)["price"] for f in features]
+    # A batch of vectors first (as before), a column last.
+    assert shapes[0] == TensorSpecLite("float32", (2, 3))
+    assert shapes[-1] == TensorSpecLite("float32", (2,))
+
+
+def test_a_parameter_annotated_as_a_dataset_gets_datasets_first() -> None:
+    ctx = _ctx(PROJECT["store/scoring.py"])
+    fn = next(
+        f for f in ctx.module.body if isinstance(f, cst.FunctionDef) and f.name.value == "score_all"
+    )
+    entry = plan._Entry(fn, "caller", "score_all")
+    attempts, _ = plan._attempts(ctx, entry, "store.scoring:score_all", {})
+    first = attempts[0].args[1]
+    assert isinstance(first, DatasetSpec), attempts[0]
+    element = first.element
+    assert isinstance(element, TupleSpec)
+    # The keys come from to_inputs(), which the loop hands each batch's features to.
+    assert isinstance(element.items[0], DictSpec)
+    assert [k for k, _ in element.items[0].items] == ["price", "age"]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int, str], dict]:
+    pytest.importorskip("tensorflow")
+    root = tmp_path_factory.mktemp("store")
+    write(root, PROJECT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tflint_graph", "store", "--dynamic", "--no-cache", *JSON],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    findings = json.loads(proc.stdout)["findings"]
+    return {(Path(f["path"]).as_posix(), f["line"], f["code"]): f for f in findings}
+
+
+def _confirmed(store: dict, key: tuple[str, int, str]) -> str:
+    dynamic = store[key]["dynamic"]
+    assert dynamic["status"] == "confirmed", dynamic
+    return dynamic["evidence"]
+
+
+def test_an_object_only_a_test_builds_is_built_by_running_that_test(store: dict) -> None:
+    evidence = _confirmed(store, ("store/serve.py", 12, "TFG101"))
+    assert "built as the test tests/test_store.py::test_server builds it" in evidence
+
+
+def test_an_object_a_module_function_builds_for_a_test(store: dict) -> None:
+    evidence = _confirmed(store, ("store/encode.py", 9, "TFG101"))
+    assert "tests/test_store.py::test_dataset" in evidence
+
+
+def test_the_flag_a_branch_needs_is_staged_and_said(store: dict) -> None:
+    evidence = _confirmed(store, ("store/layers.py", 13, "TFG203"))
+    assert "staged: built with use_steps=True" in evidence
+
+
+def test_a_feature_one_value_per_row(store: dict) -> None:
+    evidence = _confirmed(store, ("store/ranking.py", 19, "TFG106"))
+    assert "price: float32[2]" in evidence
+
+
+def test_eager_code_called_again_after_a_corrected_guess(store: dict) -> None:
+    evidence = _confirmed(store, ("store/scoring.py", 15, "TFG302"))
+    assert evidence.startswith("2 calls of score_all()"), evidence
