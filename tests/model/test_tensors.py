@@ -208,21 +208,68 @@ def test_dataset_callback_elements_may_be_structures() -> None:
     assert got["example"] is Kind.STRUCTURE
 
 
-def test_callee_parameters_are_unknown() -> None:
+def test_callee_parameters_take_what_every_traced_call_passes() -> None:
     got = kinds(
         """
         import tensorflow as tf
 
-        def helper(v):
-            return v, 1
+        def helper(v, w, scale=2.0):
+            return v, w, scale, 1
 
         @tf.function
-        def step(x):
-            return helper(x)
+        def step(x, data):
+            a, b = data
+            return helper(x, a), helper(x * 2, b, scale=3.0)
         """,
         "helper",
     )
-    assert got["v"] is None
+    # v: a tensor from both calls; w: what unpacking gives (a tensor or a structure: not
+    # taken for a tensor); scale: a Python number (one call leaves the default).
+    assert got["v"] is Kind.TENSOR
+    assert got["w"] is None
+    assert got["scale"] is None
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        # Another traced call passes a Python value.
+        "@tf.function\ndef other(x):\n    return helper(3)\n",
+        # Traced code hands the helper on instead of calling it: TensorFlow calls it.
+        "@tf.function\ndef mapped(x):\n    return tf.map_fn(helper, x)\n",
+    ],
+)
+def test_callee_parameters_stay_unknown_unless_every_way_in_is_a_call_with_a_tensor(
+    extra: str,
+) -> None:
+    source = (
+        "import tensorflow as tf\n\n"
+        "def helper(v):\n    return v, 1\n\n"
+        "@tf.function\ndef step(x):\n    return helper(x)\n\n" + extra
+    )
+    assert kinds(source, "helper")["v"] is None
+
+
+def test_recursive_callees_do_not_loop() -> None:
+    got = kinds(
+        """
+        import tensorflow as tf
+
+        def down(v, n):
+            if n == 0:
+                return v, n
+            return up(v, n - 1)
+
+        def up(v, n):
+            return down(v + 1, n)
+
+        @tf.function
+        def step(x):
+            return down(x, 3)
+        """,
+        "down",
+    )
+    assert got["n"] is None
 
 
 # -- the verified table of model.tf_returns ----------------------------------------------

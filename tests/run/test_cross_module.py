@@ -524,3 +524,66 @@ def test_an_imported_tf_function_given_one_optimizer_per_branch(tmp_path: Path) 
         },
     )
     assert _run([tmp_path], tmp_path) == []
+
+
+METRICS = dedent(
+    """
+    import numpy as np
+
+    def recall_at(labels, scores, k=3):
+        order = np.argsort(-np.asarray(scores))[:k]
+        return float(np.asarray(labels)[order].sum())
+    """
+)
+
+
+def test_a_helper_of_another_module_given_tensors_by_every_traced_call(tmp_path: Path) -> None:
+    # The step passes tensors to both parameters: NumPy on them raises while tracing.
+    write_tree(
+        tmp_path,
+        {
+            "metrics.py": METRICS,
+            "model.py": dedent(
+                """
+                import keras
+                import tensorflow as tf
+                from metrics import recall_at
+
+                class Ranker(keras.Model):
+                    def test_step(self, data):
+                        x, y = data
+                        labels = tf.cast(y, tf.float32)
+                        scores = tf.squeeze(self(x), -1)
+                        return {"recall": recall_at(labels, scores)}
+                """
+            ),
+        },
+    )
+    found = [(path, line, code) for path, line, code, _ in _run([tmp_path], tmp_path)]
+    assert found == [("metrics.py", 4, "TFG204"), ("metrics.py", 5, "TFG204")]
+
+
+def test_a_helper_of_another_module_given_python_values_somewhere(tmp_path: Path) -> None:
+    # One traced call passes Python lists: the helper's parameters are not known tensors.
+    write_tree(
+        tmp_path,
+        {
+            "metrics.py": METRICS,
+            "model.py": dedent(
+                """
+                import keras
+                import tensorflow as tf
+                from metrics import recall_at
+
+                class Ranker(keras.Model):
+                    def test_step(self, data):
+                        x, y = data
+                        labels = tf.cast(y, tf.float32)
+                        scores = tf.squeeze(self(x), -1)
+                        base = recall_at([1, 0, 1], [0.2, 0.9, 0.4])
+                        return {"recall": recall_at(labels, scores), "base": base}
+                """
+            ),
+        },
+    )
+    assert _run([tmp_path], tmp_path) == []

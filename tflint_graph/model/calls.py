@@ -132,3 +132,15 @@ def partial_of(ctx: ModuleContext, use: cst.Name) -> cst.Call | None:
     ):
         return call
     return None
+
+
+def argument_keys(fn: cst.FunctionDef | cst.Lambda, param: cst.Param, bound: bool) -> set[str]:
+    """How a call's entry of ``ExternalRoot.passed`` names ``param``: ``kw:<name>``, and
+    ``pos:<index>`` for a positional parameter (``self`` left out when ``bound``)."""
+    positional = [*fn.params.posonly_params, *fn.params.params]
+    if bound and positional:
+        positional = positional[1:]
+    keys = {f"kw:{param.name.value}"}
+    if param in positional:
+        keys.add(f"pos:{positional.index(param)}")
+    return keys

@@ -58,6 +58,9 @@ class TracedFunction:
     # AutoGraph features its tf.function turns on (``BUILTIN_FUNCTIONS``, ``ALL``...), which
     # AutoGraph applies to the callees it converts too.
     autograph_features: frozenset[str] = field(default=frozenset(), repr=False)
+    # The traced calls of this module that reach it, with the function making each; None
+    # when traced code also reaches it some other way (handed on, constructed, a root).
+    sites: list[tuple[cst.Call, TracedFunction]] | None = field(default=None, repr=False)
 
     @property
     def dataset_only(self) -> bool:

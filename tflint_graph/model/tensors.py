@@ -30,7 +30,14 @@ import libcst as cst
 
 from tflint_graph.core.vocabulary import KERAS_STEPS
 from tflint_graph.model import walk
-from tflint_graph.model.calls import argument, keyword, partial_of
+from tflint_graph.model.calls import (
+    argument,
+    argument_keys,
+    binds_self,
+    keyword,
+    partial_of,
+    passed_for,
+)
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.names import Resolution
 from tflint_graph.model.tf_returns import FLAGS, RAW_OPS, RETURNS
@@ -571,7 +578,42 @@ def _param_kind(
         return None  # `map(partial(parse, image_size=size))`: a Python value, not an element
     if fn.kind is TraceKind.DATASET or (fn.kind is TraceKind.KERAS and _is_call_input(fn, p)):
         return Kind.STRUCTURE if p.default is None and p.star == "" else None
+    if fn.kind is TraceKind.CALLEE and p.star == "":
+        return _passed_kind(ctx, fn, p)
     return None
+
+
+def _passed_kind(ctx: ModuleContext, fn: TracedFunction, p: cst.Param) -> Kind | None:
+    """TENSOR when every traced call of the helper ``fn`` gives ``p`` a symbolic tensor,
+    else None, as for any parameter nothing describes.  The calls are this module's
+    (``TracedFunction.sites``, each judged by its caller's inference) and other modules'
+    (their ``tensor:`` keys).  A structure passed on (``y`` of a step's ``x, y = data``,
+    maybe a dict) is not enough: only a tensor is taken for one."""
+    node = fn.node
+    sites = fn.sites
+    if sites is None or not isinstance(node, cst.FunctionDef | cst.Lambda):
+        return None
+    if fn.parent is None:
+        # Reached from other modules' traced code: what each of those calls passes.
+        passed = fn.passed_elsewhere
+        bound = isinstance(node, cst.FunctionDef) and ctx.enclosing_class(node) is not None
+        keys = {f"tensor:{k}" for k in argument_keys(node, p, bound)}
+        if not passed or not all(keys & call for call in passed):
+            return None
+    elif not sites:
+        return None
+    busy = ctx.memo("passed-kinds-busy", ctx.module, set)
+    if node in busy:
+        return None  # recursion: a caller's parameters wait on this one
+    busy.add(node)
+    try:
+        for call, caller in sites:
+            value = passed_for(call, node.params, p, bound=binds_self(ctx, node, call.func))
+            if value is None or value is p.default or not tensors(ctx, caller).is_tensor(value):
+                return None
+    finally:
+        busy.discard(node)
+    return Kind.TENSOR
 
 
 def loose_annotation(ctx: ModuleContext, fn: TracedFunction, p: cst.Param) -> bool:

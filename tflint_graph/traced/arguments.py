@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 import libcst as cst
 
-from tflint_graph.model.calls import binds_self, keyword, partial_of, passed_for
+from tflint_graph.model.calls import argument_keys, binds_self, keyword, partial_of, passed_for
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.definitions import Definitions
@@ -192,7 +192,7 @@ class ArgumentGuards:
         if not passed or not isinstance(fn, cst.FunctionDef):
             return None
         bound = self.ctx.enclosing_class(fn) is not None
-        keys = _argument_keys(fn, param, bound)
+        keys = argument_keys(fn, param, bound)
         truths: set[bool | None] = set()
         for call in passed:
             if any(f"given:{k}" in call for k in keys):
@@ -598,7 +598,7 @@ def _fresh_elsewhere(
     key) when the body makes its own."""
     if passed is None:
         return False
-    keys = _argument_keys(fn, param, bound)
+    keys = argument_keys(fn, param, bound)
     for call in passed:
         if {f"fresh:{k}" for k in keys} & call:
             continue
@@ -606,18 +606,6 @@ def _fresh_elsewhere(
             continue
         return False
     return True
-
-
-def _argument_keys(fn: FunctionNode, param: cst.Param, bound: bool) -> set[str]:
-    """How a call's entry of ``ExternalRoot.passed`` names ``param``: ``kw:<name>``, and
-    ``pos:<index>`` for a positional parameter (``self`` left out when ``bound``)."""
-    positional = [*fn.params.posonly_params, *fn.params.params]
-    if bound and positional:
-        positional = positional[1:]
-    keys = {f"kw:{param.name.value}"}
-    if param in positional:
-        keys.add(f"pos:{positional.index(param)}")
-    return keys
 
 
 def _up_to(ctx: ModuleContext, node: cst.CSTNode, fn: FunctionNode) -> list[cst.CSTNode]:
@@ -637,7 +625,7 @@ def _passed_elsewhere(
     passes it a value that is not None, None otherwise."""
     if passed is None:
         return None
-    keys = _argument_keys(fn, param, bound)
+    keys = argument_keys(fn, param, bound)
     return False if all(keys & call for call in passed) else None
 
 

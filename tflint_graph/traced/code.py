@@ -19,6 +19,7 @@ from tflint_graph.model.definitions import Definitions
 from tflint_graph.model.eager import TracingGuards
 from tflint_graph.model.names import Resolution, dotted
 from tflint_graph.model.setup import OneTimeSetup
+from tflint_graph.model.tensors import tensors
 from tflint_graph.traced.arguments import ArgumentGuards
 from tflint_graph.traced.follow import Follower
 from tflint_graph.traced.outgoing import OutgoingCalls
@@ -136,6 +137,7 @@ def find_traced(ctx: ModuleContext) -> TracedCode:
         traced.arguments.fresh_value,
         traced.arguments.truth,
         traced.arguments.ruled_out,
+        lambda value, caller: tensors(ctx, caller).is_tensor(value),
     )
     return traced
 

@@ -72,13 +72,18 @@ class Follower:
         signature: cst.BaseExpression | None = None,
         unconverted: str = "",
         features: frozenset[str] | None = None,
+        call: cst.Call | None = None,
     ) -> None:
         """``fn`` is traced (unless it already is, or escapes tracing).  A plain function
         traced converted and reached again from code AutoGraph leaves alone (a Keras 3
-        ``call``) is followed again as unconverted: its tensor ``if``s raise there."""
+        ``call``) is followed again as unconverted: its tensor ``if``s raise there.
+        ``call``: the call of ``parent`` that reaches it (``TracedFunction.sites``)."""
         if fn in self.escaped:
             return
         known = self.traced.get(fn)
+        sites = _sites_with(known.sites if known is not None else [], call, parent)
+        if known is not None:
+            known.sites = sites
         if known is not None and not (
             known.autograph and not autograph and known.kind is kind is TraceKind.CALLEE
         ):
@@ -101,6 +106,7 @@ class Follower:
             parent,
             unconverted=unconverted,
             autograph_features=features,
+            sites=sites,
         )
         self._enqueue(info)
 
@@ -136,6 +142,7 @@ class Follower:
                 if fn in self.traced:
                     if ext.chain:
                         self.traced[fn].callers_elsewhere.append(ext.chain[-1])
+                    self.traced[fn].sites = None  # this module's calls no longer tell all
                     continue
                 if fn in self.escaped:
                     continue
@@ -151,6 +158,7 @@ class Follower:
                     setup_elsewhere=ext.setup,
                     unconverted="" if ext.autograph else ext.unconverted,
                     fresh_elsewhere=ext.fresh,
+                    sites=[],  # so far; what the calls elsewhere pass is ``passed_elsewhere``
                 )
                 self._enqueue(info)
 
@@ -300,7 +308,10 @@ class Follower:
             local = False
             for fn, _ in definitions.callables(func, info.node):
                 local = True
-                self.add(fn, TraceKind.CALLEE, f"called from {info.display}", info, info.autograph)
+                self.add(
+                    fn, TraceKind.CALLEE, f"called from {info.display}", info, info.autograph,
+                    call=call,
+                )  # fmt: skip
             if not local:
                 # A class constructed here runs its `__init__`, an instance called its
                 # `__call__`, while tracing.
@@ -339,6 +350,18 @@ class Follower:
         for lam in facts.lambdas:
             if lam not in fenced and not self.guards.untraced(lam, info.node):
                 self.add(lam, TraceKind.CALLEE, f"lambda in {info.display}", info, info.autograph)
+
+
+def _sites_with(
+    sites: list[tuple[cst.Call, TracedFunction]] | None,
+    call: cst.Call | None,
+    parent: TracedFunction | None,
+) -> list[tuple[cst.Call, TracedFunction]] | None:
+    """``sites`` and one more way in: a call from ``parent``, or (None) another way, after
+    which the calls no longer tell everything the function receives."""
+    if sites is None or call is None or parent is None:
+        return None
+    return [*sites, (call, parent)]
 
 
 def _never_traced(lam: cst.Lambda) -> set[cst.CSTNode]:

@@ -86,11 +86,13 @@ class OutgoingCalls:
         fresh: Callable[[cst.BaseExpression, cst.CSTNode], bool],
         truth: Callable[[cst.BaseExpression, TracedFunction], bool | None] | None = None,
         dead: Callable[[cst.CSTNode, TracedFunction], bool] | None = None,
+        tensor: Callable[[cst.BaseExpression, TracedFunction], bool] | None = None,
     ) -> None:
         """Say, for each call, which arguments it passes a value that is not None
         (``present(value, caller)``; ``given:`` keys for every argument, ``fresh:`` keys for
         an object made in the calling trace, ``fresh(value, caller.node)``, ``true:``/``false:``
-        keys for a literal whose truth ``truth(value, caller)`` knows) and whether it
+        keys for a literal whose truth ``truth(value, caller)`` knows, ``tensor:`` keys for
+        a symbolic tensor, ``tensor(value, caller)``) and whether it
         is one-time setup (``setup(call, caller)``), once the module's traced code is
         known; drop the calls ``dead(call, caller)`` says no trace makes."""
         for index, (call, parent) in self._calls.items():
@@ -110,6 +112,8 @@ class OutgoingCalls:
                     passed.add(key)
                 if fresh(arg.value, parent.node):
                     passed.add(f"fresh:{key}")
+                if tensor is not None and tensor(arg.value, parent):
+                    passed.add(f"tensor:{key}")
                 known = truth(arg.value, parent) if truth is not None else None
                 if known is not None:
                     # `verbose=False`: the callee's `if verbose:` is decided on this trace
