@@ -15,7 +15,7 @@ import libcst as cst
 import pytest
 
 from tflint_graph.core.config import Config
-from tflint_graph.core.examples import TensorSpecLite
+from tflint_graph.core.examples import PyValue, TensorSpecLite
 from tflint_graph.dynamic import plan, project
 from tflint_graph.dynamic.verdicts import DatasetSpec, DictSpec, TupleSpec
 from tflint_graph.model.context import ModuleContext
@@ -91,6 +91,24 @@ PROJECT = {
                     steps = int(tf.shape(x)[1])  # TFG203
                     x = x / steps
                 return tf.reduce_sum(x, axis=1)
+    """,
+    "store/audit.py": """
+        import tensorflow as tf
+
+
+        class Audited(tf.Module):
+            def __init__(self, audit_path=None, tag=None):
+                self.audit_path = audit_path
+                self.tag = tag
+
+            @tf.function
+            def score(self, x):
+                out = tf.reduce_sum(x)
+                if self.audit_path is not None:
+                    open(self.audit_path, "a").write("scored")  # TFG108
+                if self.tag is not None:
+                    out = out + 1.0
+                return out
     """,
     "store/ranking.py": """
         import keras
@@ -202,8 +220,20 @@ def test_a_finding_under_a_flag_the_constructor_turns_off_asks_for_it() -> None:
         f for f in cls.body.body if isinstance(f, cst.FunctionDef) and f.name.value == "call"
     )
     # Line 13 (`steps = int(...)`) sits under `if self.use_steps:`; the return does not.
-    assert plan._branch_flags(ctx, "Pool", call, {13}) == {"use_steps": 1}
+    assert plan._branch_flags(ctx, "Pool", call, {13}) == {"use_steps": (1, PyValue(True))}
     assert plan._branch_flags(ctx, "Pool", call, {15}) == {}
+
+
+def test_a_finding_writing_to_an_optional_log_file_gets_one() -> None:
+    ctx = _ctx(PROJECT["store/audit.py"])
+    (cls,) = [s for s in ctx.module.body if isinstance(s, cst.ClassDef)]
+    score = next(
+        f for f in cls.body.body if isinstance(f, cst.FunctionDef) and f.name.value == "score"
+    )
+    # `if self.audit_path is not None:` opens it: a file in the scratch folder.
+    assert plan._branch_flags(ctx, "Audited", score, {13}) == {"audit_path": (0, plan._SAMPLE_FILE)}
+    # `if self.tag is not None:` with no file in its body: no value to guess.
+    assert plan._branch_flags(ctx, "Audited", score, {15}) == {}
 
 
 def test_named_model_inputs_are_also_tried_one_value_per_row() -> None:
@@ -273,6 +303,11 @@ def test_an_object_a_module_function_builds_for_a_test(store: dict) -> None:
 def test_the_flag_a_branch_needs_is_staged_and_said(store: dict) -> None:
     evidence = _confirmed(store, ("store/layers.py", 13, "TFG203"))
     assert "staged: built with use_steps=True" in evidence
+
+
+def test_an_optional_log_file_a_branch_writes_is_staged(store: dict) -> None:
+    evidence = _confirmed(store, ("store/audit.py", 13, "TFG108"))
+    assert "staged: built with audit_path='tflint_graph_sample.txt'" in evidence
 
 
 def test_a_feature_one_value_per_row(store: dict) -> None:

@@ -1189,11 +1189,10 @@ def _owner_from_tests(cls: type, tests: list[str], root: str) -> tuple[Any, str]
                 "--capture=sys", f"--rootdir={root}", "-W", "ignore",
             ]  # fmt: skip
             try:
-                with (
-                    contextlib.redirect_stdout(sink),
-                    contextlib.redirect_stderr(sink),
-                    _time_limit(_TEST_BUDGET),
-                ):
+                with contextlib.ExitStack() as stack:
+                    stack.enter_context(contextlib.redirect_stdout(sink))
+                    stack.enter_context(contextlib.redirect_stderr(sink))
+                    stack.enter_context(_time_limit(_TEST_BUDGET))
                     pytest.main(args)
             except (Exception, SystemExit):
                 pass
@@ -2073,7 +2072,7 @@ def _model_attempts(
     or match the model's output."""
     model_type = _keras_model_type()
     roles = target["roles"]
-    inputs = ("tensor", "image", "example")  # what a model's input shape replaces
+    inputs = ("tensor", "image", "audio", "example")  # what a model's input shape replaces
     if not set(inputs) & set(roles) or len(roles) != len(first["args"]):
         return []
     passed = {}
@@ -2266,6 +2265,7 @@ _IMAGE_CLASH = re.compile(r"Unknown image file format")
 _JPEG_OP = re.compile(r"DecodeJpeg|DecodeAndCropJpeg")
 _CSV_CLASH = re.compile(r"Expect (\d+) fields but have \d+ in record")
 _RANK_CLASH = re.compile(r"target\.shape=\(([^)]*)\), output\.shape=\(([^)]*)\)")
+_SPARSE_CLASH = "must have rank (ndim) `target.ndim - 1`"
 # Keras: "expected axis -1 of input shape to have value 4, but received input with shape (2, 3)"
 _AXIS_CLASH = re.compile(
     r"expected axis -1 of input shape to have value (\d+), but received input with shape "
@@ -2450,6 +2450,18 @@ def _fix_for(message: str) -> Fix | None:
             return spec
 
         return respec
+    if (m := _RANK_CLASH.search(message)) and _SPARSE_CLASH in message:
+        # A sparse loss: one class id per row of the output ("`output` must have rank (ndim)
+        # `target.ndim - 1`"): int ids shaped like the output without its class axis.
+        target, output = _dims(m.group(1)), _dims(m.group(2))
+
+        def sparse(spec: dict[str, Any]) -> dict[str, Any]:
+            if spec["kind"] != "tensor" or not output or spec["shape"] != target:
+                return spec
+            return {**_tensor_spec("int32", output[:-1]), "values": [0, output[-1]]}
+
+        sparse.labels_only = True  # type: ignore[attr-defined]
+        return sparse
     if m := _RANK_CLASH.search(message):
         target, output = _dims(m.group(1)), _dims(m.group(2))
 
@@ -2529,9 +2541,11 @@ def _adapted(
         )
 
     labels_only = getattr(fix_spec, "labels_only", False)
+    # The parameters the failing line names (`self.loss_fn(speakers, logits)`): the labels
+    # a loss compared, the operand an op got of the wrong dtype.
     only = (
         {i for i, n in enumerate(names) if n in at_line}
-        if _DTYPE_CLASH.search(message) and len(attempt["args"]) > 1
+        if (_DTYPE_CLASH.search(message) or labels_only) and len(attempt["args"]) > 1
         else set()
     )
 

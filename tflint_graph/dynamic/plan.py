@@ -285,26 +285,27 @@ def plan_module(
             else {}
         )
         if own is not None:
-            # Already on where the project builds it: nothing to stage.
+            # Already set where the project builds it: nothing to stage.
             given = dict(own.kwargs)
             flags = {
-                n: i
-                for n, i in flags.items()
-                if given.get(n) != "True" and not (i < len(own.args) and own.args[i] == "True")
+                n: (i, v)
+                for n, (i, v) in flags.items()
+                if given.get(n, "None") in ("None", "False")
+                and (i >= len(own.args) or own.args[i] in ("None", "False"))
             }
         if flags:
-            # The findings sit under `if self.use_positions:`, off by default: the object is
-            # built with the flag on, as a caller that wants that branch builds it.
-            for name, index in flags.items():
+            # The findings sit under `if self.use_positions:` (`if self.log_path:`), off by
+            # default: the object is built with it on, as a caller wanting that branch does.
+            for name, (index, value) in flags.items():
                 if index < len(ctor):
-                    ctor = (*ctor[:index], PyValue(True), *ctor[index + 1 :])
+                    ctor = (*ctor[:index], value, *ctor[index + 1 :])
                 else:
-                    ctor_kwargs[name] = PyValue(True)
+                    ctor_kwargs[name] = value
                 if guessed_ctor is not None:
-                    guessed_ctor[name] = PyValue(True)
+                    guessed_ctor[name] = value
                 if fallback:
-                    fallback[name] = PyValue(True)
-            staged = ", ".join(f"{name}=True" for name in flags)
+                    fallback[name] = value
+            staged = ", ".join(f"{name}={value.value!r}" for name, (_, value) in flags.items())
             note = _join(note, f"staged: built with {staged}, which the flagged branch needs")
             guessed_note = _join(guessed_note, f"staged: built with {staged}")
         owner_factory = _owner_factory(ctx, class_name) if class_name and not factory else ""
@@ -1406,7 +1407,7 @@ def _attempts(
         else "target"
         if used_as.get(name) == "target"
         else "example"
-        if name in single and _role(name) in ("tensor", "image")
+        if name in single and _role(name) in ("tensor", "image", "audio")
         else _role(name)
         for d, name in zip(described[: len(required)], names, strict=False)
     )
@@ -1543,7 +1544,7 @@ _BATCHERS = frozenset({"batch", "padded_batch", "ragged_batch", "bucket_by_seque
 # Parameters that usually hold a Keras model (a network the function calls).
 _MODEL_NAME = re.compile(
     r"^(model|net|network|\w+_model|\w+_net|generator|discriminator|encoder|decoder|critic|"
-    r"actor|classifier|backbone)$"
+    r"actor|classifier|backbone|student|teacher)$"
 )
 _KERAS_MODELS = ("keras.Model", "keras.Sequential")
 
@@ -1703,6 +1704,10 @@ _IDS_NAME = re.compile(
 _SEQUENCE_NAME = re.compile(r"(^|_)(tokens?|token_ids|input_ids|word_ids|prompt)$")
 _ONE_ID_NAME = re.compile(r"_(idx|id|index)$")
 _IMAGE_NAME = re.compile(r"(^|_)(images?|imgs?|pixels|frames?|pictures?|photos?)$")
+# Sampled sound: a waveform per example, long enough for a short-time Fourier transform
+# (frames of up to 2048 samples), as audio front ends (`tf.signal.stft`) need.
+_AUDIO_NAME = re.compile(r"(^|_)(waves?|waveforms?|audios?|wavs?|speech|pcm)$")
+_AUDIO_SAMPLES = 4000
 _STRING_NAME = re.compile(
     r"(^|_)(serialized|records?|lines?|text|texts|sentences?|paths?|filenames?|files?|protos?|"
     r"strings?|examples?)$"
@@ -1724,6 +1729,8 @@ def _role(name: str) -> str:
         return "action"
     if _IMAGE_NAME.search(name):
         return "image"
+    if _AUDIO_NAME.search(name):
+        return "audio"
     if _IDS_NAME.search(name):
         return "ids"
     if _COUNT_NAME.search(name):
@@ -1770,10 +1777,12 @@ def _under_training(node: FunctionNode, lines: set[int], ctx: ModuleContext) -> 
 
 def _branch_flags(
     ctx: ModuleContext, class_name: str, node: FunctionNode, lines: set[int]
-) -> dict[str, int]:
-    """Constructor flags the findings of ``node`` need on: a finding in the body of ``if
+) -> dict[str, tuple[int, PyValue]]:
+    """Constructor options the findings of ``node`` need on: a finding in the body of ``if
     self.flag:`` (or ``if self.flag and ...:``) where ``__init__`` stores its parameter ``flag
-    =False`` as ``self.flag``; name -> its position after ``self``."""
+    =False`` as ``self.flag`` (value True), or in the body of ``if self.log_path:`` / ``if
+    self.log_path is not None:`` where it stores ``log_path=None`` and that body opens it as a
+    file (a path in the scratch folder); name -> (its position after ``self``, the value)."""
     cls = next(
         (c for c in ctx.module.body if isinstance(c, cst.ClassDef) and c.name.value == class_name),
         None,
@@ -1792,7 +1801,7 @@ def _branch_flags(
     off = {
         p.name.value: i
         for i, p in enumerate(params)
-        if isinstance(p.default, cst.Name) and p.default.value == "False"
+        if isinstance(p.default, cst.Name) and p.default.value in ("False", "None")
     }
     stored: dict[str, str] = {}  # attribute -> parameter
     for stmt in walk.descendants(init.body):
@@ -1806,7 +1815,7 @@ def _branch_flags(
             and stmt.value.value in off
         ):
             stored[attr.attr.value] = stmt.value.value
-    found: dict[str, int] = {}
+    found: dict[str, tuple[int, PyValue]] = {}
     for stmt in walk.descendants(node.body) if stored else ():
         if not isinstance(stmt, cst.If):
             continue
@@ -1814,13 +1823,47 @@ def _branch_flags(
         if not any(first <= line <= last for line in lines):
             continue
         for attr in _self_flags(stmt.test):
-            if attr in stored:
-                found[stored[attr]] = off[stored[attr]]
+            name = stored.get(attr)
+            if name is None:
+                continue
+            default = params[off[name]].default
+            if isinstance(default, cst.Name) and default.value == "False":
+                found[name] = (off[name], PyValue(True))
+            elif _opens_attribute(ctx, stmt.body, attr):
+                found[name] = (off[name], _SAMPLE_FILE)
     return found
 
 
+def _opens_attribute(ctx: ModuleContext, body: cst.CSTNode, attr: str) -> bool:
+    """``body`` passes ``self.<attr>`` as the path to a file call (``open(self.log, "a")``)."""
+    for call in walk.descendants(body):
+        if type(call) is not cst.Call or not call.args:
+            continue
+        first = call.args[0].value
+        if not (
+            isinstance(first, cst.Attribute)
+            and isinstance(first.value, cst.Name)
+            and first.value.value == "self"
+            and first.attr.value == attr
+        ):
+            continue
+        resolved = ctx.resolve(call.func)
+        if any(resolved.startswith(f) if f.endswith(".") else resolved.is_(f) for f in _FILE_CALLS):
+            return True
+    return False
+
+
 def _self_flags(test: cst.BaseExpression) -> Iterator[str]:
-    """The ``self.x`` attributes a test needs true: ``self.x``, ``self.x and ...``."""
+    """The ``self.x`` attributes a test needs true (or set): ``self.x``, ``self.x is not
+    None``, ``self.x and ...``."""
+    if (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.IsNot)
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    ):
+        test = test.left
     if (
         isinstance(test, cst.Attribute)
         and isinstance(test.value, cst.Name)
@@ -2136,7 +2179,7 @@ def _step_attempts(ctx: ModuleContext, node: FunctionNode) -> tuple[Attempt, ...
                 x = DictSpec(
                     tuple((k, _guess(k, shape, per_element=False)) for k in keyed[parts[0]])
                 )
-            elif _role(parts[0]) == "image":
+            elif _role(parts[0]) in ("image", "audio"):
                 x = _guess(parts[0], shape, per_element=False)
             rest = (
                 _keyed_guess(keyed[p], shape, per_element=False) if p in keyed else target
@@ -2342,6 +2385,8 @@ def _guess(name: str, shape: tuple[int, ...], *, per_element: bool, as_list: boo
     if role == "image":
         # Height, width and channels, whatever the batch (decoders and resizers need all 3).
         return TensorSpecLite("float32", (*row, 4, 4, 3))
+    if role == "audio":
+        return TensorSpecLite("float32", (*row, _AUDIO_SAMPLES))
     return TensorSpecLite("string", row)
 
 
