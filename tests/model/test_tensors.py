@@ -89,6 +89,37 @@ def test_annotations_and_input_signature_decide() -> None:
     assert got == {"shape": None, "grid": None, "n": None, "x": Kind.TENSOR}
 
 
+@pytest.mark.parametrize(
+    ("signature", "expected"),
+    [
+        # A signature a name holds is read like a literal one.
+        ("sig = [tf.TensorSpec([None, 3])]", Kind.TENSOR),
+        # A structure of specs (a namedtuple of TensorSpecs): unpacking it is Python.
+        ("sig = [Batch(tf.TensorSpec([None]), tf.TensorSpec([None]))]", Kind.STRUCTURE),
+        # One the code does not spell out: a tensor or a structure.
+        ("sig = make_signature()", Kind.STRUCTURE),
+    ],
+)
+def test_an_input_signature_held_by_a_name(signature: str, expected: Kind) -> None:
+    got = kinds(
+        f"""
+        import collections
+        import tensorflow as tf
+
+        Batch = collections.namedtuple("Batch", ["x", "y"])
+
+        def step(batch):
+            return batch, 1
+
+        def build():
+            {signature}
+            return tf.function(step, input_signature=sig)
+        """,
+        "step",
+    )
+    assert got["batch"] is expected
+
+
 def test_ops_methods_operators_and_static_facts() -> None:
     got = kinds(
         """

@@ -5,7 +5,7 @@ import libcst as cst
 from tflint_graph.checks.base import Rule
 from tflint_graph.checks.messages import shorten
 from tflint_graph.model.autograph import converts, is_graph_loop
-from tflint_graph.model.certain import passed_python_sequences
+from tflint_graph.model.certain import certain_tensors, passed_python_sequences
 from tflint_graph.model.context import TracedFunction
 from tflint_graph.model.tensors import TensorInference, iterated_in_python, tensors
 from tflint_graph.model.values import (
@@ -117,6 +117,13 @@ total(tf.data.Dataset.range(4))
             return False
         if isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call):
             res = self.ctx.resolve(loop.iter.func)
+            if res.is_builtin("range"):
+                # `range(num_classes)` over a bare parameter: a graph loop only where
+                # something shows a tensor is passed (callers mostly pass a Python int,
+                # which unrolls); `range(tf.shape(x)[0])` is one.
+                definitions = traced_of(self.ctx).definitions
+                certain = certain_tensors(self.ctx, fn, definitions)
+                return any(certain.is_tensor(a.value) for a in loop.iter.args)
             if res.is_builtin("enumerate") or res.is_builtin("zip"):
                 # AutoGraph converts enumerate()/zip() of datasets; of a tensor they stay
                 # Python iteration and fail before any list grows (TFG203's concern).

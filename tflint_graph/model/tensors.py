@@ -529,7 +529,7 @@ def _param_kinds(ctx: ModuleContext, fn: TracedFunction) -> dict[cst.Param, Kind
     positional = [p for p in params if p not in node.params.kwonly_params]
     if method and positional:
         out[positional[0]] = None
-    signature = _signature_specs(fn.input_signature)
+    signature = _signature_specs(ctx, fn.input_signature)
     index = 0
     for p in params:
         if p in out:
@@ -569,7 +569,8 @@ def _param_kind(
                 return Kind.STRUCTURE
             return None
         if p.default is None and p.star == "":
-            return Kind.TENSOR
+            # A signature the code does not spell out may hold structures of specs.
+            return Kind.TENSOR if fn.input_signature is None else Kind.STRUCTURE
         return None
     if fn.kind is TraceKind.KERAS and _receives_tensors(fn):
         # Keras hands losses and metrics y_true/y_pred (and sample weights) as tensors.
@@ -723,7 +724,14 @@ def _is_call_input(fn: TracedFunction, p: cst.Param) -> bool:
     return len(params) >= 2 and params[1] is p
 
 
-def _signature_specs(signature: cst.BaseExpression | None) -> list[cst.BaseExpression] | None:
+def _signature_specs(
+    ctx: ModuleContext, signature: cst.BaseExpression | None
+) -> list[cst.BaseExpression] | None:
+    """The specs of a literal ``input_signature``, also one a name holds (``sig = [...]``
+    assigned once, then ``tf.function(f, input_signature=sig)``)."""
+    if isinstance(signature, cst.Name):
+        found = ctx.bindings(signature)
+        signature = assigned_value(ctx, found[0].node) if len(found) == 1 else None
     if isinstance(signature, cst.List | cst.Tuple):
         return [el.value for el in signature.elements]
     return None
