@@ -166,6 +166,35 @@ PROJECT = {
         def score_splits(model, splits):
             return [score_all(model, split) for split in splits]
     """,
+    "store/monitor.py": """
+        import keras
+        import tensorflow as tf
+
+
+        class Monitor(keras.callbacks.Callback):
+            def __init__(self, probe):
+                super().__init__()
+                self.probe = tf.convert_to_tensor(probe, tf.float32)
+                self.seen = []
+
+            def on_epoch_end(self, epoch, logs=None):
+                score = tf.function(self.model.call)  # TFG302
+                self.seen.append(float(tf.reduce_sum(score(self.probe))))
+    """,
+    "tests/test_monitor.py": """
+        import keras
+        import numpy as np
+
+        from store.monitor import Monitor
+
+
+        def test_monitor_records_each_epoch():
+            model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+            model.compile(optimizer="sgd", loss="mse")
+            monitor = Monitor(np.ones((2, 3)))
+            model.fit(np.ones((4, 3)), np.ones((4, 1)), epochs=2, verbose=0, callbacks=[monitor])
+            assert len(monitor.seen) == 2
+    """,
     "tests/conftest.py": """
         import pytest
 
@@ -318,3 +347,9 @@ def test_a_feature_one_value_per_row(store: dict) -> None:
 def test_eager_code_called_again_after_a_corrected_guess(store: dict) -> None:
     evidence = _confirmed(store, ("store/scoring.py", 15, "TFG302"))
     assert evidence.startswith("2 calls of score_all()"), evidence
+
+
+def test_a_keras_callback_is_taken_once_fit_gave_it_its_model(store: dict) -> None:
+    # Stopped at its constructor, the callback would have no model yet (`self.model`).
+    evidence = _confirmed(store, ("store/monitor.py", 12, "TFG302"))
+    assert "tests/test_monitor.py::test_monitor_records_each_epoch" in evidence

@@ -537,3 +537,69 @@ def test_a_project_module_behind_an_installed_package_of_its_name_is_loaded_from
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split()[-1] == "7"
+
+
+def test_a_sparse_loss_s_labels_become_class_ids_for_the_named_parameter(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("tensorflow")
+    from tflint_graph.dynamic import child
+
+    module = tmp_path / "speakers_mod.py"
+    module.write_text(
+        "def step(feats, speakers):\n"
+        "    logits = model(feats)\n"
+        "    return loss_fn(speakers, logits)\n"
+    )
+    sys.modules["speakers_mod"] = type(sys)("speakers_mod")
+    sys.modules["speakers_mod"].__file__ = str(module)
+    try:
+        feats = {"kind": "tensor", "dtype": "float32", "shape": [2, 2, 120]}
+        attempt = {"source": "guessed", "shown": "", "args": [feats, dict(feats)], "kwargs": {}}
+        message = (
+            "Argument `output` must have rank (ndim) `target.ndim - 1`. Received: "
+            "target.shape=(2, 2, 120), output.shape=(2, 4)"
+        )
+        result = {"calls": [{"exception": {"message": message, "line": 3}}]}
+        target = {"names": ["feats", "speakers"], "module": "speakers_mod"}
+        again = child._adapted(attempt, result, target)
+    finally:
+        del sys.modules["speakers_mod"]
+    assert again is not None
+    # Only `speakers`, which the failing line hands the loss, becomes one id per row.
+    assert again["args"][0] == feats
+    assert again["args"][1]["dtype"] == "int32" and again["args"][1]["shape"] == [2]
+    assert again["args"][1]["values"] == [0, 4]
+
+
+@pytest.mark.parametrize(
+    ("name", "per_element", "shape"),
+    [("waves", False, (2, 4000)), ("audio", True, (4000,)), ("speech", False, (2, 4000))],
+)
+def test_audio_named_inputs_are_waveforms(name: str, per_element: bool, shape: tuple) -> None:
+    assert plan._guess(name, (2, 3), per_element=per_element) == TensorSpecLite("float32", shape)
+
+
+def test_a_distillation_step_s_student_and_teacher_are_models(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/models.py": MODELS,
+            "pkg/distill.py": """
+                import tensorflow as tf
+
+                @tf.function
+                def distill(student, teacher, x):
+                    return student(x) - teacher(x)
+            """,
+        },
+    )
+    path = tmp_path / "pkg" / "distill.py"
+    text = path.read_text(encoding="utf-8")
+    ctx = ModuleContext(str(path), text, cst.parse_module(text), Config())
+    node = next(s for s in ctx.module.body if isinstance(s, cst.FunctionDef))
+    entry = plan._Entry(node, "function", "distill", None, True)
+    attempts, roles = plan._attempts(ctx, entry, "pkg.distill:distill", {})
+    assert roles[:2] == ("model", "model")
+    assert all(isinstance(a, SourceExpr) for a in attempts[0].args[:2])

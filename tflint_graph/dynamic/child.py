@@ -1161,7 +1161,8 @@ def _time_limit(seconds: float) -> Iterator[None]:
 def _owner_from_tests(cls: type, tests: list[str], root: str) -> tuple[Any, str] | None:
     """An instance of ``cls`` as one of the project's tests builds it (``tests``: pytest
     node ids under ``root``), and that test's id: the test runs with its fixtures until its
-    first ``cls(...)`` returns, and stops there."""
+    first ``cls(...)`` returns, and stops there; for a Keras callback, until ``fit`` gives it
+    its model (``set_model``), which its methods read as ``self.model``."""
     if not tests or not root:
         return None
     try:
@@ -1169,16 +1170,18 @@ def _owner_from_tests(cls: type, tests: list[str], root: str) -> tuple[Any, str]
     except ImportError:
         return None
     caught: list[Any] = []
-    original = cls.__dict__.get("__init__")
-    inherited = cls.__init__
+    hook = "set_model" if callable(getattr(cls, "set_model", None)) else "__init__"
+    original = cls.__dict__.get(hook)
+    inherited = getattr(cls, hook)
 
-    def init(self: Any, *args: Any, **kwargs: Any) -> None:
-        inherited(self, *args, **kwargs)
+    def stop(self: Any, *args: Any, **kwargs: Any) -> Any:
+        result = inherited(self, *args, **kwargs)
         if type(self) is cls and not caught:
             caught.append(self)
             raise _OwnerBuilt
+        return result
 
-    cls.__init__ = init  # type: ignore[misc]
+    setattr(cls, hook, stop)
     sink = io.StringIO()
     cwd = os.getcwd()
     before = set(sys.modules)
@@ -1202,9 +1205,9 @@ def _owner_from_tests(cls: type, tests: list[str], root: str) -> tuple[Any, str]
                 return caught[0], test
     finally:
         if original is None:
-            del cls.__init__
+            delattr(cls, hook)
         else:
-            cls.__init__ = original  # type: ignore[misc]
+            setattr(cls, hook, original)
         # The tests' modules (and project modules first imported by them) go: imported again
         # later, they see the module as it is then, not a class reloaded since.
         inside = str(pathlib.Path(root).resolve()) + os.sep
@@ -1212,6 +1215,16 @@ def _owner_from_tests(cls: type, tests: list[str], root: str) -> tuple[Any, str]
             if str(getattr(sys.modules[name], "__file__", "") or "").startswith(inside):
                 del sys.modules[name]
     return None
+
+
+def _awaits_model(obj: Any) -> bool:
+    """A Keras callback that ``fit`` has not given its model yet."""
+    if not callable(getattr(obj, "set_model", None)):
+        return False
+    try:
+        return getattr(obj, "model", None) is None
+    except Exception:  # a property that raises before `set_model`
+        return True
 
 
 def _unbuilt(obj: Any) -> bool:
@@ -1266,6 +1279,14 @@ class TargetCaller:
                 raise Unreachable(f"class {path[0]} not found in the module")
             try:
                 self.owner = cls(*ctor, **ctor_kwargs)
+                if _awaits_model(self.owner):
+                    # A Keras callback reads the model `fit` gives it: as a test fits one.
+                    tested = _owner_from_tests(
+                        cls, target.get("owner_tests", []), target.get("project_root", "")
+                    )
+                    if tested is not None:
+                        self.owner, test = tested
+                        built = f"{path[0]} built as the test {test} builds it"
                 if not ctor and not ctor_kwargs and _unbuilt(self.owner):
                     # A subclassed model made without arguments has no input shape yet;
                     # the module's own factory (`build_forecaster()`) builds it.
