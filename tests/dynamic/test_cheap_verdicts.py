@@ -172,8 +172,10 @@ def test_handler_bypassed_when_only_tracing_ran_the_try_body() -> None:
     assert cast.status == UNVERIFIED
     assert "none of its graph ops (Cast) is one known to raise" in cast.evidence
     # Every decoder checks its bytes when the graph runs (a corrupt WAV raises there).
-    for decoder in ("DecodeWav", "DecodeBase64", "DecodeCompressed", "DecodeAndCropJpeg"):
+    for decoder in ("DecodeWav", "DecodeBase64", "DecodeAndCropJpeg"):
         assert _handler([[6, 7], [], []], ops={decoder: 7}).status == CONFIRMED, decoder
+    # decode_compressed's default compression_type ("") copies its input: it never fails.
+    assert _handler([[6, 7], [], []], ops={"DecodeCompressed": 7}).status == UNVERIFIED
     # The handler ran: it caught something while tracing, not what the rule is about.
     assert _handler([[6, 9], [], []]).status == UNVERIFIED
     # The body ran on calls that did not trace: Python at call time, where except works.

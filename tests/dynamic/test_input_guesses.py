@@ -9,13 +9,13 @@ process that imports TensorFlow).  Every labelled line is a real bug that must c
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.dynamic.support import dynamic_findings, write
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process isolation")
 
@@ -699,27 +699,12 @@ MODULES = {
 }
 
 
-JSON = ("--output-format", "json", "--jobs", "2")
-
-
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int, str], dict]:
     pytest.importorskip("tensorflow")
     root = tmp_path_factory.mktemp("guesses")
-    for name, text in MODULES.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-m", "tflint_graph", ".", "--dynamic", "--no-cache", *JSON],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 1, proc.stderr[-3000:]
-    findings = json.loads(proc.stdout)["findings"]
-    return {(Path(f["path"]).as_posix(), f["line"], f["code"]): f for f in findings}
+    write(root, MODULES)
+    return dynamic_findings(root, ".")
 
 
 def labelled() -> list[tuple[str, int, str]]:

@@ -3,7 +3,6 @@ and constructor calls in other modules, and dtypes read from how a parameter is 
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -13,19 +12,12 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from tests.dynamic.support import dynamic_findings, write
 from tflint_graph.core.config import Config
 from tflint_graph.core.examples import PyValue, TensorSpecLite
 from tflint_graph.dynamic import plan, project
 from tflint_graph.dynamic.verdicts import SourceExpr
 from tflint_graph.model.context import ModuleContext
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-
 
 MODELS = """
     import keras
@@ -381,7 +373,6 @@ def test_a_bound_compared_with_a_counter_becomes_an_int_scalar_last_first() -> N
     assert again is not None and again["args"][1]["dtype"] == "float32"
 
 
-JSON = ("--output-format", "json", "--jobs", "2")
 PROJECT = {
     "shop/__init__.py": "",
     "shop/models.py": """
@@ -465,16 +456,7 @@ def shop(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int, str],
     pytest.importorskip("tensorflow")
     root = tmp_path_factory.mktemp("shop")
     write(root, PROJECT)
-    proc = subprocess.run(
-        [sys.executable, "-m", "tflint_graph", "shop", "--dynamic", "--no-cache", *JSON],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 1, proc.stderr[-3000:]
-    findings = json.loads(proc.stdout)["findings"]
-    return {(Path(f["path"]).as_posix(), f["line"], f["code"]): f for f in findings}
+    return dynamic_findings(root, "shop")
 
 
 def test_an_object_built_from_the_project_s_model_builder(shop: dict) -> None:

@@ -96,8 +96,8 @@ def test_annotations_and_input_signature_decide() -> None:
         ("sig = [tf.TensorSpec([None, 3])]", Kind.TENSOR),
         # A structure of specs (a namedtuple of TensorSpecs): unpacking it is Python.
         ("sig = [Batch(tf.TensorSpec([None]), tf.TensorSpec([None]))]", Kind.STRUCTURE),
-        # One the code does not spell out: a tensor or a structure.
-        ("sig = make_signature()", Kind.STRUCTURE),
+        # One the code does not spell out: tensors, as without a signature.
+        ("sig = make_signature()", Kind.TENSOR),
     ],
 )
 def test_an_input_signature_held_by_a_name(signature: str, expected: Kind) -> None:
@@ -279,6 +279,26 @@ def test_callee_parameters_stay_unknown_unless_every_way_in_is_a_call_with_a_ten
         "@tf.function\ndef step(x):\n    return helper(x)\n\n" + extra
     )
     assert kinds(source, "helper")["v"] is None
+
+
+def test_a_staticmethod_s_parameters_line_up_with_the_call_s_arguments() -> None:
+    got = kinds(
+        """
+        import tensorflow as tf
+
+        class Ops:
+            @staticmethod
+            def scale(x, factor):
+                return x, factor, 1
+
+        @tf.function
+        def step(x):
+            return Ops.scale(x, 2.0)
+        """,
+        "scale",
+    )
+    # No `self`: the tensor goes to x, the Python number to factor.
+    assert (got["x"], got["factor"]) == (Kind.TENSOR, None)
 
 
 def test_recursive_callees_do_not_loop() -> None:

@@ -537,53 +537,85 @@ METRICS = dedent(
 )
 
 
-def test_a_helper_of_another_module_given_tensors_by_every_traced_call(tmp_path: Path) -> None:
-    # The step passes tensors to both parameters: NumPy on them raises while tracing.
-    write_tree(
-        tmp_path,
-        {
-            "metrics.py": METRICS,
-            "model.py": dedent(
-                """
-                import keras
-                import tensorflow as tf
-                from metrics import recall_at
+RANKER = """
+import keras
+import tensorflow as tf
+from metrics import recall_at
 
-                class Ranker(keras.Model):
-                    def test_step(self, data):
-                        x, y = data
-                        labels = tf.cast(y, tf.float32)
-                        scores = tf.squeeze(self(x), -1)
-                        return {"recall": recall_at(labels, scores)}
-                """
-            ),
-        },
-    )
+class Ranker(keras.Model):
+    def test_step(self, data):
+        x, y = data
+        labels = tf.cast(y, tf.float32)
+        scores = tf.squeeze(self(x), -1)
+        {extra}return {{"recall": recall_at(labels, scores)}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        # The step passes tensors to both parameters: NumPy on them raises while tracing.
+        ("", [("metrics.py", 4, "TFG204"), ("metrics.py", 5, "TFG204")]),
+        # Another traced call passes Python lists: the parameters are not known tensors.
+        ("recall_at([1, 0, 1], [0.2, 0.9, 0.4])\n        ", []),
+    ],
+)
+def test_a_helper_of_another_module_takes_what_every_traced_call_passes(
+    tmp_path: Path, extra: str, expected: list[tuple[str, int, str]]
+) -> None:
+    write_tree(tmp_path, {"metrics.py": METRICS, "model.py": RANKER.format(extra=extra)})
     found = [(path, line, code) for path, line, code, _ in _run([tmp_path], tmp_path)]
-    assert found == [("metrics.py", 4, "TFG204"), ("metrics.py", 5, "TFG204")]
+    assert found == expected
 
 
-def test_a_helper_of_another_module_given_python_values_somewhere(tmp_path: Path) -> None:
-    # One traced call passes Python lists: the helper's parameters are not known tensors.
+def test_a_staticmethod_of_another_module_given_a_python_value(tmp_path: Path) -> None:
     write_tree(
         tmp_path,
         {
-            "metrics.py": METRICS,
-            "model.py": dedent(
+            "ops.py": dedent(
                 """
-                import keras
-                import tensorflow as tf
-                from metrics import recall_at
+                import numpy as np
 
-                class Ranker(keras.Model):
-                    def test_step(self, data):
-                        x, y = data
-                        labels = tf.cast(y, tf.float32)
-                        scores = tf.squeeze(self(x), -1)
-                        base = recall_at([1, 0, 1], [0.2, 0.9, 0.4])
-                        return {"recall": recall_at(labels, scores), "base": base}
+                class Ops:
+                    @staticmethod
+                    def scale(x, factor):
+                        return x * np.sqrt(factor)
+                """
+            ),
+            "train.py": dedent(
+                """
+                import tensorflow as tf
+                from ops import Ops
+
+                @tf.function
+                def step(x):
+                    return Ops.scale(tf.square(x), 3.0)
                 """
             ),
         },
     )
+    # np.sqrt gets the Python 3.0, not the tensor.
     assert _run([tmp_path], tmp_path) == []
+
+
+def test_an_imported_input_signature_keeps_the_parameters_tensors(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "specs.py": "import tensorflow as tf\nSIG = [tf.TensorSpec([2]), tf.TensorSpec([])]\n",
+            "model.py": dedent(
+                """
+                import tensorflow as tf
+                from specs import SIG
+
+                @tf.function(input_signature=SIG)
+                def unpack(x, n):
+                    lo, hi = x
+                    return lo + hi
+                """
+            ),
+        },
+    )
+    assert [(p, line, code) for p, line, code, _ in _run([tmp_path], tmp_path)] == [
+        ("model.py", 6, "TFG203")
+    ]

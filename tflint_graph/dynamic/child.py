@@ -1126,11 +1126,12 @@ def _built_owner(module: Any, cls: type, factory: str) -> Any:
     return made if isinstance(made, cls) else None
 
 
-class _OwnerBuilt(Exception):
-    """Stops a project test once it has built the object a target needs."""
+class _OwnerBuilt(BaseException):
+    """Stops a project test once it has built the object a target needs (no ``except
+    Exception:`` of the test catches it; pytest reports it as the test's failure)."""
 
 
-class _TestTooSlow(Exception):
+class _TestTooSlow(BaseException):
     """Stops a project test that has not built the object within its time."""
 
 
@@ -1185,6 +1186,8 @@ def _owner_from_tests(cls: type, tests: list[str], root: str) -> tuple[Any, str]
     sink = io.StringIO()
     cwd = os.getcwd()
     before = set(sys.modules)
+    environ = dict(os.environ)
+    eager = tf.config.functions_run_eagerly()
     try:
         for test in tests:
             args = [
@@ -1197,10 +1200,14 @@ def _owner_from_tests(cls: type, tests: list[str], root: str) -> tuple[Any, str]
                     stack.enter_context(contextlib.redirect_stderr(sink))
                     stack.enter_context(_time_limit(_TEST_BUDGET))
                     pytest.main(args)
-            except (Exception, SystemExit):
+            except (Exception, SystemExit, _OwnerBuilt, _TestTooSlow):
                 pass
             finally:
+                # What the test changed for the whole process goes back as it was.
                 os.chdir(cwd)
+                os.environ.clear()
+                os.environ.update(environ)
+                tf.config.run_functions_eagerly(eager)
             if caught:
                 return caught[0], test
     finally:
@@ -1258,6 +1265,8 @@ class TargetCaller:
         self.train_iter: Any = None
         self.train_fn: Any = None
         self.factory_args: Any = None
+        # The owner is the object a project test built (not the planned constructor call).
+        self.from_test = False
         # A Dataset.map callback's experiments: one dataset per input set, mapped once.
         self._mapped: dict[int, tuple[list[Any], Any]] = {}
         built = ""  # how the owner was made, when not by its constructor
@@ -1286,6 +1295,7 @@ class TargetCaller:
                     )
                     if tested is not None:
                         self.owner, test = tested
+                        self.from_test = True
                         built = f"{path[0]} built as the test {test} builds it"
                 if not ctor and not ctor_kwargs and _unbuilt(self.owner):
                     # A subclassed model made without arguments has no input shape yet;
@@ -1304,6 +1314,7 @@ class TargetCaller:
                     )
                 if tested is not None:
                     self.owner, test = tested
+                    self.from_test = True
                     built = f"{path[0]} built as the test {test} builds it"
                 elif self.owner is None:
                     how = "with guessed arguments" if ctor_kwargs or ctor else "without arguments"
@@ -1522,6 +1533,8 @@ def _attempt(
             result["via"] += f"; {runner.via}"
     elif runner.via:
         result["via"] = runner.via
+    if runner.from_test:
+        result["from_test"] = True
     if runner.kind == "map" and (
         attempt.get("kwargs") or not all(_tensors_only(s) for s in attempt["args"])
     ):

@@ -372,6 +372,7 @@ def plan_module(
                     for p in group
                 ),
                 note=note,
+                base_note=entry.note,
                 retrace=retrace,
                 swaps=swaps,
                 first_call=tuple(f.line for f in found if f.code == "TFG403"),

@@ -283,7 +283,8 @@ class Watch:
 # Ops that check the values they get when the graph runs and raise a tf.errors.OpError on
 # bad ones (TFG206): assertions, numeric checks, iterators at their end, Python functions
 # (tf.py_function), lookups by data-dependent indices, decoders and parsers, file reads,
-# factorizations; counted only with an input known at run time alone.  Ops outside the set
+# factorizations; counted only with an input known at run time alone.  Not DecodeCompressed:
+# with its default compression_type "" it copies its input and never fails.  Ops outside the set
 # may fail too (shapes unknown while tracing): no claim either way is made for them.
 RUNTIME_CHECKED_OPS = frozenset(
     {
@@ -313,7 +314,6 @@ RUNTIME_CHECKED_OPS = frozenset(
         "DecodeAndCropJpeg",
         "DecodeWav",
         "DecodeBase64",
-        "DecodeCompressed",
         "DecodeJSONExample",
         "DecodeCSV",
         "ParseExample",
@@ -380,6 +380,8 @@ class Target:
     project_root: str = ""
     # How the target was reached when that is not obvious ("via tf.function(helper())...").
     note: str = ""
+    # ``note`` without how the owner is constructed (for an owner a project test built).
+    base_note: str = ""
     # TFG303: (call line, parameter, positional index or None, "int"/"float"/"str") to stage
     # distinct Python values for.  TFG403: the lines of first calls in a timed block.
     # TFG305: (loop line, last line, iterations, module global that sets the count or "").
@@ -594,6 +596,10 @@ class _Judge:
         inputs = result.get("inputs")
         self.inputs = str(inputs or "")
         note = target.fallback_note if entry.get("ctor_fallback") else target.note
+        if result.get("from_test"):
+            # The object a test built: the planned constructor call (and what it staged)
+            # never ran.
+            note = target.base_note
         source = result.get("source")
         traced_with = result.get("traced_with")
         shown = f"{inputs} (traced as {traced_with})" if traced_with else inputs

@@ -76,6 +76,8 @@ def binds_self(ctx: ModuleContext, fn: cst.CSTNode, func: cst.BaseExpression) ->
     (called in its class body)."""
     if not isinstance(fn, cst.FunctionDef) or ctx.enclosing_class(fn) is None:
         return False
+    if is_staticmethod(fn):
+        return False  # `Ops.scale(x, 2.0)`, `self.scale(...)`: no instance is passed
     if isinstance(func, cst.Attribute) or fn.name.value in ("__init__", "__call__"):
         return True
     return isinstance(func, cst.Name) and all(a.node is not fn for a in ctx.bindings(func))
@@ -144,3 +146,22 @@ def argument_keys(fn: cst.FunctionDef | cst.Lambda, param: cst.Param, bound: boo
     if param in positional:
         keys.add(f"pos:{positional.index(param)}")
     return keys
+
+
+def is_staticmethod(fn: cst.FunctionDef) -> bool:
+    """``fn`` is decorated ``@staticmethod``: called through its class or an instance, it
+    gets no ``self``."""
+    return any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+        for d in fn.decorators
+    )
+
+
+def gets_instance(ctx: ModuleContext, fn: cst.CSTNode) -> bool:
+    """``fn`` is a method whose first parameter is the instance (or class) when called
+    through one: defined in a class, not a ``@staticmethod``."""
+    return (
+        isinstance(fn, cst.FunctionDef)
+        and ctx.enclosing_class(fn) is not None
+        and not is_staticmethod(fn)
+    )

@@ -34,6 +34,7 @@ from tflint_graph.model.calls import (
     argument,
     argument_keys,
     binds_self,
+    gets_instance,
     keyword,
     partial_of,
     passed_for,
@@ -525,7 +526,7 @@ def _param_kinds(ctx: ModuleContext, fn: TracedFunction) -> dict[cst.Param, Kind
     params = list(node.params.params) + list(node.params.posonly_params)
     params += list(node.params.kwonly_params)
     out: dict[cst.Param, Kind | None] = {}
-    method = isinstance(node, cst.FunctionDef) and ctx.enclosing_class(node) is not None
+    method = gets_instance(ctx, node)
     positional = [p for p in params if p not in node.params.kwonly_params]
     if method and positional:
         out[positional[0]] = None
@@ -569,8 +570,7 @@ def _param_kind(
                 return Kind.STRUCTURE
             return None
         if p.default is None and p.star == "":
-            # A signature the code does not spell out may hold structures of specs.
-            return Kind.TENSOR if fn.input_signature is None else Kind.STRUCTURE
+            return Kind.TENSOR
         return None
     if fn.kind is TraceKind.KERAS and _receives_tensors(fn):
         # Keras hands losses and metrics y_true/y_pred (and sample weights) as tensors.
@@ -597,8 +597,7 @@ def _passed_kind(ctx: ModuleContext, fn: TracedFunction, p: cst.Param) -> Kind |
     if fn.parent is None:
         # Reached from other modules' traced code: what each of those calls passes.
         passed = fn.passed_elsewhere
-        bound = isinstance(node, cst.FunctionDef) and ctx.enclosing_class(node) is not None
-        keys = {f"tensor:{k}" for k in argument_keys(node, p, bound)}
+        keys = {f"tensor:{k}" for k in argument_keys(node, p, gets_instance(ctx, node))}
         if not passed or not all(keys & call for call in passed):
             return None
     elif not sites:

@@ -17,7 +17,14 @@ from collections.abc import Mapping
 
 import libcst as cst
 
-from tflint_graph.model.calls import argument_keys, binds_self, keyword, partial_of, passed_for
+from tflint_graph.model.calls import (
+    argument_keys,
+    binds_self,
+    gets_instance,
+    keyword,
+    partial_of,
+    passed_for,
+)
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction, TraceKind
 from tflint_graph.model.definitions import Definitions
@@ -191,7 +198,7 @@ class ArgumentGuards:
         fn = info.node
         if not passed or not isinstance(fn, cst.FunctionDef):
             return None
-        bound = self.ctx.enclosing_class(fn) is not None
+        bound = gets_instance(self.ctx, fn)
         keys = argument_keys(fn, param, bound)
         truths: set[bool | None] = set()
         for call in passed:
@@ -218,7 +225,7 @@ class ArgumentGuards:
         truth = self._truth_of(default, fn, _MAX_DEPTH)
         if truth is None:
             return None
-        bound = self.ctx.enclosing_class(fn) is not None
+        bound = gets_instance(self.ctx, fn)
         # A method is called through an attribute (`self.process(x, do_aug)`), which names
         # no binding: every call of an attribute of its name counts.
         uses: list[cst.CSTNode] = (
@@ -348,7 +355,7 @@ class ArgumentGuards:
         info = self.traced.get(fn)
         if info is None or info.callers_elsewhere or depth > _MAX_DEPTH:
             return None
-        bound = isinstance(fn, cst.FunctionDef) and self.ctx.enclosing_class(fn) is not None
+        bound = gets_instance(self.ctx, fn)
         if info.kind is TraceKind.CALLEE and info.parent is None:
             # Called from traced code of other modules only: what all those calls pass.
             return _passed_elsewhere(info.passed_elsewhere, fn, param, bound)
@@ -447,7 +454,7 @@ class ArgumentGuards:
         if info is None or info.kind is not TraceKind.CALLEE or depth > _MAX_DEPTH:
             return False  # a root: TensorFlow, Keras or the user passes what outlives it
         rebuilt = _rebuilt_when_none(self.ctx, fn, name.value)
-        bound = isinstance(fn, cst.FunctionDef) and self.ctx.enclosing_class(fn) is not None
+        bound = gets_instance(self.ctx, fn)
         if info.parent is None or info.callers_elsewhere:
             if not _fresh_elsewhere(info.passed_elsewhere, fn, param, bound, rebuilt):
                 return False
