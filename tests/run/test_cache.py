@@ -110,6 +110,7 @@ def test_module_summary_round_trips_every_nested_fact() -> None:
         eager_made={"pkg.metrics.AP": frozenset({"<local>Panoptic"}), "<local>Net": frozenset()},
         used_otherwise=frozenset({"pkg.layers.Scale"}),
         foreign_attributes=frozenset({"model", "optimizer"}),
+        tensor_args={"pkg.loops.collect": frozenset({"pos:1", "kw:steps"})},
     )
     assert all(getattr(summary, f.name) != _default(f) for f in dataclasses.fields(summary))
     back = _roundtrip(summary)

@@ -619,3 +619,34 @@ def test_an_imported_input_signature_keeps_the_parameters_tensors(tmp_path: Path
     assert [(p, line, code) for p, line, code, _ in _run([tmp_path], tmp_path)] == [
         ("model.py", 6, "TFG203")
     ]
+
+
+LOOPS = dedent(
+    """
+    import tensorflow as tf
+
+    @tf.function
+    def collect(x, steps):
+        out = []
+        for i in range(steps):
+            out.append(x * tf.cast(i, x.dtype))
+        return tf.stack(out)
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("steps", "expected"),
+    [
+        # A script elsewhere passes a tensor: the loop is a graph loop (TFG207).
+        ("tf.constant(3)", [("loops.py", 7, "TFG207")]),
+        # It passes a Python int: the loop unrolls, the list grows as meant.
+        ("3", []),
+    ],
+)
+def test_evidence_of_a_tensor_argument_from_another_module_s_eager_call(
+    tmp_path: Path, steps: str, expected: list[tuple[str, int, str]]
+) -> None:
+    script = f"import tensorflow as tf\nfrom loops import collect\ncollect(tf.ones([2]), {steps})\n"
+    write_tree(tmp_path, {"loops.py": LOOPS, "run.py": script})
+    assert [(p, line, code) for p, line, code, _ in _run([tmp_path], tmp_path)] == expected

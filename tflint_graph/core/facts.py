@@ -185,6 +185,10 @@ class ModuleSummary:
     # Attribute names the module reads on objects other than `self` (`trainer.model`): an
     # instance held in a public attribute of that name may be handed on from there.
     foreign_attributes: frozenset[str] = frozenset()
+    # Other modules' tf.functions (absolute names) this module calls with an evident tensor
+    # or NumPy array (`step(x, tf.constant(3))`, eager code included) -> the arguments that
+    # get one ("pos:1", "kw:steps"): evidence there that those parameters are tensors.
+    tensor_args: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 STEP_SUFFIXES = ("step", "step_fn")
@@ -237,6 +241,9 @@ class ProjectView:
     # calls or subclasses, and Keras classes the run only uses eagerly
     # (``ModuleSummary.eager_made``): their ``call`` and steps run eagerly only, never traced.
     eager_classes: frozenset[str] = frozenset()
+    # This module's tf.functions (qualnames) that other modules call with an evident tensor:
+    # the arguments that get one (``ModuleSummary.tensor_args``).
+    tensor_args: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def tells_anything(self) -> bool:
         """Whether the run told the module anything that its own code cannot show: then it
@@ -253,6 +260,7 @@ class ProjectView:
             or self.global_reads
             or self.global_writes
             or self.aliases
+            or self.tensor_args
         )
 
     def may_be_project(self, name: str) -> bool:

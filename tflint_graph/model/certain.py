@@ -26,7 +26,7 @@ from pathlib import Path
 import libcst as cst
 
 from tflint_graph.model import walk
-from tflint_graph.model.calls import binds_self, passed_for
+from tflint_graph.model.calls import argument_keys, binds_self, gets_instance, passed_for
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext, TracedFunction
 from tflint_graph.model.definitions import Definitions
@@ -276,7 +276,37 @@ def passed_a_tensor(
             continue
         if (site.concrete and _is_spec(ctx, value)) or _evident(ctx, value, 0):
             return True
-    return False
+    return _passed_elsewhere(ctx, fn, param)
+
+
+def _passed_elsewhere(ctx: ModuleContext, fn: FunctionNode, param: cst.Param) -> bool:
+    """A call in another module of the run gives ``param`` an evident tensor
+    (``ProjectView.tensor_args``): ``collect(tf.ones([2]), tf.constant(3))`` in a script."""
+    if not ctx.view.tensor_args or not isinstance(fn, cst.FunctionDef):
+        return False
+    cls = ctx.enclosing_class(fn)
+    owner = ctx.parent(cls) if cls is not None else ctx.parent(fn)
+    if not isinstance(owner, cst.Module):
+        return False  # only module-level functions and methods can be imported
+    qualname = f"{cls.name.value}.{fn.name.value}" if cls is not None else fn.name.value
+    given = ctx.view.tensor_args.get(qualname, frozenset())
+    return bool(given & argument_keys(fn, param, gets_instance(ctx, fn)))
+
+
+def evident_arguments(ctx: ModuleContext, call: cst.Call) -> frozenset[str]:
+    """The arguments of ``call`` (``pos:<i>``, ``kw:<name>``) that are surely a tensor or a
+    NumPy array wherever the call runs (see ``_evident``); empty after a ``*args``."""
+    found: set[str] = set()
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            break
+        key = f"kw:{arg.keyword.value}" if arg.keyword is not None else f"pos:{position}"
+        if arg.keyword is None:
+            position += 1
+        if _evident(ctx, arg.value, 0):
+            found.add(key)
+    return frozenset(found)
 
 
 def passed_python_sequences(

@@ -71,8 +71,10 @@ DIR_NAME = ".tflint-graph-cache"
 # used eagerly where it is fitted or handed on (``eager_made``); 16: only when it is handed
 # to the module's own plain functions; 17: a module building a functional model no longer
 # makes every call of an instance in it symbolic, only those given its ``Input`` values;
-# 18: the tf.functions a module exports carry their parameters' roles (TFG208 across modules).
-CACHE_FORMAT = 18
+# 18: the tf.functions a module exports carry their parameters' roles (TFG208 across modules);
+# 19: summaries name the arguments their calls of other modules' tf.functions give an evident
+# tensor (``tensor_args``).
+CACHE_FORMAT = 19
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by tflint-graph.\n"

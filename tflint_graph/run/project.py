@@ -81,6 +81,7 @@ class Project:
         self.once_decorators: dict[Path, frozenset[str]] = {}
         self.escape_params: dict[Path, dict[str, tuple[tuple[str, ...], frozenset[str]]]] = {}
         self.eager_classes: dict[Path, frozenset[str]] = {}
+        self.tensor_args: dict[Path, dict[str, frozenset[str]]] = {}
         # Each file of the run: the (view, summary) of every analysis, in order.  The run's
         # course depends on nothing else, so a later run can tell from them whether an
         # edited file changes it (``recheck``).
@@ -105,6 +106,7 @@ class Project:
             once_decorators=self.once_decorators.get(resolved, frozenset()),
             escape_params=self.escape_params.get(resolved, {}),
             eager_classes=self.eager_classes.get(resolved, frozenset()),
+            tensor_args=self.tensor_args.get(resolved, {}),
         )
 
     def _may_be_project(self, name: str) -> bool:
@@ -211,7 +213,7 @@ class Project:
                 self._analyse(*sorted(eager | reached))
                 self._propagate()
             self._analyse(*sorted(self._link_accessors()))
-            self._analyse(*sorted(self._route_remote()))
+            self._analyse(*sorted(self._route_remote() | self._route_tensor_args()))
         finally:
             self.pool.close()
         return {f: self.findings[f] for f in self.files}
@@ -231,6 +233,22 @@ class Project:
                 known = self.remote.setdefault(found[0], [])
                 if local not in known:
                     known.append(local)
+                    stale.add(found[0])
+        return stale
+
+    def _route_tensor_args(self) -> set[Path]:
+        """Tell the modules that define tf.functions which of their parameters other
+        modules' calls give an evident tensor (``ModuleSummary.tensor_args``)."""
+        stale: set[Path] = set()
+        for resolved in sorted(self.in_run):
+            summary = self.summaries.get(resolved)
+            for target, keys in summary.tensor_args.items() if summary is not None else ():
+                found = self.locate(target, resolved)
+                if found is None or found[0] == resolved or found[0] not in self.in_run:
+                    continue
+                known = self.tensor_args.setdefault(found[0], {})
+                if not keys <= known.get(found[1], frozenset()):
+                    known[found[1]] = known.get(found[1], frozenset()) | keys
                     stale.add(found[0])
         return stale
 

@@ -7,13 +7,14 @@ import libcst as cst
 from tflint_graph.core.facts import LOCAL, ModuleSummary, ProjectView, is_step_name
 from tflint_graph.core.paths import is_test_file
 from tflint_graph.model import walk
+from tflint_graph.model.certain import evident_arguments
 from tflint_graph.model.collect import FunctionNode
 from tflint_graph.model.context import ModuleContext
 from tflint_graph.model.values import is_container_literal
 from tflint_graph.source import prefilter
 from tflint_graph.source.eager_use import eager_instances
 from tflint_graph.traced import traced_of
-from tflint_graph.traced.callsites import imported_names, module_tf_functions
+from tflint_graph.traced.callsites import imported_names, module_tf_functions, tf_function_calls
 from tflint_graph.traced.exports import export_references, foreign_exports
 from tflint_graph.traced.roots import eager_script_classes
 
@@ -56,10 +57,30 @@ def summarize(ctx: ModuleContext, scan: prefilter.Scan | None = None) -> ModuleS
         eager_made=eager_made,
         used_otherwise=used_otherwise,
         foreign_attributes=foreign,
+        tensor_args=tensor_args(ctx),
     )
     # Last: every question above may have looked up another module's guard helpers.
     summary.asked_tracing = frozenset(ctx.asked_tracing)
     return summary
+
+
+def tensor_args(ctx: ModuleContext) -> dict[str, frozenset[str]]:
+    """``ModuleSummary.tensor_args``: per tf.function of another module this module calls,
+    the arguments some call gives an evident tensor (eager calls too: a script's
+    ``collect(x, tf.constant(3))`` shows the parameter is a tensor there)."""
+    found: dict[str, frozenset[str]] = {}
+    if not ctx.view.tf_functions:
+        return found
+    for call, ref in tf_function_calls(ctx):
+        if ref.node is not None:
+            continue  # this module's own: its calls are evidence here already
+        keys = evident_arguments(ctx, call)
+        if not keys:
+            continue
+        for name in imported_names(ctx, call.func):
+            if name in ctx.view.tf_functions:
+                found[name] = found.get(name, frozenset()) | keys
+    return found
 
 
 def call_resets(ctx: ModuleContext) -> dict[str, frozenset[str]]:
