@@ -1290,13 +1290,7 @@ class TargetCaller:
                 self.owner = cls(*ctor, **ctor_kwargs)
                 if _awaits_model(self.owner):
                     # A Keras callback reads the model `fit` gives it: as a test fits one.
-                    tested = _owner_from_tests(
-                        cls, target.get("owner_tests", []), target.get("project_root", "")
-                    )
-                    if tested is not None:
-                        self.owner, test = tested
-                        self.from_test = True
-                        built = f"{path[0]} built as the test {test} builds it"
+                    built = self._owner_from_tests(cls, path[0], target) or built
                 if not ctor and not ctor_kwargs and _unbuilt(self.owner):
                     # A subclassed model made without arguments has no input shape yet;
                     # the module's own factory (`build_forecaster()`) builds it.
@@ -1307,15 +1301,9 @@ class TargetCaller:
             except (Exception, SystemExit) as exc:
                 # How the module itself builds one (`agent = build_agent()`): its factory.
                 self.owner = _built_owner(module, cls, target.get("owner_factory", ""))
-                tested = None
-                if self.owner is None:
-                    tested = _owner_from_tests(
-                        cls, target.get("owner_tests", []), target.get("project_root", "")
-                    )
-                if tested is not None:
-                    self.owner, test = tested
-                    self.from_test = True
-                    built = f"{path[0]} built as the test {test} builds it"
+                tested = self._owner_from_tests(cls, path[0], target) if self.owner is None else ""
+                if tested:
+                    built = tested
                 elif self.owner is None:
                     how = "with guessed arguments" if ctor_kwargs or ctor else "without arguments"
                     raise Unreachable(
@@ -1370,6 +1358,18 @@ class TargetCaller:
             raise Unreachable(f"{target['path']} is not a tf.function")
         else:
             self.fn = tf.function(obj, autograph=options.get("autograph", True))
+
+    def _owner_from_tests(self, cls: type, name: str, target: dict[str, Any]) -> str:
+        """Take as the owner the ``cls`` (the module's ``name``) one of the project's tests
+        builds (see ``_owner_from_tests``); how it was built, or "" when no test built one."""
+        tested = _owner_from_tests(
+            cls, target.get("owner_tests", []), target.get("project_root", "")
+        )
+        if tested is None:
+            return ""
+        self.owner, test = tested
+        self.from_test = True
+        return f"{name} built as the test {test} builds it"
 
     def _built_by(self, factory: Any, ctor: list[Any], ctor_kwargs: dict[str, Any]) -> Any:
         """The tf.function named ``inner`` that calling ``factory`` returns (alone, or in a
