@@ -99,6 +99,37 @@ PROJECT = {
                     out = out + 1.0
                 return out
     """,
+    "store/gate.py": """
+        import keras
+        import tensorflow as tf
+
+
+        class Settings:
+            rescale = False
+
+
+        class Gate(keras.layers.Layer):
+            def __init__(self, skip_empty: bool = False):
+                super().__init__()
+                self.skip_empty = skip_empty
+                self.settings = Settings()
+
+            def call(self, x):
+                if self.skip_empty and tf.reduce_sum(x) == 0:  # TFG201
+                    return x
+                return x * 2.0
+
+
+        class Rescale(keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.settings = Settings()
+
+            def call(self, x):
+                if self.settings.rescale and tf.reduce_max(x) > 1.0:  # TFG201
+                    x = x / 255.0
+                return x
+    """,
     "store/ranking.py": """
         import keras
         import tensorflow as tf
@@ -340,3 +371,16 @@ def test_a_keras_callback_is_taken_once_fit_gave_it_its_model(store: dict) -> No
     # Stopped at its constructor, the callback would have no model yet (`self.model`).
     evidence = _confirmed(store, ("store/monitor.py", 12, "TFG302"))
     assert "tests/test_monitor.py::test_monitor_records_each_epoch" in evidence
+
+
+def test_a_tensor_test_after_a_constructor_flag_is_checked_with_the_flag_on(store: dict) -> None:
+    evidence = _confirmed(store, ("store/gate.py", 16, "TFG201"))
+    assert "staged: built with skip_empty=True" in evidence
+
+
+def test_a_tensor_test_a_setting_short_circuits_is_never_not_reproduced(store: dict) -> None:
+    # `self.settings.rescale` is off and no constructor flag turns it on: the `and` never
+    # evaluates the tensor, which proves nothing either way.
+    dynamic = store[("store/gate.py", 27, "TFG201")]["dynamic"]
+    assert dynamic["status"] == "unverified", dynamic
+    assert "may have left the flagged part unevaluated" in dynamic["evidence"]

@@ -360,6 +360,11 @@ def plan_module(
                 compile_kwargs={k: SourceExpr(v) for k, v in compiled.kwargs} if compiled else {},
                 watches=watches,
                 stale=tuple(sorted({w.label for w in watches if w.code == "TFG109"})),
+                maybe_skipped=tuple(
+                    sorted(
+                        {(f.line, f.code) for f in found if f.code in RAISES and _may_skip(ctx, f)}
+                    )
+                ),
                 eager_diff="TFG209" in codes,
                 shapes="TFG301" in codes,
                 timing="TFG401" in codes,
@@ -582,6 +587,23 @@ def _plan_switches(
                 module=module_name,
             )
         )
+
+
+def _may_skip(ctx: ModuleContext, finding: Finding) -> bool:
+    """The flagged expression sits where a trace may not evaluate it even when its line
+    runs: after an ``and``/``or`` (``if self.rescale and tf.reduce_max(x) > 1.0:`` with
+    ``rescale`` off), or in one branch of a conditional expression."""
+    node = _node_at(ctx, finding, cst.BaseExpression)
+    child = node
+    for anc in ctx.ancestors(node) if node is not None else ():
+        if isinstance(anc, cst.BooleanOperation) and child is anc.right:
+            return True
+        if isinstance(anc, cst.IfExp) and child is not anc.test:
+            return True
+        if isinstance(anc, cst.BaseStatement | cst.BaseSmallStatement):
+            break
+        child = anc
+    return False
 
 
 def _node_at(ctx: ModuleContext, finding: Finding, kind: type) -> Any:
@@ -1821,7 +1843,10 @@ def _branch_flags(
         if not isinstance(stmt, cst.If):
             continue
         first, last = ctx.line(stmt.body), ctx.end_line(stmt.body)
-        if not any(first <= line <= last for line in lines):
+        # A finding in the body, or in the test after the flag (`if self.ignore_empty and
+        # tf.reduce_sum(y) == 0:`), which the flag short-circuits.
+        in_test = ctx.line(stmt) in lines and isinstance(stmt.test, cst.BooleanOperation)
+        if not in_test and not any(first <= line <= last for line in lines):
             continue
         for attr in _self_flags(stmt.test):
             name = stored.get(attr)

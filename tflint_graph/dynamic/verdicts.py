@@ -359,6 +359,9 @@ class Target:
     compile_kwargs: Mapping[str, Spec] = field(default_factory=dict)
     watches: tuple[Watch, ...] = ()
     stale: tuple[str, ...] = ()
+    # Findings whose flagged expression a short-circuit may skip though its line runs
+    # (after an `and`/`or`, in a conditional expression's branch): (line, code).
+    maybe_skipped: tuple[tuple[int, str], ...] = ()
     eager_diff: bool = False
     shapes: bool = False
     timing: bool = False
@@ -805,6 +808,13 @@ class _Judge:
     def _raises(self, line: int, code: str, first: dict[str, Any]) -> Verdict:
         exc = first.get("exception")
         if exc is None:
+            if line in first.get("lines", ()) and (line, code) in self.target.maybe_skipped:
+                return Verdict(
+                    UNVERIFIED,
+                    f"line {line} ran during tracing and nothing was raised, but an `and`/`or`"
+                    f" or a conditional expression there may have left the flagged part "
+                    f"unevaluated{self.suffix}",
+                )
             if line in first.get("lines", ()):
                 return Verdict(
                     NOT_REPRODUCED,
