@@ -650,3 +650,40 @@ def test_evidence_of_a_tensor_argument_from_another_module_s_eager_call(
     script = f"import tensorflow as tf\nfrom loops import collect\ncollect(tf.ones([2]), {steps})\n"
     write_tree(tmp_path, {"loops.py": LOOPS, "run.py": script})
     assert [(p, line, code) for p, line, code, _ in _run([tmp_path], tmp_path)] == expected
+
+
+AUGMENTER = dedent(
+    """
+    import random
+
+    import tensorflow as tf
+
+    class Augmenter:
+        def __call__(self, image):
+            if random.random() < 0.5:
+                image = tf.image.flip_left_right(image)
+            return image
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "pipeline",
+    [
+        "def make(ds):\n    return ds.map(Augmenter())\n",
+        "def make(ds, aug=None):\n    aug = aug or Augmenter()\n    return ds.map(aug)\n",
+    ],
+)
+@pytest.mark.parametrize("split", [False, True])
+def test_an_object_handed_to_dataset_map_has_its_call_traced(
+    tmp_path: Path, pipeline: str, split: bool
+) -> None:
+    # Python's random in __call__ is drawn once, when tf.data traces it (TFG103).
+    if split:
+        data = f"import tensorflow as tf\nfrom aug import Augmenter\n\n{pipeline}"
+        files = {"aug.py": AUGMENTER, "data.py": data}
+    else:
+        files = {"aug.py": AUGMENTER + "\n\n" + pipeline}
+    write_tree(tmp_path, files)
+    found = [(p, line, code) for p, line, code, _ in _run([tmp_path], tmp_path)]
+    assert found == [("aug.py", 7, "TFG103")]

@@ -44,6 +44,11 @@ class OutgoingCalls:
             why = parent.unconverted if parent is not None and not autograph else ""
             self.found.append(Outgoing(target, kind, reason, chain, autograph, why))
 
+    def root(self, target: str, kind: TraceKind, reason: str) -> None:
+        """``target`` (an absolute name) is handed to TensorFlow by this module's code, not
+        called from traced code: ``ds.map(Augmenter())`` runs ``Augmenter.__call__``."""
+        self.found.append(Outgoing(target, kind, f"{reason} in {self.ctx.path}", ()))
+
     def add(
         self,
         target: str,

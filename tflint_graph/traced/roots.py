@@ -777,11 +777,22 @@ def _sets_run_eagerly(ctx: ModuleContext, definitions: Definitions) -> bool:
 
 
 def _every_argument(search: Search, at: FunctionNode | None, call: cst.Call, label: str) -> None:
-    """Every function passed to ``call`` is a tf.data callback (whatever its position)."""
+    """Every function passed to ``call`` is a tf.data callback (whatever its position), and
+    so is the ``__call__`` of an object passed (``ds.map(PairAugmenter(cfg))``, ``aug = aug
+    or Augmenter(); ds.map(aug)``), of this module's class or another module's."""
     for arg in call.args:
+        found = False
         for fn, autograph in search.definitions.callables(arg.value, at):
+            found = True
             search.root(fn, TraceKind.DATASET, label, autograph)
         search.outgoing.send(arg.value, TraceKind.DATASET, label, None)
+        cls = None if found else search.definitions.instance_class(arg.value, at)
+        if isinstance(cls, cst.ClassDef):
+            method = search.definitions.find_method(cls, "__call__")
+            if method is not None:
+                search.root(method, TraceKind.DATASET, label, True)
+        elif isinstance(cls, str):
+            search.outgoing.root(f"{cls}.__call__", TraceKind.DATASET, label)
 
 
 def _elements(expr: cst.BaseExpression | None) -> list[cst.BaseExpression]:
