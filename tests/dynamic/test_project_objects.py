@@ -585,3 +585,25 @@ def test_a_distillation_step_s_student_and_teacher_are_models(tmp_path: Path) ->
     attempts, roles = plan._attempts(ctx, entry, "pkg.distill:distill", {})
     assert roles[:2] == ("model", "model")
     assert all(isinstance(a, SourceExpr) for a in attempts[0].args[:2])
+
+
+def test_a_decay_is_a_rate_a_python_number() -> None:
+    assert plan._guess("ema_decay", (2, 3), per_element=False) == PyValue(0.01)
+
+
+def test_masks_beside_images_a_model_maps_to_images_are_shaped_like_its_output() -> None:
+    keras = pytest.importorskip("keras")
+    from tflint_graph.dynamic import child
+
+    inp = keras.Input((8, 8, 1))
+    net = keras.Model(inp, keras.layers.Conv2D(1, 3, padding="same")(inp))
+    module = type(sys)("seg")
+    module.net = net
+    image = {"kind": "tensor", "dtype": "float32", "shape": [2, 4, 4, 3]}
+    mask = {"kind": "tensor", "dtype": "bool", "shape": [2, 4]}
+    first = {"source": "guessed", "shown": "", "args": [image, mask], "kwargs": {}}
+    target = {"roles": ["image", "mask"], "kind": "module-function"}
+    (attempt,) = child._model_attempts(module, target, first)
+    assert attempt["args"][0]["shape"] == [2, 8, 8, 1]
+    # Not a sequence's padding mask: the segmentation target, like the model's output.
+    assert attempt["args"][1] == {"kind": "tensor", "dtype": "float32", "shape": [2, 8, 8, 1]}

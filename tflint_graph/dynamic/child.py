@@ -2146,6 +2146,12 @@ def _model_attempts(
             # Not (batch, classes): a sequence or a map (a forecast, a segmentation), whose
             # targets are most often shaped like it; the class ids come second.
             labels.reverse()
+        # A mask beside images a model maps to images (a segmentation): shaped like its output.
+        mask = (
+            {"kind": "tensor", "dtype": "float32", "shape": out_shape}
+            if len(out_shape) == 4
+            else None
+        )
         out = []
         for label in labels if "label" in roles else labels[:1]:
             args = [
@@ -2157,6 +2163,8 @@ def _model_attempts(
                 if role == "label"
                 else labels[1]
                 if role in ("target", "prediction")  # shaped like the model's output
+                else mask
+                if role == "mask" and mask is not None
                 else given
                 for role, given in zip(roles, first["args"], strict=True)
             ]

@@ -1711,7 +1711,7 @@ _PER_EXAMPLE_NAME = re.compile(
 _ACTION_NAME = re.compile(r"(^|_)(actions?|action_ids?)$")
 # Rates and coefficients: a Python number (an optimizer takes no tensor learning rate).
 _RATE_NAME = re.compile(
-    r"^(lr|learning_rate|\w+_rate|rate|temperature|momentum|weight_decay|epsilon|eps)$"
+    r"^(lr|learning_rate|\w+_rate|rate|temperature|momentum|decay|\w+_decay|epsilon|eps)$"
 )
 # Counters and counts a function takes as a number (an epoch, a step, a length limit).
 _COUNT_NAME = re.compile(
