@@ -1873,8 +1873,7 @@ def _opens_attribute(ctx: ModuleContext, body: cst.CSTNode, attr: str) -> bool:
             and first.attr.value == attr
         ):
             continue
-        resolved = ctx.resolve(call.func)
-        if any(resolved.startswith(f) if f.endswith(".") else resolved.is_(f) for f in _FILE_CALLS):
+        if _is_file_call(ctx, call.func):
             return True
     return False
 
@@ -1951,10 +1950,15 @@ def _file_paths(ctx: ModuleContext, node: FunctionNode, names: list[str]) -> set
         first = call.args[0].value
         if not (isinstance(first, cst.Name) and first.value in names):
             continue
-        resolved = ctx.resolve(call.func)
-        if any(resolved.startswith(f) if f.endswith(".") else resolved.is_(f) for f in _FILE_CALLS):
+        if _is_file_call(ctx, call.func):
             found.add(first.value)
     return found
+
+
+def _is_file_call(ctx: ModuleContext, func: cst.BaseExpression) -> bool:
+    """``func`` takes a file path first (``open``, ``Path``, ``os.path.*``, ``np.save``...)."""
+    resolved = ctx.resolve(func)
+    return any(resolved.startswith(f) if f.endswith(".") else resolved.is_(f) for f in _FILE_CALLS)
 
 
 _ASSIGNS = frozenset({"assign", "assign_add", "assign_sub"})
